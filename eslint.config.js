@@ -1,0 +1,49 @@
+// ESLint flat config: TypeScript checks everywhere, and the determinism rule that keeps libs/core
+// a pure function of the log (no IO, no clock, no randomness, no environment).
+import tseslint from 'typescript-eslint';
+
+const coreFiles = ['libs/core/src/**/*.ts'];
+const coreTestFiles = ['libs/core/src/**/*.test.ts', 'libs/core/src/testing/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '.ci/**', 'test/fixtures/**', '.muster/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: coreFiles,
+    ignores: coreTestFiles,
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['node:*'], message: 'libs/core is pure: no Node.js modules.' },
+          { group: ['@nats-io/*'], message: 'libs/core is pure: no NATS.' },
+          { group: ['pino', 'pino/*'], message: 'libs/core never logs.' },
+          { group: ['fs', 'path', 'os', 'crypto', 'child_process', 'net', 'http', 'https', 'worker_threads', 'timers', 'process'], message: 'libs/core is pure: no Node.js modules.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'process', message: 'libs/core reads no environment.' },
+        { name: 'setTimeout', message: 'libs/core has no timers: time arrives in events.' },
+        { name: 'setInterval', message: 'libs/core has no timers: time arrives in events.' },
+        { name: 'setImmediate', message: 'libs/core has no timers: time arrives in events.' },
+        { name: 'queueMicrotask', message: 'libs/core has no timers.' },
+        { name: 'performance', message: 'libs/core has no clock: time arrives in events.' },
+        { name: 'crypto', message: 'libs/core has no randomness.' },
+        { name: 'fetch', message: 'libs/core does no IO.' },
+        { name: 'require', message: 'libs/core imports statically.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'libs/core has no clock: Date.now() is forbidden; time arrives in events.' },
+        { selector: "NewExpression[callee.name='Date']", message: 'libs/core has no clock: new Date() is forbidden; time arrives in events.' },
+        { selector: "CallExpression[callee.name='Date']", message: 'libs/core has no clock: Date() is forbidden.' },
+        { selector: "MemberExpression[object.name='Math'][property.name='random']", message: 'libs/core has no randomness: Math.random is forbidden.' },
+        { selector: "ImportExpression", message: 'libs/core imports statically.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,268 @@
+import type { Resources } from './resources.ts';
+import type { JobSpec, NodeSpec } from './spec/types.ts';
+
+// The event catalogue: every fact muster records, one discriminated union (DESIGN.md §3).
+// Events are JSON-only data, past tense. `v` marks shapes that may change. The full reference,
+// with who emits each event and when, is docs/events.md.
+
+/** Why an input was refused; nothing of it is applied. */
+export interface RejectionReason {
+  category: 'invalid' | 'duplicate' | 'unknown';
+  /** The offending field, dotted (`roles.0.count`); '' for the whole body. */
+  path: string;
+  message: string;
+}
+
+/** Stable reason categories of a `GangAborted` decision (DESIGN.md §4). */
+export type AbortCategory =
+  | 'insufficient-resources'
+  | 'no-matching-hosts'
+  | 'placement-unsatisfiable'
+  | 'node-lost'
+  | 'timeout'
+  | 'cancelled';
+
+/** Why a gang was not (or is no longer) placed, with a count of hosts per host-level reason. */
+export interface AbortReason {
+  category: AbortCategory;
+  message: string;
+  hosts: Record<string, number>;
+  /** Served from the unsatisfiable cache without running the allocator. */
+  cached?: true;
+}
+
+/** Resources of one role on one host, as published in a decision (DESIGN.md §4). */
+export interface AllocationResources {
+  cpu: number;
+  memoryMb: number;
+  gpus: number;
+}
+
+/** What a committed gang holds on one host for one role. */
+export interface Allocation {
+  node: string;
+  role: string;
+  members: number[];
+  gpuIds: number[];
+  resources: AllocationResources;
+}
+
+/** Why an allocation was given back. */
+export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost';
+
+// ---- ingest: facts that came from outside (MUSTER_IN) or from the leader's own observation ----
+
+/** Leader, at takeover: it won the log at `term` (written with the fencing expectation). */
+export interface LeaderElected {
+  type: 'LeaderElected';
+  term: number;
+  leader: string;
+}
+
+/** Leader, at ingest of `muster.in.node.<id>.register`: a node joined, or came back with this spec. */
+export interface NodeRegistered {
+  type: 'NodeRegistered';
+  v: 1;
+  inputSeq: number;
+  node: NodeSpec;
+}
+
+/** Leader, at ingest of `muster.in.node.<id>.drain`: the node takes no new members. */
+export interface NodeDrained {
+  type: 'NodeDrained';
+  inputSeq: number;
+  nodeId: string;
+}
+
+/**
+ * Leader: a node is gone, by an operator's word (`muster.in.node.<id>.lost`, with `inputSeq`) or
+ * because its heartbeats stopped (a fact the leader observed; no `inputSeq`). The releases and
+ * aborts of the gangs it held follow in the same transaction.
+ */
+export interface NodeLost {
+  type: 'NodeLost';
+  inputSeq?: number;
+  nodeId: string;
+  cause: 'operator' | 'heartbeat';
+}
+
+/** Leader, at ingest of `muster.in.submit`: a valid job was accepted and is pending. */
+export interface JobSubmitted {
+  type: 'JobSubmitted';
+  v: 1;
+  inputSeq: number;
+  job: JobSpec;
+  /** Fingerprint of the request (roles, resources, placement, select), computed once here. */
+  fingerprint: string;
+}
+
+/** Leader, at ingest of `muster.in.submit`: the submission was refused; nothing is applied. */
+export interface JobRejected {
+  type: 'JobRejected';
+  inputSeq: number;
+  jobId: string | null;
+  reason: RejectionReason;
+}
+
+/** Leader, at ingest of any other input that is refused (unknown subject, job or node; bad body). */
+export interface InputRejected {
+  type: 'InputRejected';
+  inputSeq: number;
+  subject: string;
+  reason: RejectionReason;
+}
+
+/** Leader, at ingest of `muster.in.cancel`: the job leaves the queue or stops running. */
+export interface JobCancelled {
+  type: 'JobCancelled';
+  inputSeq: number;
+  jobId: string;
+}
+
+/** Leader, at ingest of `muster.in.close`: a running job (typically kept warm) is released. */
+export interface JobClosed {
+  type: 'JobClosed';
+  inputSeq: number;
+  jobId: string;
+}
+
+/** Leader, at ingest of `muster.in.node.<id>.done`: a member on that node finished. */
+export interface TaskCompleted {
+  type: 'TaskCompleted';
+  inputSeq: number;
+  jobId: string;
+  member: number;
+  nodeId: string;
+  ok: boolean;
+}
+
+// ---- scheduling: what the leader decided ----
+
+/** Leader, first event of every scheduling session: the reset (clears the unsatisfiable cache). */
+export interface SessionStarted {
+  type: 'SessionStarted';
+  session: number;
+  at: number;
+}
+
+/** Leader, in a gang's attempt: a bucket of members claimed this host (provisional until commit). */
+export interface HostDebited {
+  type: 'HostDebited';
+  jobId: string;
+  node: string;
+  role: string;
+  members: number[];
+  resources: Resources;
+  gpuIds: number[];
+}
+
+/** Leader, in a gang's attempt: a debit of a plan that failed later is given back exactly. */
+export interface DebitReversed {
+  type: 'DebitReversed';
+  jobId: string;
+  node: string;
+  role: string;
+  members: number[];
+  resources: Resources;
+  gpuIds: number[];
+}
+
+/** Leader, at commit: one member of the gang is bound to a host (with its GPU device ids). */
+export interface MemberBound {
+  type: 'MemberBound';
+  jobId: string;
+  member: number;
+  node: string;
+  role: string;
+  gpuIds: number[];
+}
+
+/** Leader, the decision that a whole gang is placed; its debits become the job's allocations. */
+export interface GangCommitted {
+  type: 'GangCommitted';
+  jobId: string;
+  session: number;
+  at: number;
+  allocations: Allocation[];
+}
+
+/**
+ * Leader, the decision that a gang is not placed (or no longer runs). `final: true` (timeout,
+ * cancel) means the job leaves the queue; otherwise it stays pending with this reason.
+ */
+export interface GangAborted {
+  type: 'GangAborted';
+  jobId: string;
+  session: number;
+  at: number;
+  final: boolean;
+  reason: AbortReason;
+}
+
+/** Leader, after a gang lost a node: the job is pending again and its timeout clock restarts. */
+export interface JobPended {
+  type: 'JobPended';
+  jobId: string;
+  at: number;
+}
+
+/** Leader: every member of a job finished (or a running job was closed); it leaves the cluster. */
+export interface JobFinished {
+  type: 'JobFinished';
+  jobId: string;
+  at: number;
+  outcome: 'succeeded' | 'failed' | 'closed';
+}
+
+/** Leader: part of a job's allocation is given back to its host (completion, cancel, close, loss). */
+export interface AllocationReleased {
+  type: 'AllocationReleased';
+  jobId: string;
+  node: string;
+  role: string;
+  members: number[];
+  resources: Resources;
+  gpuIds: number[];
+  cause: ReleaseCause;
+}
+
+/** Leader, every N transactions: the hash of the canonical state after log sequence `seq`. */
+export interface Checkpoint {
+  type: 'Checkpoint';
+  seq: number;
+  stateHash: string;
+}
+
+/** Every fact muster records. */
+export type SchedulerEvent =
+  | LeaderElected
+  | NodeRegistered
+  | NodeDrained
+  | NodeLost
+  | JobSubmitted
+  | JobRejected
+  | InputRejected
+  | JobCancelled
+  | JobClosed
+  | TaskCompleted
+  | SessionStarted
+  | HostDebited
+  | DebitReversed
+  | MemberBound
+  | GangCommitted
+  | GangAborted
+  | JobPended
+  | JobFinished
+  | AllocationReleased
+  | Checkpoint;
+
+/** The `type` tag of every event. */
+export type SchedulerEventType = SchedulerEvent['type'];
+
+/** A decision event: what `muster.decision.<jobId>` carries. */
+export type Decision = GangCommitted | GangAborted;
+
+/** Whether an event is a gang decision. */
+export function isDecision(event: SchedulerEvent): event is Decision {
+  return event.type === 'GangCommitted' || event.type === 'GangAborted';
+}

@@ -1,0 +1,177 @@
+import type { RejectionReason, SchedulerEvent } from './events.ts';
+import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
+import { shardGet } from './shard.ts';
+import type { State } from './state.ts';
+import { jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
+import { canonicalJson } from './canonical.ts';
+
+/** One message read from MUSTER_IN. */
+export interface Input {
+  /** MUSTER_IN stream sequence. */
+  seq: number;
+  subject: string;
+  /** The body as UTF-8 text. */
+  data: string;
+}
+
+/** Largest input body accepted (the MUSTER_IN stream refuses larger messages too). */
+export const MAX_INPUT_BYTES = 1024 * 1024;
+
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Turns one input into the events it causes, against the state it arrives in: an accepted fact and
+ * the decisions taken at ingest (cancel, close, completion, node loss), or a rejection that applies
+ * nothing. Pure and total: bad input never throws.
+ */
+export function ingest(state: State, input: Input, at: number): SchedulerEvent[] {
+  const inputSeq = input.seq;
+  const reject = (reason: RejectionReason): SchedulerEvent[] => [
+    { type: 'InputRejected', inputSeq, subject: input.subject, reason },
+  ];
+  if (input.data.length > MAX_INPUT_BYTES) {
+    const reason = invalid('', `body of ${input.data.length} bytes exceeds ${MAX_INPUT_BYTES}`);
+    return input.subject === 'muster.in.submit' ? [{ type: 'JobRejected', inputSeq, jobId: null, reason }] : reject(reason);
+  }
+  const body = parseBody(input.data);
+  if (input.subject === 'muster.in.submit') return ingestSubmit(state, inputSeq, body);
+  if (!body.ok) return reject(body.error);
+
+  switch (input.subject) {
+    case 'muster.in.cancel':
+    case 'muster.in.close': {
+      const jobId = jobIdBody(body.value);
+      if (!jobId.ok) return reject(jobId.error);
+      const job = shardGet(state.jobs, jobId.value);
+      if (job === undefined) return reject({ category: 'unknown', path: 'jobId', message: `unknown job ${jobId.value}` });
+      if (input.subject === 'muster.in.cancel') {
+        if (job.status !== 'pending' && job.status !== 'running') {
+          return reject(invalid('jobId', `job ${jobId.value} is already ${job.status}`));
+        }
+        return [{ type: 'JobCancelled', inputSeq, jobId: jobId.value }, ...cancelJob(state, job, at)];
+      }
+      if (job.status !== 'running') return reject(invalid('jobId', `job ${jobId.value} is ${job.status}, not running`));
+      return [
+        { type: 'JobClosed', inputSeq, jobId: jobId.value },
+        ...releaseAll(job, 'closed'),
+        { type: 'JobFinished', jobId: jobId.value, at, outcome: 'closed' },
+      ];
+    }
+  }
+
+  const nodeSubject = /^muster\.in\.node\.([^.]+)\.(register|drain|lost|done)$/.exec(input.subject);
+  if (nodeSubject === null) return reject({ category: 'unknown', path: '', message: `unknown subject ${input.subject}` });
+  const nodeId = nodeSubject[1]!;
+  const verb = nodeSubject[2]!;
+  if (!ID.test(nodeId)) return reject(invalid('id', `node id in subject must match ${ID.source}`));
+  const node = shardGet(state.nodes, nodeId);
+
+  if (verb === 'register') {
+    const spec = validateNodeSpec(body.value);
+    if (!spec.ok) return reject({ category: 'invalid', ...spec.error });
+    if (spec.value.id !== nodeId) return reject(invalid('id', `node id ${spec.value.id} does not match the subject's ${nodeId}`));
+    if (node !== undefined && Object.keys(node.jobs).length > 0 && canonicalJson(node.spec) !== canonicalJson(spec.value)) {
+      // never shrink a node under running members: that could overcommit it
+      return reject(invalid('capacity', `node ${nodeId} holds running members; it cannot change its spec until they finish`));
+    }
+    return [{ type: 'NodeRegistered', v: 1, inputSeq, node: spec.value }];
+  }
+  if (verb === 'drain' || verb === 'lost') {
+    if (!isEmptyObject(body.value)) return reject(invalid('', `the ${verb} body must be {}`));
+    if (node === undefined) return reject({ category: 'unknown', path: 'id', message: `unknown node ${nodeId}` });
+    if (verb === 'drain') return [{ type: 'NodeDrained', inputSeq, nodeId }];
+    if (node.status === 'lost') return reject(invalid('id', `node ${nodeId} is already lost`));
+    return [{ type: 'NodeLost', inputSeq, nodeId, cause: 'operator' }, ...loseNode(state, nodeId, at)];
+  }
+  // done
+  const done = doneBody(body.value);
+  if (!done.ok) return reject(done.error);
+  const job = shardGet(state.jobs, done.value.jobId);
+  if (job === undefined) return reject({ category: 'unknown', path: 'jobId', message: `unknown job ${done.value.jobId}` });
+  const member = job.members[done.value.member];
+  if (job.status !== 'running' || member === undefined || member === null) {
+    return reject(invalid('member', `member ${done.value.member} of job ${job.spec.id} is not running`));
+  }
+  if (member.node !== nodeId) {
+    return reject(invalid('member', `member ${done.value.member} of job ${job.spec.id} runs on ${member.node}, not ${nodeId}`));
+  }
+  if (member.done) return reject({ category: 'duplicate', path: 'member', message: `member ${done.value.member} of job ${job.spec.id} already finished` });
+  const events: SchedulerEvent[] = [
+    { type: 'TaskCompleted', inputSeq, jobId: job.spec.id, member: done.value.member, nodeId, ok: done.value.ok },
+  ];
+  // a kept-warm gang (minInstances = gang size) holds its hosts until it is closed
+  if (job.spec.minInstances > 0) return events;
+  const release = releaseMember(job, done.value.member, 'completed');
+  if (release !== null) events.push(release);
+  const allDone = job.members.every((m, i) => i === done.value.member || (m !== null && m.done));
+  if (allDone) {
+    const ok = done.value.ok && job.members.every((m, i) => i === done.value.member || (m !== null && m.ok));
+    events.push({ type: 'JobFinished', jobId: job.spec.id, at, outcome: ok ? 'succeeded' : 'failed' });
+  }
+  return events;
+}
+
+/** The leader's own observation that a node stopped heartbeating, with its consequences. */
+export function heartbeatLost(state: State, nodeId: string, at: number): SchedulerEvent[] {
+  const node = shardGet(state.nodes, nodeId);
+  if (node === undefined || node.status === 'lost') return [];
+  return [{ type: 'NodeLost', nodeId, cause: 'heartbeat' }, ...loseNode(state, nodeId, at)];
+}
+
+function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): SchedulerEvent[] {
+  const claimedId = body.ok && isRecord(body.value) && typeof body.value.id === 'string' && ID.test(body.value.id) ? body.value.id : null;
+  const rejected = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'JobRejected', inputSeq, jobId: claimedId, reason }];
+  if (!body.ok) return rejected(body.error);
+  const spec = validateJobSpec(body.value);
+  if (!spec.ok) return rejected({ category: 'invalid', ...spec.error });
+  if (shardGet(state.jobs, spec.value.id) !== undefined) {
+    return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
+  }
+  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value) }];
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: RejectionReason };
+
+function invalid(path: string, message: string): RejectionReason {
+  return { category: 'invalid', path, message };
+}
+
+function parseBody(data: string): Parsed<unknown> {
+  if (data.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(data) as unknown };
+  } catch (err) {
+    return { ok: false, error: invalid('', `invalid JSON: ${(err as Error).message}`) };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return isRecord(value) && Object.keys(value).length === 0;
+}
+
+function jobIdBody(value: unknown): Parsed<string> {
+  if (!isRecord(value)) return { ok: false, error: invalid('', 'body must be an object {"jobId": ...}') };
+  const extra = Object.keys(value).find((k) => k !== 'jobId');
+  if (extra !== undefined) return { ok: false, error: invalid(extra, `unknown field ${extra}`) };
+  if (typeof value.jobId !== 'string' || !ID.test(value.jobId)) {
+    return { ok: false, error: invalid('jobId', `jobId must be a string matching ${ID.source}`) };
+  }
+  return { ok: true, value: value.jobId };
+}
+
+function doneBody(value: unknown): Parsed<{ jobId: string; member: number; ok: boolean }> {
+  const id = isRecord(value) ? jobIdBody({ jobId: value.jobId }) : jobIdBody(value);
+  if (!id.ok) return id;
+  const v = value as Record<string, unknown>;
+  const extra = Object.keys(v).find((k) => k !== 'jobId' && k !== 'member' && k !== 'ok');
+  if (extra !== undefined) return { ok: false, error: invalid(extra, `unknown field ${extra}`) };
+  if (typeof v.member !== 'number' || !Number.isInteger(v.member) || v.member < 0) {
+    return { ok: false, error: invalid('member', 'member must be an integer ≥ 0') };
+  }
+  if (typeof v.ok !== 'boolean') return { ok: false, error: invalid('ok', 'ok must be a boolean') };
+  return { ok: true, value: { jobId: id.value, member: v.member, ok: v.ok } };
+}

@@ -1,0 +1,89 @@
+/** Resources one member of a role asks for (cpu in millicores; GPUs are whole devices). */
+export interface MemberResources {
+  cpu: number;
+  memoryMb: number;
+  gpus: number;
+  /** Least free memory each of the member's GPU devices must have. */
+  gpuMemoryMb: number;
+}
+
+/** One role of a gang: `count` identical members. */
+export interface RoleSpec {
+  name: string;
+  count: number;
+  resources: MemberResources;
+  /** What a real agent runs for each member: argv array, or a string run by `/bin/sh -c`. */
+  command?: string[] | string;
+  /** Extra environment for the member's process. */
+  env?: Record<string, string>;
+}
+
+/** Where members go: `pack` (fewest hosts), `spread` (distinct hosts), `same-node` (one host). */
+export type PlacementPolicy = 'pack' | 'spread' | 'same-node';
+
+/** Placement options of a job. */
+export interface PlacementSpec {
+  policy: PlacementPolicy;
+  /** Members per host under `pack` (the last host takes the remainder); absent: balanced plans. */
+  ptile?: number;
+  /** The GPUs a gang takes on one host lie within one NVLink domain. */
+  gpuLocality: boolean;
+}
+
+/** Who a job runs for; DRF shares and the unsatisfiable cache key use it. */
+export interface Identity {
+  user: string;
+  queue: string;
+  project: string;
+}
+
+/**
+ * A validated, normalised JobSpec (DESIGN.md §4): the `tasks`/`resources` shorthand is expanded
+ * to one role named `task`, defaults are filled in, and `select` is the source text ('' = all).
+ */
+export interface JobSpec {
+  id: string;
+  identity: Identity;
+  priority: number;
+  roles: RoleSpec[];
+  placement: PlacementSpec;
+  select: string;
+  /** 0 (release members as they finish) or the gang size (kept warm until closed). */
+  minInstances: number;
+  /** Longest wait to be placed, from when the job last became pending; absent: no limit. */
+  timeoutMs?: number;
+  /** Hint for simulated agents: how long a member runs. */
+  runtimeMs?: number;
+}
+
+/** One GPU device of a node. */
+export interface GpuDevice {
+  id: number;
+  memoryMb: number;
+  model: string;
+  nvlinkDomain: number;
+}
+
+/** What a node offers (DESIGN.md §4). `slots` absent means no slot limit. */
+export interface NodeCapacity {
+  cpu: number;
+  memoryMb: number;
+  slots?: number;
+}
+
+/** A validated NodeSpec: labels, capacity and GPU devices (sorted by id). */
+export interface NodeSpec {
+  id: string;
+  labels: Record<string, string | number>;
+  capacity: NodeCapacity;
+  gpus: GpuDevice[];
+}
+
+/** A field-level validation failure; `path` is dotted (`roles.1.count`, `minInstances`). */
+export interface SpecIssue {
+  path: string;
+  message: string;
+}
+
+/** The result of validating outside input: the normalised value, or the first issue found. */
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: SpecIssue };

@@ -1,0 +1,133 @@
+import type { AbortCategory, AbortReason, Allocation, AllocationResources } from './events.ts';
+import type { Resources } from './resources.ts';
+import { zeroResources } from './resources.ts';
+import type { Sharded } from './shard.ts';
+import type { JobSpec, NodeSpec } from './spec/types.ts';
+import type { SelectAst } from './select/index.ts';
+
+/** Version of the state's shape: a snapshot of another version is ignored and replay starts at 1. */
+export const STATE_SCHEMA = 1;
+
+/** `up` takes members; `drained` keeps what runs but takes nothing new; `lost` is gone. */
+export type NodeStatus = 'up' | 'drained' | 'lost';
+
+/** A node as the scheduler knows it: its spec, status and what is debited on it. */
+export interface NodeState {
+  spec: NodeSpec;
+  status: NodeStatus;
+  /** Committed plus provisional use (provisional only inside a transaction). */
+  used: Resources;
+  /** GPU device ids in use, ascending. */
+  gpusUsed: number[];
+  /** Members per job bound on this node (for node loss). */
+  jobs: Record<string, number>;
+}
+
+/** Where a job is in its life. */
+export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'closed' | 'cancelled' | 'timedout';
+
+/** One bound member of a running gang. */
+export interface MemberState {
+  node: string;
+  role: string;
+  gpuIds: number[];
+  done: boolean;
+  ok: boolean;
+  released: boolean;
+}
+
+/** A debit made in the current attempt and not yet committed or reversed. */
+export interface ProvisionalDebit {
+  node: string;
+  role: string;
+  members: number[];
+  resources: Resources;
+  gpuIds: number[];
+}
+
+/** A job as the scheduler knows it. */
+export interface JobState {
+  spec: JobSpec;
+  fingerprint: string;
+  /** `select` compiled once at ingest (null: matches every host). */
+  selectAst: SelectAst | null;
+  status: JobStatus;
+  /** Position in submission order (ties in the queue order). */
+  submitIndex: number;
+  submittedAt: number;
+  /** Stamped time the job last became pending (timeouts count from here). */
+  pendingSince: number;
+  /** State epoch at which it last became pending (a job new since the last session is tried). */
+  pendingEpoch: number;
+  /** Session that committed the gang, when running or done. */
+  session: number | null;
+  allocations: Allocation[];
+  /** Bound members by index (null until bound). */
+  members: (MemberState | null)[];
+  provisional: ProvisionalDebit[];
+  /** The latest reason it is not placed (pending), or why it ended (cancelled, timed out). */
+  pendReason: AbortReason | null;
+  finishedAt: number | null;
+}
+
+/** Allocated resources per user and per queue (the numerators of DRF shares). */
+export interface Usage {
+  users: Record<string, AllocationResources>;
+  queues: Record<string, AllocationResources>;
+}
+
+/** The whole scheduler state: a pure function of the log. */
+export interface State {
+  schema: number;
+  /** Log sequence of the last folded transaction (0: none). */
+  seq: number;
+  /** Latest stamped time seen. */
+  lastAt: number;
+  /** MUSTER_IN sequence of the last ingested input (the leader resumes at +1). */
+  lastInputSeq: number;
+  term: number;
+  leader: string | null;
+  /** Number of the last session started. */
+  session: number;
+  /** Bumped by every fact that could change a scheduling outcome. */
+  epoch: number;
+  /** Epoch of the latest change that could free capacity (release, node joining). */
+  freeEpoch: number;
+  /** Epoch when the last session started. */
+  sessionEpoch: number;
+  nextSubmitIndex: number;
+  nodes: Sharded<NodeState>;
+  jobs: Sharded<JobState>;
+  /** Pending job ids (value: submit index). */
+  pending: Sharded<number>;
+  usage: Usage;
+  /** Capacity of up nodes (the denominators of DRF shares). */
+  capacity: Resources;
+  /** Unsatisfiable cache: request key → reason category; cleared at every SessionStarted. */
+  unsatisfiable: Record<string, AbortCategory>;
+  lastCheckpoint: { seq: number; stateHash: string } | null;
+}
+
+/** The state before any event. */
+export function initialState(): State {
+  return {
+    schema: STATE_SCHEMA,
+    seq: 0,
+    lastAt: 0,
+    lastInputSeq: 0,
+    term: 0,
+    leader: null,
+    session: 0,
+    epoch: 0,
+    freeEpoch: 0,
+    sessionEpoch: 0,
+    nextSubmitIndex: 0,
+    nodes: {},
+    jobs: {},
+    pending: {},
+    usage: { users: {}, queues: {} },
+    capacity: zeroResources(),
+    unsatisfiable: {},
+    lastCheckpoint: null,
+  };
+}
