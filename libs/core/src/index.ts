@@ -14,3 +14,10 @@ export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolv
 export { stateHash } from './stateHash.ts';
 export * from './spec/index.ts';
 export * from './select/index.ts';
+export type { Input } from './ingest.ts';
+export { ingest, heartbeatLost, MAX_INPUT_BYTES } from './ingest.ts';
+export type { Stamp } from './chain.ts';
+export { makeTransaction } from './chain.ts';
+export type { OutboundMessage, BindMessage, BindPart, StopMessage } from './decisionMessages.ts';
+export { decisionMessages } from './decisionMessages.ts';
+export * from './simulate/index.ts';

@@ -1,0 +1,92 @@
+import type { Transaction } from './envelope.ts';
+import type { Allocation, GangCommitted } from './events.ts';
+import type { JobState } from './state.ts';
+
+/** A message the leader publishes on MUSTER_DECISIONS for a logged transaction. */
+export interface OutboundMessage {
+  subject: string;
+  payload: unknown;
+  /** `muster:<logSeq>:<index>[:<node>]`, where index is the event's position in the transaction. */
+  msgId: string;
+  logSeq: number;
+}
+
+/** One role's members on a node, as an agent needs them to run. */
+export interface BindPart {
+  role: string;
+  members: number[];
+  gpuIds: number[];
+  /** The GPU device ids of each member, aligned with `members`. */
+  memberGpuIds: number[][];
+  resources: Allocation['resources'];
+  command?: string[] | string;
+  env?: Record<string, string>;
+}
+
+/** What `muster.bind.<nodeId>` carries: the members of one committed gang on that node. */
+export interface BindMessage {
+  type: 'Bind';
+  jobId: string;
+  session: number;
+  at: number;
+  parts: BindPart[];
+  /** The job's runtime hint, for simulated members. */
+  runtimeMs?: number;
+}
+
+/** What `muster.stop.<nodeId>` carries: members to stop (cancel, close, node loss elsewhere). */
+export interface StopMessage {
+  type: 'Stop';
+  jobId: string;
+  members: number[];
+  reason: string;
+}
+
+/**
+ * Every message a logged transaction leads to, in a defined order: each decision on
+ * `muster.decision.<jobId>`, a Bind per node of each committed gang, a Stop per released
+ * allocation that was not a completion. `jobOf` looks up the job (for commands and runtime hints).
+ */
+export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId: string) => JobState | undefined): OutboundMessage[] {
+  const out: OutboundMessage[] = [];
+  // MemberBound events of the same transaction say which devices each member got
+  const memberGpus = new Map<string, number[]>();
+  for (const event of tx.events) {
+    if (event.type === 'MemberBound') memberGpus.set(`${event.jobId}/${event.member}`, event.gpuIds);
+  }
+  tx.events.forEach((event, index) => {
+    const id = `muster:${logSeq}:${index}`;
+    if (event.type === 'GangCommitted' || event.type === 'GangAborted') {
+      out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
+    }
+    if (event.type === 'GangCommitted') {
+      for (const [node, bind] of bindsOf(event, jobOf(event.jobId), memberGpus)) {
+        out.push({ subject: `muster.bind.${node}`, payload: bind, msgId: `${id}:${node}`, logSeq });
+      }
+    }
+    if (event.type === 'AllocationReleased' && event.cause !== 'completed') {
+      const stop: StopMessage = { type: 'Stop', jobId: event.jobId, members: event.members, reason: event.cause };
+      out.push({ subject: `muster.stop.${event.node}`, payload: stop, msgId: `${id}:${event.node}`, logSeq });
+    }
+  });
+  return out;
+}
+
+function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: Map<string, number[]>): [string, BindMessage][] {
+  const byNode = new Map<string, BindMessage>();
+  for (const a of event.allocations) {
+    let bind = byNode.get(a.node);
+    if (bind === undefined) {
+      bind = { type: 'Bind', jobId: event.jobId, session: event.session, at: event.at, parts: [] };
+      if (job?.spec.runtimeMs !== undefined) bind.runtimeMs = job.spec.runtimeMs;
+      byNode.set(a.node, bind);
+    }
+    const role = job?.spec.roles.find((r) => r.name === a.role);
+    const memberGpuIds = a.members.map((m) => memberGpus.get(`${event.jobId}/${m}`) ?? []);
+    const part: BindPart = { role: a.role, members: a.members, gpuIds: a.gpuIds, memberGpuIds, resources: a.resources };
+    if (role?.command !== undefined) part.command = role.command;
+    if (role?.env !== undefined) part.env = role.env;
+    bind.parts.push(part);
+  }
+  return [...byNode.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}

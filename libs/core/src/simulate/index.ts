@@ -1,0 +1,3 @@
+export { runScenario, runScenarioText } from './runScenario.ts';
+export { parseScenario } from './scenario.ts';
+export type { Scenario, Step } from './scenario.ts';

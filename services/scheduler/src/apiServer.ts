@@ -1,0 +1,128 @@
+import type { Logger } from 'pino';
+import { publishInput } from '@muster/bus';
+import type { JetStreamClient, NatsConnection, Subscription } from '@muster/bus';
+import { canonicalHash, explain, shardGet, validateJobSpec } from '@muster/core';
+import type { State } from '@muster/core';
+import { jobRow, listJobs, listNodes } from './views.ts';
+
+/** An API error (DESIGN.md §2): a stable code, a message, and the field at fault. */
+export interface ApiError {
+  code: 'invalid' | 'duplicate' | 'not-found' | 'unavailable' | 'internal';
+  message: string;
+  path: string;
+}
+
+/** What every `muster.api.*` reply is. */
+export type ApiReply = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ApiError };
+
+/** The subjects the API answers. */
+export const API_SUBJECTS = ['muster.api.submit', 'muster.api.job.get', 'muster.api.jobs.list', 'muster.api.nodes.list', 'muster.api.explain'] as const;
+
+/** The Nats-Msg-Id of a submission: job id plus a short hash of the canonical spec (DESIGN.md §2). */
+export function submissionMsgId(jobId: string, body: unknown): string {
+  return `${jobId}:${canonicalHash(body).slice(0, 12)}`;
+}
+
+/**
+ * Serves the request/reply API from this replica's folded state (any replica answers; one per
+ * request, by queue group). Writes are forwarded into MUSTER_IN, never applied here.
+ */
+export class ApiServer {
+  private sub: Subscription | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly state: () => State,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts answering. */
+  start(): void {
+    this.sub = this.nc.subscribe('muster.api.>', {
+      queue: 'muster-api',
+      callback: (err, msg) => {
+        if (err !== null) {
+          this.log.warn({ err }, 'api subscription error');
+          return;
+        }
+        void this.handle(msg.subject, msg.string()).then(
+          (reply) => msg.respond(JSON.stringify(reply)),
+          (err: unknown) => {
+            this.log.error({ err, subject: msg.subject }, 'api handler failed');
+            msg.respond(JSON.stringify(failure('internal', 'internal error', '')));
+          },
+        );
+      },
+    });
+  }
+
+  /** Stops answering. */
+  async stop(): Promise<void> {
+    await this.sub?.drain().catch(() => undefined);
+    this.sub = null;
+  }
+
+  /** Answers one request (exported for tests through the public subject only). */
+  async handle(subject: string, body: string): Promise<ApiReply> {
+    let request: unknown;
+    try {
+      request = body.trim() === '' ? {} : JSON.parse(body);
+    } catch (err) {
+      return failure('invalid', `invalid JSON: ${(err as Error).message}`, '');
+    }
+    const state = this.state();
+    switch (subject) {
+      case 'muster.api.submit':
+        return this.submit(request, state);
+      case 'muster.api.job.get': {
+        const jobId = field(request, 'jobId');
+        if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
+        const job = shardGet(state.jobs, jobId);
+        if (job === undefined) return failure('not-found', `unknown job ${jobId}`, 'jobId');
+        return { ok: true, job: { ...jobRow(job), allocations: job.allocations, pendReason: job.pendReason, spec: job.spec }, seq: state.seq };
+      }
+      case 'muster.api.jobs.list': {
+        const status = field(request, 'status') ?? undefined;
+        return { ok: true, jobs: listJobs(state, status), seq: state.seq };
+      }
+      case 'muster.api.nodes.list':
+        return { ok: true, nodes: listNodes(state), seq: state.seq };
+      case 'muster.api.explain': {
+        const jobId = field(request, 'jobId');
+        if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
+        const explanation = explain(state, jobId);
+        if (explanation === null) return failure('not-found', `unknown job ${jobId}`, 'jobId');
+        return { ok: true, explanation, seq: state.seq };
+      }
+      default:
+        return failure('not-found', `unknown API subject ${subject}`, '');
+    }
+  }
+
+  private async submit(request: unknown, state: State): Promise<ApiReply> {
+    const spec = validateJobSpec(request);
+    if (!spec.ok) return failure('invalid', spec.error.message, spec.error.path);
+    if (shardGet(state.jobs, spec.value.id) !== undefined) {
+      return failure('duplicate', `job ${spec.value.id} was already accepted`, 'id');
+    }
+    try {
+      // forward the body as given: the leader validates it again at ingest, from the log's input
+      const ack = await publishInput(this.js, 'muster.in.submit', request, submissionMsgId(spec.value.id, request));
+      return { ok: true, jobId: spec.value.id, inputSeq: ack.seq, duplicate: ack.duplicate };
+    } catch (err) {
+      this.log.warn({ err }, 'submit could not reach MUSTER_IN');
+      return failure('unavailable', `MUSTER_IN did not accept the submission: ${(err as Error).message}`, '');
+    }
+  }
+}
+
+function failure(code: ApiError['code'], message: string, path: string): ApiReply {
+  return { ok: false, error: { code, message, path } };
+}
+
+function field(request: unknown, name: string): string | null {
+  if (typeof request !== 'object' || request === null) return null;
+  const value = (request as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : null;
+}

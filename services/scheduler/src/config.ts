@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+
+/** Options of one scheduler replica. */
+export interface SchedulerOptions {
+  /** NATS url(s). */
+  natsUrl: string | string[];
+  /** This replica's id (distinct per replica; shows in the lease and in LeaderElected). */
+  id: string;
+  logger: Logger;
+  /** NATS credentials (deployments with users and permissions). */
+  user?: string;
+  pass?: string;
+  /** A standby takes over after seeing no lease refresh for this long (ms, monotonic clock). */
+  leaseMs?: number;
+  /** A node silent this long is appended as lost (ms); 0 disables the check. */
+  heartbeatTimeoutMs?: number;
+  /** A Checkpoint every this many transactions. */
+  checkpointEvery?: number;
+  /** A snapshot every this many transactions; 0 disables snapshots. */
+  snapshotEvery?: number;
+  /** Stream replicas (1 on one server, 3 on a cluster). */
+  replicas?: number;
+  /** Most inputs ingested in one transaction batch. */
+  maxBatchInputs?: number;
+  /** Wall clock for stamping transactions (tests may pass their own). */
+  wallClock?: () => number;
+}
+
+/** The options with every default filled in. */
+export type ResolvedOptions = Required<Omit<SchedulerOptions, 'user' | 'pass'>> & Pick<SchedulerOptions, 'user' | 'pass'>;
+
+/** Fills in defaults. */
+export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
+  return {
+    leaseMs: 1500,
+    heartbeatTimeoutMs: 15_000,
+    checkpointEvery: 1000,
+    snapshotEvery: 5000,
+    replicas: 1,
+    maxBatchInputs: 256,
+    wallClock: () => Date.now(),
+    ...opts,
+  };
+}
+
+/** Milliseconds on a monotonic clock (never trusts wall clocks between machines). */
+export function monotonicMs(): number {
+  return performance.now();
+}

@@ -1,0 +1,8 @@
+// @muster/scheduler: one scheduler replica (leader or standby) on NATS JetStream.
+export { startScheduler } from './startScheduler.ts';
+export type { SchedulerHandle } from './startScheduler.ts';
+export type { SchedulerOptions } from './config.ts';
+export type { Role } from './replica.ts';
+export { submissionMsgId, API_SUBJECTS } from './apiServer.ts';
+export type { ApiError, ApiReply } from './apiServer.ts';
+export type { JobRow, NodeRow } from './views.ts';

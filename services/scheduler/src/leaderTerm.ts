@@ -1,0 +1,337 @@
+import { produce } from 'immer';
+import type { Logger } from 'pino';
+import {
+  appendTransactions,
+  lastLogSequence,
+  lastPublishedLogSeq,
+  publishDecisions,
+  readInputs,
+  readLog,
+  saveSnapshot,
+} from '@muster/bus';
+import type { InputMessage } from '@muster/bus';
+import {
+  STATE_SCHEMA,
+  apply,
+  applyTransaction,
+  decide,
+  decisionMessages,
+  heartbeatLost,
+  ingest,
+  makeTransaction,
+  needsSession,
+  nextDeadline,
+  shardGet,
+  stateHash,
+  transactionHash,
+} from '@muster/core';
+import type { LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
+import type { ReplicaDeps } from './replica.ts';
+import { sleep } from './replica.ts';
+import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
+import type { Ledger } from './ledger.ts';
+import { WakeSignal } from './wakeSignal.ts';
+
+/** Why a leadership term ended. */
+export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 'error';
+
+// keep ingest transactions well under the bus's 1 MB limit
+const MAX_INGEST_TX_BYTES = 400_000;
+const IDLE_WAKE_MS = 250;
+
+/**
+ * One term of leadership: append LeaderElected (fenced), re-publish what the predecessor left
+ * unpublished, then ingest inputs, run sessions, append fenced, publish, checkpoint and snapshot,
+ * until the fence fails, the lease is lost, or the replica stops.
+ */
+export class LeaderTerm {
+  private readonly wake = new WakeSignal();
+  private readonly inputs: InputMessage[] = [];
+  private readonly stopController = new AbortController();
+  private ended: TermEnd | null = null;
+  private inFlight: Promise<void> = Promise.resolve();
+  private unpublishedFrom: number | null = null;
+  private snapshotting: Promise<void> = Promise.resolve();
+  private lastSnapshotSeq = 0;
+  private lastOverdueCheck = 0;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly deps: ReplicaDeps,
+    private readonly ledger: Ledger,
+    private readonly won: WonLease,
+    private readonly keeper: LeaseKeeper,
+  ) {
+    this.log = deps.log.child({ term: won.term });
+    this.lastSnapshotSeq = ledger.seq;
+  }
+
+  /** Leads until the term ends; says why. */
+  async run(): Promise<TermEnd> {
+    const { opts } = this.deps;
+    const log = this.log.child({ component: 'append' });
+    const elected = await this.append([
+      { kind: 'election', events: [{ type: 'LeaderElected', term: this.won.term, leader: opts.id }] },
+    ]);
+    if (!elected) return this.end();
+    log.info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
+    this.deps.heartbeats.graceAll();
+    this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.jsm));
+    const readers = [this.readInputs(), this.refreshLease()];
+    while (this.ended === null) {
+      const deadline = nextDeadline(this.ledger.state);
+      const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - opts.wallClock());
+      await this.wake.wait(wait);
+      if (this.ended !== null) break;
+      this.inFlight = this.step();
+      await this.inFlight;
+    }
+    this.stopController.abort();
+    await Promise.all(readers);
+    await this.snapshotting;
+    if (this.ended === 'stopped') await this.keeper.release(this.won).catch(() => undefined);
+    return this.end();
+  }
+
+  /** Ends the term after the transaction in flight. */
+  async stop(): Promise<void> {
+    this.finish('stopped');
+    await this.inFlight;
+  }
+
+  private end(): TermEnd {
+    this.stopController.abort();
+    return this.ended ?? 'fenced';
+  }
+
+  private finish(why: TermEnd): void {
+    if (this.ended === null) this.ended = why;
+    this.wake.notify();
+  }
+
+  /** One turn: publish what is owed, then ingest buffered inputs and facts, run a session, checkpoint. */
+  private async step(): Promise<void> {
+    try {
+      if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
+      const { opts } = this.deps;
+      const batch = this.inputs.splice(0, opts.maxBatchInputs);
+      const at = Math.max(opts.wallClock(), this.ledger.state.lastAt);
+      const plan = new Plan(this.ledger.state, at);
+      plan.ingest(batch);
+      const now = performance.now();
+      // scanning every node is not free: look for silent nodes about once a second
+      if (now - this.lastOverdueCheck >= 1000) {
+        this.lastOverdueCheck = now;
+        plan.facts(this.deps.heartbeats.overdue(this.ledger.state));
+      }
+      plan.session();
+      plan.checkpoint(opts.checkpointEvery);
+      if (plan.txs.length > 0) await this.append(plan.txs);
+      if (this.inputs.length > 0) this.wake.notify();
+      this.maybeSnapshot();
+    } catch (err) {
+      this.log.error({ err }, 'leader step failed: stepping down');
+      this.finish('error');
+    }
+  }
+
+  /** Appends planned transactions fenced on the ledger's sequence, folds and publishes them. */
+  private async append(planned: PlannedTx[]): Promise<boolean> {
+    const log = this.log.child({ component: 'append' });
+    const { opts } = this.deps;
+    let prev = this.ledger.lastHash;
+    let state = this.ledger.state;
+    const txs: Transaction[] = [];
+    const logged: LoggedTransaction[] = [];
+    for (const p of planned) {
+      const at = p.at ?? Math.max(opts.wallClock(), state.lastAt);
+      const stamp: Stamp = { kind: p.kind, term: this.won.term, leader: opts.id, at, session: p.session ?? state.session, part: p.part ?? 1, parts: p.parts ?? 1 };
+      const tx = makeTransaction(prev, stamp, p.events);
+      const seq = state.seq + 1;
+      state = produce(state, (draft) => applyTransaction(draft, seq, tx));
+      prev = transactionHash(tx);
+      txs.push(tx);
+      logged.push({ seq, tx });
+    }
+    const result = await appendTransactions(this.deps.js, txs, this.ledger.seq);
+    if (!result.ok) {
+      log.warn({ code: result.code, committed: result.committed.length, of: txs.length, err: result.cause }, 'append failed: stepping down');
+      this.finish(result.code === 'conflict' ? 'fenced' : result.code === 'timeout' ? 'unknown-outcome' : 'error');
+      return false;
+    }
+    this.ledger.state = state;
+    this.ledger.lastHash = prev;
+    for (const { tx } of logged) {
+      for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
+    }
+    await this.publish(logged);
+    return true;
+  }
+
+  /** Publishes the messages of logged transactions; on failure remembers where to resume. */
+  private async publish(logged: LoggedTransaction[]): Promise<void> {
+    const msgs: OutboundMessage[] = logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(this.ledger.state.jobs, id)));
+    if (msgs.length === 0) return;
+    const r = await publishDecisions(this.deps.js, msgs);
+    if (!r.ok) {
+      this.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
+      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
+    }
+  }
+
+  /** Re-publishes the decisions of the log from `fromSeq` (the msg ids make repeats harmless). */
+  private async republish(fromSeq: number): Promise<void> {
+    if (fromSeq <= this.ledger.seq) {
+      const txs: LoggedTransaction[] = [];
+      for await (const logged of readLog(this.deps.js, { fromSeq, verifyChain: false })) {
+        if (logged.seq > this.ledger.seq) break;
+        txs.push(logged);
+      }
+      const msgs = txs.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(this.ledger.state.jobs, id)));
+      if (msgs.length > 0) {
+        const r = await publishDecisions(this.deps.js, msgs);
+        if (!r.ok) throw new Error(`re-publishing decisions failed: ${r.code}`);
+        this.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
+      }
+    }
+    this.unpublishedFrom = null;
+  }
+
+  private async readInputs(): Promise<void> {
+    const log = this.log.child({ component: 'ingest' });
+    const signal = this.stopController.signal;
+    try {
+      for await (const input of readInputs(this.deps.js, { fromSeq: this.ledger.state.lastInputSeq + 1, tail: true, signal })) {
+        this.inputs.push(input);
+        this.wake.notify();
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      log.error({ err }, 'input reader failed: stepping down');
+      this.finish('error');
+    }
+  }
+
+  private async refreshLease(): Promise<void> {
+    const log = this.log.child({ component: 'lease' });
+    const signal = this.stopController.signal;
+    const every = Math.max(20, Math.floor(this.deps.opts.leaseMs / 3));
+    while (!signal.aborted) {
+      await sleep(every, signal);
+      if (signal.aborted) return;
+      try {
+        const r = await this.keeper.refresh(this.won);
+        if (r === false) {
+          log.warn('lease taken by another replica: stepping down');
+          this.finish('lease-lost');
+          return;
+        }
+        // the log, not the lease, keeps history linear: check it has not shrunk under us
+        if ((await lastLogSequence(this.deps.jsm)) < this.ledger.seq) {
+          log.error({ seq: this.ledger.seq }, 'ALARM: MUSTER_LOG went backwards: stepping down');
+          this.finish('error');
+          return;
+        }
+      } catch (err) {
+        log.warn({ err }, 'lease refresh failed');
+      }
+    }
+  }
+
+  private maybeSnapshot(): void {
+    const every = this.deps.opts.snapshotEvery;
+    if (every <= 0 || this.ledger.seq - this.lastSnapshotSeq < every) return;
+    const state = this.ledger.state;
+    this.lastSnapshotSeq = state.seq;
+    this.snapshotting = this.snapshotting.then(async () => {
+      try {
+        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: stateHash(state), state });
+        this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
+      } catch (err) {
+        this.log.warn({ err }, 'snapshot failed');
+      }
+    });
+  }
+}
+
+/** A transaction planned but not yet appended. */
+interface PlannedTx {
+  kind: TransactionKind;
+  events: SchedulerEvent[];
+  session?: number;
+  part?: number;
+  parts?: number;
+  at?: number;
+}
+
+/**
+ * The transactions of one leader turn, computed against a tentative state that folds each as it
+ * is planned (so the session sees the ingested inputs), with the same core the replay uses.
+ */
+class Plan {
+  readonly txs: PlannedTx[] = [];
+  private state: State;
+
+  constructor(
+    state: State,
+    private readonly at: number,
+  ) {
+    this.state = state;
+  }
+
+  ingest(inputs: InputMessage[]): void {
+    let events: SchedulerEvent[] = [];
+    let bytes = 0;
+    let draftState = this.state;
+    for (const input of inputs) {
+      let produced: SchedulerEvent[] = [];
+      draftState = produce(draftState, (draft) => {
+        draft.lastAt = Math.max(draft.lastAt, this.at);
+        produced = ingest(draft, { seq: input.seq, subject: input.subject, data: input.data }, this.at);
+        for (const e of produced) apply(draft, e);
+      });
+      const size = JSON.stringify(produced).length;
+      if (events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES) {
+        this.add({ kind: 'ingest', events });
+        events = [];
+        bytes = 0;
+      }
+      events.push(...produced);
+      bytes += size;
+    }
+    if (events.length > 0) this.add({ kind: 'ingest', events });
+  }
+
+  facts(lostNodes: string[]): void {
+    const events: SchedulerEvent[] = [];
+    for (const nodeId of lostNodes) {
+      const produced = heartbeatLost(this.state, nodeId, this.at);
+      if (produced.length === 0) continue;
+      this.state = produce(this.state, (draft) => {
+        for (const e of produced) apply(draft, e);
+      });
+      events.push(...produced);
+    }
+    if (events.length > 0) this.add({ kind: 'fact', events });
+  }
+
+  session(): void {
+    if (!needsSession(this.state, this.at)) return;
+    const parts = decide(this.state, this.at);
+    const session = this.state.session + 1;
+    parts.forEach((events, i) => this.add({ kind: 'session', events, session, part: i + 1, parts: parts.length }));
+  }
+
+  checkpoint(every: number): void {
+    const since = this.state.seq - (this.state.lastCheckpoint?.seq ?? 0);
+    if (every <= 0 || since < every) return;
+    this.add({ kind: 'checkpoint', events: [{ type: 'Checkpoint', seq: this.state.seq, stateHash: stateHash(this.state) }] });
+  }
+
+  private add(p: PlannedTx): void {
+    const seq = this.state.seq + 1;
+    const tx = makeTransaction(null, { kind: p.kind, term: 0, leader: '', at: this.at, session: p.session ?? this.state.session }, p.events);
+    this.state = produce(this.state, (draft) => applyTransaction(draft, seq, tx));
+    this.txs.push({ ...p, at: this.at });
+  }
+}

@@ -1,0 +1,69 @@
+import type { Logger } from 'pino';
+import type { LeaderLease } from '@muster/bus';
+import { monotonicMs } from './config.ts';
+
+/** The lease as won: the term to lead in and the KV revision to refresh against. */
+export interface WonLease {
+  term: number;
+  revision: number;
+}
+
+/**
+ * The lease policy on top of the KV primitives: a candidate creates the lease when there is none,
+ * and takes it over when it has seen no refresh for `leaseMs` on its own monotonic clock. The
+ * lease only chooses who tries to write; the log's fencing is the guarantee.
+ */
+export class LeaseKeeper {
+  private lastRevision = -1;
+  private lastChange = monotonicMs();
+
+  constructor(
+    private readonly lease: LeaderLease,
+    private readonly id: string,
+    private readonly leaseMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** One look at the lease; returns the won lease when this replica just took it. */
+  async tryAcquire(minTerm: number): Promise<WonLease | null> {
+    const now = monotonicMs();
+    const current = await this.lease.readLease();
+    if (current === null) {
+      const term = minTerm + 1;
+      const r = await this.lease.createLease(this.id, term);
+      if (r.ok) return { term, revision: r.revision };
+      this.log.debug({ code: r.code }, 'lease create lost');
+      return null;
+    }
+    if (current.revision !== this.lastRevision) {
+      this.lastRevision = current.revision;
+      this.lastChange = now;
+      // our own lease from an earlier life of this replica: nobody else refreshes it
+      if (current.id !== this.id) return null;
+    } else if (now - this.lastChange <= this.leaseMs) {
+      return null;
+    }
+    const term = Math.max(current.term, minTerm) + 1;
+    const r = await this.lease.updateLease(current.revision, { id: this.id, term });
+    if (r.ok) {
+      this.log.info({ from: current.id, term }, 'took over the lease');
+      return { term, revision: r.revision };
+    }
+    return null;
+  }
+
+  /** Refreshes a held lease; false when someone else holds it now. */
+  async refresh(won: WonLease): Promise<boolean | 'unknown'> {
+    const r = await this.lease.updateLease(won.revision, { id: this.id, term: won.term });
+    if (r.ok) {
+      won.revision = r.revision;
+      return true;
+    }
+    return r.code === 'conflict' ? false : 'unknown';
+  }
+
+  /** Gives the lease up so that a standby takes over at once. */
+  async release(won: WonLease): Promise<void> {
+    await this.lease.releaseLease(won.revision);
+  }
+}

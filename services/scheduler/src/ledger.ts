@@ -1,0 +1,61 @@
+import { produce } from 'immer';
+import { applyTransaction, initialState, stateHash, transactionHash } from '@muster/core';
+import type { LoggedTransaction, State } from '@muster/core';
+
+/** A checkpoint in the log whose hash differs from the state this replica folded. */
+export interface CheckpointMismatch {
+  seq: number;
+  expected: string;
+  actual: string;
+}
+
+/**
+ * The log as this replica has folded it: the state after `state.seq` and the hash of that
+ * transaction (the `prev` the next one must carry). Leader and standby share one ledger.
+ */
+export class Ledger {
+  state: State;
+  lastHash: string | null;
+
+  constructor(state: State = initialState(), lastHash: string | null = null) {
+    this.state = state;
+    this.lastHash = lastHash;
+  }
+
+  /** Log sequence of the last folded transaction. */
+  get seq(): number {
+    return this.state.seq;
+  }
+
+  /**
+   * Folds transactions read from the log, in one `produce`, checking each Checkpoint against the
+   * state before it; returns the mismatches (a replica that finds one must not lead).
+   */
+  fold(txs: readonly LoggedTransaction[]): CheckpointMismatch[] {
+    const mismatches: CheckpointMismatch[] = [];
+    let state = this.state;
+    let start = 0;
+    // checkpoints hash the state after the transaction they name, so fold up to there first
+    for (let i = 0; i < txs.length; i++) {
+      const checkpoint = txs[i]!.tx.events.find((e) => e.type === 'Checkpoint');
+      if (checkpoint === undefined || checkpoint.type !== 'Checkpoint') continue;
+      state = foldRange(state, txs.slice(start, i));
+      start = i;
+      if (checkpoint.seq === state.seq) {
+        const actual = stateHash(state);
+        if (actual !== checkpoint.stateHash) mismatches.push({ seq: checkpoint.seq, expected: checkpoint.stateHash, actual });
+      }
+    }
+    this.state = foldRange(state, txs.slice(start));
+    const last = txs[txs.length - 1];
+    if (last !== undefined) this.lastHash = transactionHash(last.tx);
+    return mismatches;
+  }
+}
+
+function foldRange(state: State, txs: readonly LoggedTransaction[]): State {
+  if (txs.length === 0) return state;
+  return produce(state, (draft) => {
+    for (const { seq, tx } of txs) applyTransaction(draft, seq, tx);
+  });
+}

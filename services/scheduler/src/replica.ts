@@ -1,0 +1,218 @@
+import type { Logger } from 'pino';
+import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
+import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection } from '@muster/bus';
+import { STATE_SCHEMA, transactionHash } from '@muster/core';
+import type { LoggedTransaction, State } from '@muster/core';
+import type { ResolvedOptions } from './config.ts';
+import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
+import { LeaderTerm } from './leaderTerm.ts';
+import { LeaseKeeper } from './leaseKeeper.ts';
+import type { WonLease } from './leaseKeeper.ts';
+import { Ledger } from './ledger.ts';
+
+/** Where a replica is: following the log, leading it, or stopped. */
+export type Role = 'standby' | 'leader' | 'stopped';
+
+/** Everything a replica talks to. */
+export interface ReplicaDeps {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  lease: LeaderLease;
+  heartbeats: HeartbeatMonitor;
+  opts: ResolvedOptions;
+  log: Logger;
+}
+
+const CATCH_UP_BATCH = 1000;
+
+/**
+ * One scheduler replica: a standby that tails and folds the log until it wins the lease, then a
+ * leader until its fencing expectation fails (or the lease is lost), then a standby again.
+ */
+export class Replica {
+  readonly ledger = new Ledger();
+  private currentRole: Role = 'standby';
+  private refusal: string | null = null;
+  private highestLastSeq = 0;
+  private readonly stopController = new AbortController();
+  private running: Promise<void> | null = null;
+  private term: LeaderTerm | null = null;
+  private readonly keeper: LeaseKeeper;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: ReplicaDeps) {
+    this.log = deps.log;
+    this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }));
+  }
+
+  /** The folded state (what the read API answers from). */
+  get state(): State {
+    return this.ledger.state;
+  }
+
+  /** The current role. */
+  role(): Role {
+    return this.currentRole;
+  }
+
+  /** Why this replica refuses to lead (a broken or shrunken log), or null. */
+  refusedBecause(): string | null {
+    return this.refusal;
+  }
+
+  /** Rebuilds from the newest compatible snapshot plus the tail, then runs until stopped. */
+  async start(): Promise<void> {
+    await this.rebuild();
+    this.running = this.run().catch((err: unknown) => {
+      this.log.fatal({ err }, 'replica loop failed');
+      this.currentRole = 'stopped';
+    });
+  }
+
+  /** Finishes the transaction in flight, gives up the lease if held, and stops. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    await this.term?.stop();
+    await this.running;
+    this.currentRole = 'stopped';
+  }
+
+  private get stopped(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  /** Loads the newest snapshot of this state schema (an older schema is ignored) and replays the tail. */
+  async rebuild(): Promise<void> {
+    const log = this.log.child({ component: 'rebuild' });
+    const started = performance.now();
+    const lastSeq = await lastLogSequence(this.deps.jsm);
+    this.highestLastSeq = lastSeq;
+    const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.js, { schema: STATE_SCHEMA });
+    for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
+    if (snapshot !== null && snapshot.seq <= lastSeq && snapshot.state.schema === STATE_SCHEMA) {
+      const at = await readLogMessage(this.deps.jsm, snapshot.seq);
+      if (at !== null) {
+        this.ledger.state = snapshot.state;
+        this.ledger.lastHash = transactionHash(at.tx);
+        log.info({ seq: snapshot.seq }, 'loaded snapshot');
+      }
+    } else if (snapshot !== null) {
+      log.warn({ seq: snapshot.seq, lastSeq }, 'snapshot is ahead of the log: ignored');
+    }
+    await this.catchUp();
+    log.info({ seq: this.ledger.seq, ms: Math.round(performance.now() - started) }, 'rebuilt');
+  }
+
+  /** Folds the log from the ledger's next sequence to the stream's current end, in batches. */
+  async catchUp(): Promise<void> {
+    let batch: LoggedTransaction[] = [];
+    for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash })) {
+      batch.push(logged);
+      if (batch.length >= CATCH_UP_BATCH) {
+        this.foldChecked(batch);
+        batch = [];
+      }
+    }
+    this.foldChecked(batch);
+  }
+
+  /** Folds transactions, refusing to lead if a checkpoint disagrees with the fold. */
+  foldChecked(txs: LoggedTransaction[]): void {
+    for (const m of this.ledger.fold(txs)) {
+      this.refuse(`checkpoint at ${m.seq} says ${m.expected} but replay gives ${m.actual}`);
+    }
+  }
+
+  private refuse(reason: string): void {
+    if (this.refusal === null) this.log.error({ reason }, 'ALARM: this replica refuses to lead');
+    this.refusal = reason;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.currentRole = 'standby';
+      const won = await this.standby();
+      if (won === null || this.stopped) break;
+      this.currentRole = 'leader';
+      this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
+      const why = await this.term.run();
+      this.term = null;
+      this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
+    }
+    this.currentRole = 'stopped';
+  }
+
+  /** Tails and folds the log while watching the lease; returns the lease when won. */
+  private async standby(): Promise<WonLease | null> {
+    const tailStop = new AbortController();
+    const onStop = (): void => tailStop.abort();
+    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    const tail = this.tail(tailStop.signal);
+    try {
+      const tick = Math.max(20, Math.floor(this.deps.opts.leaseMs / 5));
+      while (!this.stopped) {
+        await sleep(tick, this.stopController.signal);
+        if (this.stopped) return null;
+        try {
+          await this.checkLogNotShrunk();
+          if (this.refusal !== null) continue;
+          const won = await this.keeper.tryAcquire(this.ledger.state.term);
+          if (won === null) continue;
+          tailStop.abort();
+          await tail;
+          await this.catchUp();
+          return won;
+        } catch (err) {
+          this.log.warn({ err }, 'standby tick failed');
+        }
+      }
+      return null;
+    } finally {
+      tailStop.abort();
+      await tail;
+      this.stopController.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  /** Follows the log as it grows, folding each transaction, until `signal` aborts. */
+  private async tail(signal: AbortSignal): Promise<void> {
+    const log = this.log.child({ component: 'follow' });
+    while (!signal.aborted) {
+      try {
+        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal })) {
+          this.foldChecked([logged]);
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        log.error({ err, seq: this.ledger.seq }, 'log tail failed');
+        const code = (err as { code?: string }).code;
+        if (code === 'CHAIN_BROKEN' || code === 'LOG_GAP' || code === 'BAD_MESSAGE') this.refuse(`log is broken after ${this.ledger.seq}: ${(err as Error).message}`);
+        await sleep(500, signal);
+      }
+    }
+  }
+
+  /** Alarms (and refuses to lead) when the stream's last sequence goes backwards. */
+  private async checkLogNotShrunk(): Promise<void> {
+    const last = await lastLogSequence(this.deps.jsm);
+    if (last < this.highestLastSeq || last < this.ledger.seq) {
+      this.refuse(`MUSTER_LOG went backwards: last sequence ${last}, seen ${Math.max(this.highestLastSeq, this.ledger.seq)}`);
+    }
+    this.highestLastSeq = Math.max(this.highestLastSeq, last);
+  }
+}
+
+/** Sleeps `ms`, or less if `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,60 @@
+import { connect, ensureStreams, jetStream, jetStreamManager, openLeaderLease } from '@muster/bus';
+import { ApiServer } from './apiServer.ts';
+import { resolveOptions } from './config.ts';
+import type { SchedulerOptions } from './config.ts';
+import { HeartbeatMonitor } from './heartbeatMonitor.ts';
+import { Replica } from './replica.ts';
+import type { Role } from './replica.ts';
+import type { State } from '@muster/core';
+
+/** A running scheduler replica. */
+export interface SchedulerHandle {
+  /** Leader, standby, or stopped. */
+  role(): Role;
+  /** The state this replica has folded (for tests and the embedded stack). */
+  state(): State;
+  /** Finishes the transaction in flight, gives up the lease if held, closes the connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one scheduler replica (`muster scheduler`): connects, applies the stream definitions,
+ * rebuilds from snapshot plus tail, serves the read API, and leads or stands by.
+ */
+export async function startScheduler(options: SchedulerOptions): Promise<SchedulerHandle> {
+  const opts = resolveOptions(options);
+  const log = opts.logger.child({ replica: opts.id });
+  const nc = await connect({
+    servers: opts.natsUrl,
+    name: `muster-scheduler-${opts.id}`,
+    ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
+  });
+  try {
+    await ensureStreams(nc, { replicas: opts.replicas });
+    const js = jetStream(nc);
+    const jsm = await jetStreamManager(nc);
+    const lease = await openLeaderLease(js);
+    const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
+    heartbeats.start(nc);
+    const replica = new Replica({ nc, js, jsm, lease, heartbeats, opts, log });
+    await replica.start();
+    const api = new ApiServer(nc, js, () => replica.state, log.child({ component: 'api' }));
+    api.start();
+    let stopping: Promise<void> | null = null;
+    return {
+      role: () => replica.role(),
+      state: () => replica.state,
+      stop: () =>
+        (stopping ??= (async () => {
+          await api.stop();
+          await replica.stop();
+          heartbeats.stop();
+          await nc.drain().catch(() => nc.close());
+          log.info('stopped');
+        })()),
+    };
+  } catch (err) {
+    await nc.close();
+    throw err;
+  }
+}

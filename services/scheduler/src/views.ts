@@ -1,0 +1,72 @@
+import { shardEntriesSorted } from '@muster/core';
+import type { JobState, NodeState, State } from '@muster/core';
+
+/** One row of `muster jobs`: what a person wants to see of a job. */
+export interface JobRow {
+  id: string;
+  status: JobState['status'];
+  user: string;
+  queue: string;
+  priority: number;
+  members: number;
+  nodes: string[];
+  reason: string | null;
+  submitIndex: number;
+}
+
+/** One row of `muster nodes`. */
+export interface NodeRow {
+  id: string;
+  status: NodeState['status'];
+  cpu: { used: number; total: number };
+  memoryMb: { used: number; total: number };
+  gpus: { used: number; total: number };
+  slots: { used: number; total: number | null };
+  labels: Record<string, string | number>;
+  jobs: string[];
+}
+
+/** A job as a row. */
+export function jobRow(job: JobState): JobRow {
+  return {
+    id: job.spec.id,
+    status: job.status,
+    user: job.spec.identity.user,
+    queue: job.spec.identity.queue,
+    priority: job.spec.priority,
+    members: job.members.length,
+    nodes: [...new Set(job.allocations.map((a) => a.node))].sort(),
+    reason: job.pendReason === null ? null : job.pendReason.category,
+    submitIndex: job.submitIndex,
+  };
+}
+
+/** A node as a row. */
+export function nodeRow(node: NodeState): NodeRow {
+  const { spec, used } = node;
+  return {
+    id: spec.id,
+    status: node.status,
+    cpu: { used: used.cpu, total: spec.capacity.cpu },
+    memoryMb: { used: used.memoryMb, total: spec.capacity.memoryMb },
+    gpus: { used: node.gpusUsed.length, total: spec.gpus.length },
+    slots: { used: used.slots, total: spec.capacity.slots ?? null },
+    labels: spec.labels,
+    jobs: Object.keys(node.jobs).sort(),
+  };
+}
+
+/** Jobs in submission order, optionally of one status. */
+export function listJobs(state: State, status?: string, limit = 10_000): JobRow[] {
+  const rows = shardEntriesSorted(state.jobs)
+    .map(([, job]) => job)
+    .filter((job) => status === undefined || job.status === status)
+    .sort((a, b) => a.submitIndex - b.submitIndex)
+    .slice(0, limit);
+  return rows.map(jobRow);
+}
+
+/** Nodes in id order. */
+export function listNodes(state: State): NodeRow[] {
+  return shardEntriesSorted(state.nodes).map(([, node]) => nodeRow(node));
+}
