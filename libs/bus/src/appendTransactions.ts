@@ -1,0 +1,89 @@
+import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import { canonicalJson, transactionHash } from '@muster/core';
+import type { Transaction } from '@muster/core';
+import { BusError } from './busError.ts';
+import { isAppendConflict, isTimeout } from './isWrongLastSequence.ts';
+import { LOG_SUBJECT, MAX_TRANSACTION_BYTES } from './names.ts';
+
+/** Why an append did not fully land: lost the fence, unknown outcome, or anything else. */
+export type AppendFailureCode = 'conflict' | 'timeout' | 'error';
+
+/**
+ * The outcome of `appendTransactions`: every transaction landed at `seqs`, or only the clean
+ * prefix `committed` (stream sequences) is known to have landed and the writer must step down.
+ */
+export type AppendResult =
+  | { ok: true; seqs: number[] }
+  | { ok: false; code: AppendFailureCode; committed: number[]; cause: unknown };
+
+/** Options of `appendTransactions`. */
+export interface AppendOptions {
+  /** Milliseconds to wait for each ack before the outcome counts as unknown (default: the client's). */
+  timeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Appends transactions to MUSTER_LOG, one message each, fenced: the first expects the stream's
+ * last sequence to be `expectLastSeq`, each next one the sequence before it and, as its last msg
+ * id, the hash of the transaction before it (each message's msg id is its own hash). All are
+ * published before any ack is awaited; only a clean prefix of the batch can land.
+ */
+export async function appendTransactions(
+  js: JetStreamClient,
+  txs: readonly Transaction[],
+  expectLastSeq: number,
+  opts: AppendOptions = {},
+): Promise<AppendResult> {
+  const messages: { payload: Uint8Array; hash: string }[] = [];
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i] as Transaction;
+    // refuse before publishing anything, so nothing of a bad batch lands
+    if (i > 0 && tx.prev !== messages[i - 1]?.hash) {
+      const cause = new BusError('CHAIN_BROKEN', `transaction ${i} of the batch does not chain to the one before it`);
+      return { ok: false, code: 'error', committed: [], cause };
+    }
+    const payload = encoder.encode(canonicalJson(tx));
+    if (payload.length > MAX_TRANSACTION_BYTES) {
+      const cause = new BusError(
+        'TRANSACTION_TOO_LARGE',
+        `transaction ${i} of the batch is ${payload.length} bytes, over ${MAX_TRANSACTION_BYTES}: split the session`,
+      );
+      return { ok: false, code: 'error', committed: [], cause };
+    }
+    messages.push({ payload, hash: transactionHash(tx) });
+  }
+  const pending = messages.map((m, i) =>
+    js.publish(LOG_SUBJECT, m.payload, {
+      msgID: m.hash,
+      // The sequence alone would let a stale batch land its tail: if another writer appended k
+      // messages, our k-th transaction finds exactly the sequence it expects. The last msg id
+      // check fails it, since the message before it is not our previous transaction.
+      expect: i === 0 ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: txs[i]?.prev ?? '' },
+      ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
+    }),
+  );
+  const settled = await Promise.allSettled(pending);
+  const outcomes = settled.map((s, i): Outcome => {
+    if (s.status === 'fulfilled') return landedWhereExpected(s.value, expectLastSeq + i + 1);
+    const cause: unknown = s.reason;
+    return { landed: false, code: isAppendConflict(cause) ? 'conflict' : isTimeout(cause) ? 'timeout' : 'error', cause };
+  });
+  // an ack at index k proves 0..k landed, since each expected the one before it
+  const lastLanded = outcomes.findLastIndex((o) => o.landed);
+  const committed = outcomes.slice(0, lastLanded + 1).map((_, i) => expectLastSeq + i + 1);
+  const failure = outcomes.slice(lastLanded + 1).find((o) => !o.landed);
+  if (failure === undefined || failure.landed) return { ok: true, seqs: committed };
+  return { ok: false, code: failure.code, committed, cause: failure.cause };
+}
+
+type Outcome = { landed: true } | { landed: false; code: AppendFailureCode; cause: unknown };
+
+function landedWhereExpected(ack: PubAck, seq: number): Outcome {
+  // a duplicate ack means this very transaction is already stored (msg id = its hash):
+  // a repeat of an append whose ack was lost is fine where expected, a conflict anywhere else
+  if (!ack.duplicate || ack.seq === seq) return { landed: true };
+  const cause = new BusError('CHAIN_BROKEN', `transaction already in the log at ${ack.seq}, expected at ${seq}`, { seq: ack.seq });
+  return { landed: false, code: 'conflict', cause };
+}

@@ -1,0 +1,39 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { connect as natsConnect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+/** How to reach NATS. */
+export interface ConnectOptions {
+  /** One url or several (`nats://host:port`); a cluster's urls let the client fail over. */
+  servers: string | string[];
+  /** The connection name the server shows in its monitoring. */
+  name: string;
+  /** Reconnect attempts after a disconnect; -1 (the default) retries forever. */
+  maxReconnectAttempts?: number;
+  /** Milliseconds between reconnect attempts to one server (default 250). */
+  reconnectTimeWaitMs?: number;
+  /** Milliseconds to wait for the first connection (default 5000). */
+  connectTimeoutMs?: number;
+}
+
+/** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
+export function connect(opts: ConnectOptions): Promise<NatsConnection> {
+  return natsConnect({
+    servers: opts.servers,
+    name: opts.name,
+    maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
+    reconnectTimeWait: opts.reconnectTimeWaitMs ?? 250,
+    timeout: opts.connectTimeoutMs ?? 5_000,
+  });
+}
+
+/** The JetStream client of a connection; `timeoutMs` bounds API calls and publish acks (default 5000). */
+export function jetStream(nc: NatsConnection, opts: { timeoutMs?: number } = {}): JetStreamClient {
+  return jetstream(nc, { timeout: opts.timeoutMs ?? 5_000 });
+}
+
+/** The JetStream manager of a connection (stream info, message get, stream create and update). */
+export function jetStreamManager(nc: NatsConnection, opts: { timeoutMs?: number } = {}): Promise<JetStreamManager> {
+  return jetstreamManager(nc, { timeout: opts.timeoutMs ?? 5_000 });
+}

@@ -1,0 +1,119 @@
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import type { JetStreamManager, StreamConfig, StreamInfo } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { BusError } from './busError.ts';
+import { jetStreamManager } from './connect.ts';
+import { streamDefinitions } from './streamDefinitions.ts';
+import type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
+
+/** What `ensureStreams` did to one stream. */
+export interface EnsuredStream {
+  name: string;
+  kind: StreamDefinitionKind;
+  action: 'created' | 'updated' | 'unchanged';
+  /** Settings of the definition the server does not echo back: it ignored them (an older server). */
+  ignoredFields: string[];
+}
+
+/** Options of `ensureStreams`. */
+export interface EnsureStreamsOptions {
+  /** Replicas of every stream: 1 on one server, 3 on a three-node cluster. */
+  replicas: number;
+  /** The definitions to apply; the repository's streams/*.json by default. */
+  definitions?: readonly StreamDefinition[];
+}
+
+// limits where a smaller value (or a limit where there was none) makes the server drop messages
+const RETENTION_LIMITS = ['max_msgs', 'max_bytes', 'max_age', 'max_msgs_per_subject'] as const;
+const STREAM_NAME_IN_USE = 10058;
+
+/**
+ * Creates each stream, KV bucket and object store that is missing and updates those whose settings
+ * differ, idempotently; it never deletes or purges, and refuses an update that would drop messages.
+ */
+export async function ensureStreams(
+  nc: NatsConnection | JetStreamManager,
+  opts: EnsureStreamsOptions,
+): Promise<EnsuredStream[]> {
+  const jsm = 'streams' in nc ? nc : await jetStreamManager(nc);
+  const results: EnsuredStream[] = [];
+  for (const def of opts.definitions ?? streamDefinitions) {
+    results.push(await ensureOne(jsm, def, opts.replicas));
+  }
+  return results;
+}
+
+async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas: number): Promise<EnsuredStream> {
+  const desired: Partial<StreamConfig> & { name: string } = { ...def.config, num_replicas: replicas };
+  const result = (action: EnsuredStream['action'], info: StreamInfo): EnsuredStream => ({
+    name: desired.name,
+    kind: def.kind,
+    action,
+    ignoredFields: ignoredFields(desired, info.config),
+  });
+  let existing = await streamInfo(jsm, desired.name);
+  if (existing === null) {
+    try {
+      return result('created', await jsm.streams.add(desired));
+    } catch (err) {
+      // another process created it between our look and our create: compare with theirs
+      if (!(err instanceof JetStreamApiError && err.code === STREAM_NAME_IN_USE)) throw err;
+      existing = await streamInfo(jsm, desired.name);
+      if (existing === null) throw err;
+    }
+  }
+  const changed = changedFields(desired, existing.config);
+  if (changed.length === 0) return result('unchanged', existing);
+  const unsafe = RETENTION_LIMITS.filter((key) => changed.includes(key) && dropsMessages(desired[key], existing.config[key]));
+  if (unsafe.length > 0) {
+    throw new BusError(
+      'UNSAFE_STREAM_UPDATE',
+      `refusing to update ${desired.name}: tightening ${unsafe.join(', ')} would drop stored messages`,
+    );
+  }
+  return result('updated', await jsm.streams.update(desired.name, desired));
+}
+
+async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
+  try {
+    return await jsm.streams.info(name);
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) return null;
+    throw err;
+  }
+}
+
+function changedFields(desired: Record<string, unknown>, actual: Record<string, unknown>): string[] {
+  return Object.keys(desired).filter((key) => {
+    // a field the server does not know is ignored by it: updating cannot change that
+    if (!(key in actual)) return false;
+    return !sameValue(desired[key], actual[key]);
+  });
+}
+
+function ignoredFields(desired: Record<string, unknown>, actual: Record<string, unknown>): string[] {
+  // servers omit false, zero and empty settings from their answer, so only a set value counts as ignored
+  return Object.keys(desired).filter((key) => !(key in actual) && !isEmptySetting(desired[key]));
+}
+
+function isEmptySetting(value: unknown): boolean {
+  return value === false || value === 0 || value === '' || value === null || (Array.isArray(value) && value.length === 0);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
+  }
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
+    const ka = Object.keys(a);
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    return ka.length === Object.keys(b).length && ka.every((key) => sameValue(ra[key], rb[key]));
+  }
+  return a === b;
+}
+
+function dropsMessages(desired: unknown, actual: unknown): boolean {
+  const limit = (v: unknown): number => (typeof v === 'number' && v > 0 ? v : Number.POSITIVE_INFINITY);
+  return limit(desired) < limit(actual);
+}

@@ -1,0 +1,41 @@
+// @muster/bus: the only package that talks to NATS (DESIGN.md §2, §3, §6).
+export { appendTransactions } from './appendTransactions.ts';
+export type { AppendFailureCode, AppendOptions, AppendResult } from './appendTransactions.ts';
+export { BusError, isBusError, isChainBroken } from './busError.ts';
+export type { BusErrorCode } from './busError.ts';
+export { connect, jetStream, jetStreamManager } from './connect.ts';
+export type { ConnectOptions } from './connect.ts';
+export { ensureStreams } from './ensureStreams.ts';
+export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
+export { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
+export { lastLogSequence } from './lastLogSequence.ts';
+export { lastPublishedDecision, lastPublishedLogSeq } from './lastPublishedDecision.ts';
+export type { PublishedDecision } from './lastPublishedDecision.ts';
+export { openLeaderLease } from './leaderLease.ts';
+export type { LeaderLease, LeaseFailure, LeaseRecord, LeaseResult, LeaseValue } from './leaderLease.ts';
+export {
+  DECISIONS_STREAM,
+  IN_STREAM,
+  LEADER_BUCKET,
+  LEADER_KEY,
+  LOG_SEQ_HEADER,
+  LOG_STREAM,
+  LOG_SUBJECT,
+  MAX_TRANSACTION_BYTES,
+  SNAPSHOT_BUCKET,
+} from './names.ts';
+export type { OrderedReadOptions } from './orderedMessages.ts';
+export { publishDecisions } from './publishDecisions.ts';
+export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
+export { publishInput } from './publishInput.ts';
+export { readInputs } from './readInputs.ts';
+export type { InputMessage } from './readInputs.ts';
+export { readLog } from './readLog.ts';
+export type { ReadLogOptions } from './readLog.ts';
+export { readLogMessage } from './readLogMessage.ts';
+export { listSnapshots, loadLatestSnapshot, saveSnapshot } from './snapshotStore.ts';
+export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } from './snapshotStore.ts';
+export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
+export type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
+export type { JetStreamClient, JetStreamManager, PubAck } from '@nats-io/jetstream';
+export type { NatsConnection } from '@nats-io/transport-node';

@@ -1,0 +1,29 @@
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { TimeoutError } from '@nats-io/transport-node';
+
+/**
+ * Whether `err` is JetStream's "wrong last sequence" (API codes 10071 and 10164): someone else
+ * wrote first, so an expectation-fenced append lost.
+ */
+export function isWrongLastSequence(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+const WRONG_LAST_MSG_ID = 10070;
+
+/**
+ * Whether `err` lost a fenced append: a wrong last sequence, or (for the second and later
+ * transactions of a batch) a wrong last msg id (API code 10070) because another writer got in between.
+ */
+export function isAppendConflict(err: unknown): boolean {
+  return isWrongLastSequence(err) || (err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID);
+}
+
+/** Whether `err` is a request that got no answer in time: its outcome is unknown. */
+export function isTimeout(err: unknown): boolean {
+  return err instanceof TimeoutError;
+}

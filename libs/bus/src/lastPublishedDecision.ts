@@ -1,0 +1,31 @@
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { BusError } from './busError.ts';
+import { DECISIONS_STREAM, LOG_SEQ_HEADER } from './names.ts';
+
+/** The last message on MUSTER_DECISIONS: its stream sequence, msg id and the log sequence it came from. */
+export interface PublishedDecision {
+  streamSeq: number;
+  logSeq: number;
+  msgId: string;
+}
+
+/**
+ * The last message published on MUSTER_DECISIONS, or null when there is none: a new leader
+ * re-publishes what follows it (decisions are published in log order).
+ */
+export async function lastPublishedDecision(jsm: JetStreamManager): Promise<PublishedDecision | null> {
+  const last = (await jsm.streams.info(DECISIONS_STREAM)).state.last_seq;
+  if (last === 0) return null;
+  const sm = await jsm.streams.getMessage(DECISIONS_STREAM, { seq: last });
+  if (sm === null) return null;
+  const logSeq = Number(sm.header.get(LOG_SEQ_HEADER));
+  if (!Number.isInteger(logSeq) || logSeq < 1) {
+    throw new BusError('BAD_MESSAGE', `${DECISIONS_STREAM} sequence ${sm.seq} has no valid ${LOG_SEQ_HEADER} header`, { seq: sm.seq });
+  }
+  return { streamSeq: sm.seq, logSeq, msgId: sm.header.get('Nats-Msg-Id') };
+}
+
+/** The `Muster-Log-Seq` of the last message on MUSTER_DECISIONS, 0 when there is none. */
+export async function lastPublishedLogSeq(jsm: JetStreamManager): Promise<number> {
+  return (await lastPublishedDecision(jsm))?.logSeq ?? 0;
+}

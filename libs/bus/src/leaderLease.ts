@@ -1,0 +1,103 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { BusError } from './busError.ts';
+import { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
+import { LEADER_BUCKET, LEADER_KEY } from './names.ts';
+
+/** The lease's value: who leads and in which term. */
+export interface LeaseValue {
+  id: string;
+  term: number;
+}
+
+/** The lease as read, with the KV revision to compare-and-set against. */
+export interface LeaseRecord extends LeaseValue {
+  revision: number;
+}
+
+/** A lease write that did not happen: someone else wrote first, the outcome is unknown, or anything else. */
+export interface LeaseFailure {
+  ok: false;
+  code: 'conflict' | 'timeout' | 'error';
+  cause: unknown;
+}
+
+/** The outcome of a lease write: the new revision, or why not. */
+export type LeaseResult = { ok: true; revision: number } | LeaseFailure;
+
+/**
+ * Compare-and-set primitives on KV `muster_leader` key `leader`. The lease only says who should
+ * try to write; MUSTER_LOG's fencing is the guarantee (on R3, nats-server 2.9.10 may let two
+ * conflicting KV updates both win). Timing belongs to the caller's monotonic clock.
+ */
+export interface LeaderLease {
+  /** The current lease, or null when there is none (never created, or released). */
+  readLease(): Promise<LeaseRecord | null>;
+  /** Takes the lease if nobody holds it. */
+  createLease(id: string, term: number): Promise<LeaseResult>;
+  /** Writes the lease if it is still at `revision` (refresh or takeover). */
+  updateLease(revision: number, value: LeaseValue): Promise<LeaseResult>;
+  /** Gives the lease up if it is still at `revision`, so a standby can create it at once. */
+  releaseLease(revision: number): Promise<{ ok: true } | LeaseFailure>;
+  /** Every change of the lease (the current one first, if any) until `signal` aborts; null means released. */
+  watchLease(signal?: AbortSignal): AsyncGenerator<LeaseRecord | null, void, undefined>;
+}
+
+/** Opens the leader lease of the `muster_leader` bucket (created by `ensureStreams`). */
+export async function openLeaderLease(js: JetStreamClient): Promise<LeaderLease> {
+  const kv = await new Kvm(js).open(LEADER_BUCKET);
+  return {
+    readLease: async () => toRecord(await kv.get(LEADER_KEY)),
+    createLease: (id, term) => attempt(() => kv.create(LEADER_KEY, encode({ id, term }))),
+    updateLease: (revision, value) => attempt(() => kv.update(LEADER_KEY, encode(value), revision)),
+    async releaseLease(revision) {
+      const r = await attempt(async () => {
+        await kv.delete(LEADER_KEY, { previousSeq: revision });
+        return revision;
+      });
+      return r.ok ? { ok: true } : r;
+    },
+    watchLease: (signal) => watch(kv, signal),
+  };
+}
+
+async function* watch(kv: KV, signal: AbortSignal | undefined): AsyncGenerator<LeaseRecord | null, void, undefined> {
+  if (signal?.aborted === true) return;
+  const iter = await kv.watch({ key: LEADER_KEY });
+  const stop = (): void => iter.stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const entry of iter) yield toRecord(entry);
+  } finally {
+    signal?.removeEventListener('abort', stop);
+    iter.stop();
+  }
+}
+
+async function attempt(write: () => Promise<number>): Promise<LeaseResult> {
+  try {
+    return { ok: true, revision: await write() };
+  } catch (cause) {
+    return { ok: false, code: isWrongLastSequence(cause) ? 'conflict' : isTimeout(cause) ? 'timeout' : 'error', cause };
+  }
+}
+
+function encode(value: LeaseValue): string {
+  return JSON.stringify({ id: value.id, term: value.term });
+}
+
+function toRecord(entry: KvEntry | null): LeaseRecord | null {
+  if (entry === null || entry.operation !== 'PUT') return null;
+  let value: unknown;
+  try {
+    value = entry.json();
+  } catch (err) {
+    throw new BusError('BAD_MESSAGE', `lease revision ${entry.revision} is not JSON`, { seq: entry.revision, cause: err });
+  }
+  const lease = value as Partial<LeaseValue> | null;
+  if (typeof lease !== 'object' || lease === null || typeof lease.id !== 'string' || typeof lease.term !== 'number') {
+    throw new BusError('BAD_MESSAGE', `lease revision ${entry.revision} is not {id, term}`, { seq: entry.revision });
+  }
+  return { id: lease.id, term: lease.term, revision: entry.revision };
+}

@@ -1,0 +1,23 @@
+// Names of the public contract v1 (DESIGN.md §2); streams/*.json defines the same names.
+
+/** The inputs stream: submissions, cancels, closes and node reports. */
+export const IN_STREAM = 'MUSTER_IN';
+/** The transaction log stream, written by the leader only. */
+export const LOG_STREAM = 'MUSTER_LOG';
+/** The subject every log transaction is appended on. */
+export const LOG_SUBJECT = 'muster.log.tx';
+/** The stream of published decisions, binds and stops. */
+export const DECISIONS_STREAM = 'MUSTER_DECISIONS';
+/** The header on every decision message that names the log sequence it was derived from. */
+export const LOG_SEQ_HEADER = 'Muster-Log-Seq';
+/** The KV bucket that holds the leader lease. */
+export const LEADER_BUCKET = 'muster_leader';
+/** The key of the leader lease in its bucket. */
+export const LEADER_KEY = 'leader';
+/** The object store that holds state snapshots. */
+export const SNAPSHOT_BUCKET = 'muster_snapshots';
+/**
+ * The largest encoded transaction `appendTransactions` accepts, in bytes: well under the streams'
+ * `max_msg_size` and the server's default `max_payload` (both 1 MiB), leaving room for headers.
+ */
+export const MAX_TRANSACTION_BYTES = 1_000_000;

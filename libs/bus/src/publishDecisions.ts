@@ -1,0 +1,53 @@
+import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import { headers } from '@nats-io/transport-node';
+import { canonicalJson } from '@muster/core';
+import { isTimeout } from './isWrongLastSequence.ts';
+import { LOG_SEQ_HEADER } from './names.ts';
+
+/** One message for MUSTER_DECISIONS: a decision, bind or stop derived from the log at `logSeq`. */
+export interface DecisionMessage {
+  /** `muster.decision.<jobId>`, `muster.bind.<nodeId>` or `muster.stop.<nodeId>`. */
+  subject: string;
+  /** Sent as canonical JSON. */
+  payload: unknown;
+  /** `muster:<logSeq>:<index>[:<node>]`: a repeat inside the dedupe window is dropped by the server. */
+  msgId: string;
+  logSeq: number;
+}
+
+/** The outcome of `publishDecisions`: every ack (a `duplicate` one was already there), or the failed indices. */
+export type PublishDecisionsResult =
+  | { ok: true; acks: PubAck[] }
+  | { ok: false; code: 'timeout' | 'error'; failed: number[]; cause: unknown };
+
+/** Publishes decisions pipelined, each with its msg id and a `Muster-Log-Seq` header, and awaits every ack. */
+export async function publishDecisions(
+  js: JetStreamClient,
+  msgs: readonly DecisionMessage[],
+  opts: { timeoutMs?: number } = {},
+): Promise<PublishDecisionsResult> {
+  const settled = await Promise.allSettled(
+    msgs.map((m) => {
+      const h = headers();
+      h.set(LOG_SEQ_HEADER, String(m.logSeq));
+      return js.publish(m.subject, canonicalJson(m.payload), {
+        msgID: m.msgId,
+        headers: h,
+        ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
+      });
+    }),
+  );
+  const acks: PubAck[] = [];
+  const failed: number[] = [];
+  let cause: unknown;
+  settled.forEach((s, i) => {
+    if (s.status === 'fulfilled') {
+      acks.push(s.value);
+    } else {
+      if (failed.length === 0) cause = s.reason;
+      failed.push(i);
+    }
+  });
+  if (failed.length === 0) return { ok: true, acks };
+  return { ok: false, code: isTimeout(cause) ? 'timeout' : 'error', failed, cause };
+}

@@ -1,0 +1,136 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Objm } from '@nats-io/obj';
+import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
+import { canonicalHash } from '@muster/core';
+import { BusError } from './busError.ts';
+import { SNAPSHOT_BUCKET } from './names.ts';
+
+/** The state after log sequence `seq`, its canonical hash and the state schema it was written with. */
+export interface Snapshot<S = unknown> {
+  schema: number;
+  seq: number;
+  hash: string;
+  state: S;
+}
+
+/** What is stored about one snapshot, without its state. */
+export interface SnapshotInfo {
+  /** The object's name in the store (`snapshot-<slot>`). */
+  name: string;
+  schema: number;
+  seq: number;
+  hash: string;
+  /** Bytes of the serialised state. */
+  size: number;
+  /** When it was saved (ISO time, from the saver's clock; informational). */
+  savedAt: string;
+}
+
+/** A snapshot that `loadLatestSnapshot` passed over, and why. */
+export interface SkippedSnapshot {
+  name: string;
+  seq: number;
+  cause: BusError;
+}
+
+/** Options of `loadLatestSnapshot`. */
+export interface LoadSnapshotOptions {
+  /** Only snapshots of this state schema count; older ones are ignored (rebuild replays more). */
+  schema: number;
+  /** Check that the loaded state's canonical hash is the stored hash (default true). */
+  verifyHash?: boolean;
+}
+
+const PREFIX = 'snapshot-';
+// chunks well under the server's 1 MiB max_payload, few enough that tens of MB stay quick
+const CHUNK_BYTES = 512 * 1024;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Saves a snapshot into object store `muster_snapshots`, chunked, overwriting the oldest of `keep`
+ * slots (default 3); an interrupted save leaves the slot's previous snapshot in place.
+ */
+export async function saveSnapshot<S>(js: JetStreamClient, snapshot: Snapshot<S>, opts: { keep?: number } = {}): Promise<SnapshotInfo> {
+  const keep = opts.keep ?? 3;
+  if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
+  const store = await openStore(js);
+  const existing = await listFrom(store);
+  const used = new Map(existing.map((s) => [s.name, s]));
+  const free = Array.from({ length: keep }, (_, i) => `${PREFIX}${i}`).find((name) => !used.has(name));
+  const slot = free ?? existing.reduce((oldest, s) => (s.seq < oldest.seq ? s : oldest)).name;
+  const data = encoder.encode(JSON.stringify(snapshot.state));
+  const info = await store.putBlob(
+    {
+      name: slot,
+      description: `muster state after log sequence ${snapshot.seq}`,
+      options: { max_chunk_size: CHUNK_BYTES },
+      metadata: {
+        schema: String(snapshot.schema),
+        seq: String(snapshot.seq),
+        hash: snapshot.hash,
+      },
+    },
+    data,
+  );
+  return { name: slot, schema: snapshot.schema, seq: snapshot.seq, hash: snapshot.hash, size: info.size, savedAt: info.mtime };
+}
+
+/**
+ * The newest readable snapshot of the given schema, or null; a snapshot whose bytes or hash do not
+ * check out is passed over for the next older one (and reported in `skipped`).
+ */
+export async function loadLatestSnapshot<S = unknown>(
+  js: JetStreamClient,
+  opts: LoadSnapshotOptions,
+): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
+  const store = await openStore(js);
+  const candidates = (await listFrom(store)).filter((s) => s.schema === opts.schema).sort((a, b) => b.seq - a.seq);
+  const skipped: SkippedSnapshot[] = [];
+  for (const info of candidates) {
+    try {
+      return { snapshot: await readSnapshot<S>(store, info, opts.verifyHash ?? true), skipped };
+    } catch (err) {
+      const cause = err instanceof BusError ? err : new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} could not be read`, { seq: info.seq, cause: err });
+      skipped.push({ name: info.name, seq: info.seq, cause });
+    }
+  }
+  return { snapshot: null, skipped };
+}
+
+/** Every stored snapshot, oldest log sequence first. */
+export async function listSnapshots(js: JetStreamClient): Promise<SnapshotInfo[]> {
+  return listFrom(await openStore(js));
+}
+
+function openStore(js: JetStreamClient): Promise<ObjectStore> {
+  return new Objm(js).open(SNAPSHOT_BUCKET);
+}
+
+async function listFrom(store: ObjectStore): Promise<SnapshotInfo[]> {
+  const infos = (await store.list()).flatMap((info) => {
+    const s = info.deleted ? null : toSnapshotInfo(info);
+    return s === null ? [] : [s];
+  });
+  return infos.sort((a, b) => a.seq - b.seq);
+}
+
+async function readSnapshot<S>(store: ObjectStore, info: SnapshotInfo, verifyHash: boolean): Promise<Snapshot<S>> {
+  const bytes = await store.getBlob(info.name);
+  if (bytes === null) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} vanished while loading`, { seq: info.seq });
+  const state = JSON.parse(decoder.decode(bytes)) as S;
+  if (verifyHash && canonicalHash(state) !== info.hash) {
+    throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} at ${info.seq}: state does not hash to ${info.hash}`, { seq: info.seq });
+  }
+  return { schema: info.schema, seq: info.seq, hash: info.hash, state };
+}
+
+function toSnapshotInfo(info: ObjectInfo): SnapshotInfo | null {
+  if (!info.name.startsWith(PREFIX)) return null;
+  const meta = info.metadata ?? {};
+  const schema = Number(meta['schema']);
+  const seq = Number(meta['seq']);
+  const hash = meta['hash'];
+  if (!Number.isInteger(schema) || !Number.isInteger(seq) || typeof hash !== 'string') return null;
+  return { name: info.name, schema, seq, hash, size: info.size, savedAt: info.mtime };
+}

@@ -1,0 +1,44 @@
+import type { StreamConfig } from '@nats-io/jetstream';
+import { BusError } from './busError.ts';
+import decisions from '../../../streams/muster_decisions.json' with { type: 'json' };
+import inputs from '../../../streams/muster_in.json' with { type: 'json' };
+import leader from '../../../streams/muster_leader.json' with { type: 'json' };
+import log from '../../../streams/muster_log.json' with { type: 'json' };
+import snapshots from '../../../streams/muster_snapshots.json' with { type: 'json' };
+
+/** What a definition creates: a plain stream, or the stream behind a KV bucket or an object store. */
+export type StreamDefinitionKind = 'stream' | 'kv' | 'objectStore';
+
+/** One stream, bucket or object store as data (streams/*.json); replicas are chosen when applied. */
+export interface StreamDefinition {
+  kind: StreamDefinitionKind;
+  /** The bucket name, for `kv` and `objectStore`. */
+  bucket?: string;
+  /** The server's stream configuration, without `num_replicas`. */
+  config: Partial<StreamConfig> & { name: string; subjects: string[] };
+}
+
+/** Checks that a parsed JSON value is a stream definition and returns it typed. */
+export function parseStreamDefinition(value: unknown): StreamDefinition {
+  const fail = (why: string): never => {
+    throw new BusError('BAD_DEFINITION', `invalid stream definition: ${why}`);
+  };
+  if (typeof value !== 'object' || value === null) return fail('not an object');
+  const def = value as { kind?: unknown; bucket?: unknown; config?: unknown };
+  if (def.kind !== 'stream' && def.kind !== 'kv' && def.kind !== 'objectStore') return fail('kind');
+  if (def.kind !== 'stream' && typeof def.bucket !== 'string') return fail('bucket');
+  if (typeof def.config !== 'object' || def.config === null) return fail('config');
+  const config = def.config as { name?: unknown; subjects?: unknown; num_replicas?: unknown };
+  if (typeof config.name !== 'string' || config.name === '') return fail('config.name');
+  if (!Array.isArray(config.subjects) || !config.subjects.every((s) => typeof s === 'string')) {
+    return fail(`${config.name}: config.subjects`);
+  }
+  // replicas depend on the deployment (1 on one server, 3 on a cluster), never on the file
+  if (config.num_replicas !== undefined) return fail(`${config.name}: num_replicas is chosen at apply time`);
+  return value as StreamDefinition;
+}
+
+/** The definitions in streams/*.json: MUSTER_IN, MUSTER_LOG, MUSTER_DECISIONS, KV muster_leader, object store muster_snapshots. */
+export const streamDefinitions: readonly StreamDefinition[] = [inputs, log, decisions, leader, snapshots].map(
+  parseStreamDefinition,
+);
