@@ -15,6 +15,17 @@ export interface ConnectOptions {
   reconnectTimeWaitMs?: number;
   /** Milliseconds to wait for the first connection (default 5000). */
   connectTimeoutMs?: number;
+  /** User name, for a server with users and permissions (deploy/nats/accounts.conf). */
+  user?: string;
+  /** The user's password. */
+  pass?: string;
+  /** A token, for a server that authenticates by token instead. */
+  token?: string;
+  /**
+   * The prefix of this connection's reply subjects (default `_INBOX`); a restricted user may only
+   * subscribe below its own prefix (`_INBOX_<user>`), so no one can read another user's replies.
+   */
+  inboxPrefix?: string;
 }
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
@@ -25,6 +36,10 @@ export function connect(opts: ConnectOptions): Promise<NatsConnection> {
     maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 250,
     timeout: opts.connectTimeoutMs ?? 5_000,
+    ...(opts.user === undefined ? {} : { user: opts.user }),
+    ...(opts.pass === undefined ? {} : { pass: opts.pass }),
+    ...(opts.token === undefined ? {} : { token: opts.token }),
+    ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   });
 }
 
