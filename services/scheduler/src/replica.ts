@@ -26,6 +26,13 @@ export interface ReplicaDeps {
 
 const CATCH_UP_BATCH = 1000;
 
+/** What a rebuild did: the snapshot it started from (null: none) and the transactions it replayed. */
+export interface RebuildReport {
+  snapshotSeq: number | null;
+  replayed: number;
+  ms: number;
+}
+
 /**
  * One scheduler replica: a standby that tails and folds the log until it wins the lease, then a
  * leader until its fencing expectation fails (or the lease is lost), then a standby again.
@@ -82,26 +89,34 @@ export class Replica {
     return this.stopController.signal.aborted;
   }
 
-  /** Loads the newest snapshot of this state schema (an older schema is ignored) and replays the tail. */
-  async rebuild(): Promise<void> {
+  /**
+   * Loads the newest snapshot of this state schema (an older schema is ignored) and replays the
+   * tail; says where the snapshot was (null: replayed from sequence 1) and how much it replayed.
+   */
+  async rebuild(): Promise<RebuildReport> {
     const log = this.log.child({ component: 'rebuild' });
     const started = performance.now();
     const lastSeq = await lastLogSequence(this.deps.jsm);
     this.highestLastSeq = lastSeq;
     const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.js, { schema: STATE_SCHEMA });
     for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
+    let snapshotSeq: number | null = null;
     if (snapshot !== null && snapshot.seq <= lastSeq && snapshot.state.schema === STATE_SCHEMA) {
       const at = await readLogMessage(this.deps.jsm, snapshot.seq);
       if (at !== null) {
         this.ledger.state = snapshot.state;
         this.ledger.lastHash = transactionHash(at.tx);
+        snapshotSeq = snapshot.seq;
         log.info({ seq: snapshot.seq }, 'loaded snapshot');
       }
     } else if (snapshot !== null) {
       log.warn({ seq: snapshot.seq, lastSeq }, 'snapshot is ahead of the log: ignored');
     }
+    const from = this.ledger.seq;
     await this.catchUp();
-    log.info({ seq: this.ledger.seq, ms: Math.round(performance.now() - started) }, 'rebuilt');
+    const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
+    log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
+    return report;
   }
 
   /** Folds the log from the ledger's next sequence to the stream's current end, in batches. */

@@ -4,6 +4,7 @@ import { resolveOptions } from './config.ts';
 import type { SchedulerOptions } from './config.ts';
 import { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { Replica } from './replica.ts';
+import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
 import type { State } from '@muster/core';
 
@@ -40,12 +41,14 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     await replica.start();
     const api = new ApiServer(nc, js, () => replica.state, log.child({ component: 'api' }));
     api.start();
+    const statusSubs = serveStatus(nc, opts.id, replica);
     let stopping: Promise<void> | null = null;
     return {
       role: () => replica.role(),
       state: () => replica.state,
       stop: () =>
         (stopping ??= (async () => {
+          for (const sub of statusSubs) sub.unsubscribe();
           await api.stop();
           await replica.stop();
           heartbeats.stop();

@@ -1,0 +1,40 @@
+import type { NatsConnection, Subscription } from '@muster/bus';
+import { stateHash } from '@muster/core';
+import type { Replica } from './replica.ts';
+
+/** What `muster.replica.<id>.status` answers: where this replica is in the log. */
+export interface ReplicaStatus {
+  id: string;
+  role: string;
+  seq: number;
+  term: number;
+  lastInputSeq: number;
+  stateHash: string;
+  refusedBecause: string | null;
+}
+
+/**
+ * Answers `muster.replica.<id>.status` (and the broadcast `muster.replica.status`, every replica
+ * replying) so that drills and operators can compare replicas: same seq must mean same hash.
+ */
+export function serveStatus(nc: NatsConnection, id: string, replica: Replica): Subscription[] {
+  const status = (): ReplicaStatus => {
+    const state = replica.state;
+    return {
+      id,
+      role: replica.role(),
+      seq: state.seq,
+      term: state.term,
+      lastInputSeq: state.lastInputSeq,
+      stateHash: stateHash(state),
+      refusedBecause: replica.refusedBecause(),
+    };
+  };
+  return [`muster.replica.${id}.status`, 'muster.replica.status'].map((subject) =>
+    nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        msg.respond(JSON.stringify(status()));
+      },
+    }),
+  );
+}
