@@ -38,4 +38,4 @@ export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } fro
 export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
 export type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
 export type { JetStreamClient, JetStreamManager, PubAck } from '@nats-io/jetstream';
-export type { NatsConnection } from '@nats-io/transport-node';
+export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
