@@ -1,0 +1,13 @@
+// @muster/client: the publisher SDK (nats.js v3 idiom): submit, watch, wait, cancel, close, read state.
+export { MusterClient } from './musterClient.ts';
+export type { MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
+export { connectClient } from './connectClient.ts';
+export type { ConnectClientOptions } from './connectClient.ts';
+export { MusterError, isMusterError } from './musterError.ts';
+export type { MusterErrorCode } from './musterError.ts';
+export type { Explanation, JobDetails, JobSummary, NodeSummary, Submitted, UsedTotal } from './apiTypes.ts';
+export { parseDecision, settles } from './decisions.ts';
+export { submitMsgId } from './submitMsgId.ts';
+export { subjectMessages } from './subjectMessages.ts';
+export type { SubjectReadOptions } from './subjectMessages.ts';
+export { fromNatsError } from './natsErrors.ts';

@@ -1,0 +1,260 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { DECISIONS_STREAM, jetStream, publishInput } from '@muster/bus';
+import { ID_PATTERN, validateJobSpec } from '@muster/core';
+import type { Decision } from '@muster/core';
+import type { Explanation, JobDetails, JobSummary, NodeSummary, Submitted } from './apiTypes.ts';
+import { parseDecision, settles } from './decisions.ts';
+import { MusterError } from './musterError.ts';
+import { fromNatsError } from './natsErrors.ts';
+import { subjectMessages } from './subjectMessages.ts';
+import { submitMsgId } from './submitMsgId.ts';
+
+/** Options of a `MusterClient`. */
+export interface MusterClientOptions {
+  /** Milliseconds to wait for an API answer or a publish acknowledgement (default 5000). */
+  timeoutMs?: number;
+}
+
+/** How `submit` reaches the scheduler. */
+export interface SubmitOptions {
+  /**
+   * `api` asks a scheduler replica (which validates against its state and forwards into MUSTER_IN);
+   * `stream` publishes straight into MUSTER_IN (the leader ingests it whenever it runs); `auto`
+   * (the default) asks the API and falls back to the stream when no replica answers.
+   */
+  via?: 'api' | 'stream' | 'auto';
+}
+
+/** Options of `watch` and `watchAll`. */
+export interface WatchOptions {
+  /** Ends the iteration. */
+  signal?: AbortSignal;
+}
+
+/** Options of `wait`. */
+export interface WaitOptions extends WatchOptions {
+  /** Give up after this many milliseconds with a `timeout` error (default: wait without limit). */
+  timeoutMs?: number;
+  /** Called with every decision on the way, including non-final aborts (the job still waits). */
+  onDecision?: (decision: Decision) => void;
+}
+
+/** The answer to a cancel or close: the job and the input's sequence in MUSTER_IN. */
+export interface Requested {
+  jobId: string;
+  inputSeq: number;
+}
+
+/**
+ * A publisher's handle on muster over one NATS connection (nats.js v3): submit jobs, follow their
+ * decisions, cancel or close them, and read the scheduler's state from any replica.
+ *
+ * @example
+ * ```ts
+ * import { connectClient } from '@muster/client';
+ *
+ * const muster = await connectClient('nats://127.0.0.1:4222');
+ * const { jobId } = await muster.submit({
+ *   id: 'hello', identity: { user: 'alice', queue: 'default', project: 'demo' },
+ *   tasks: 2, resources: { cpu: 500, memoryMb: 256 },
+ * });
+ * const decision = await muster.wait(jobId, { timeoutMs: 30_000 });
+ * console.log(decision.type, decision.type === 'GangCommitted' ? decision.allocations : decision.reason);
+ * await muster.disconnect();
+ * ```
+ */
+export class MusterClient {
+  private readonly nc: NatsConnection;
+  private readonly js: JetStreamClient;
+  private readonly timeoutMs: number;
+  private readonly ownsConnection: boolean;
+
+  /** Wraps a connection the caller owns (`disconnect()` leaves it open). */
+  constructor(nc: NatsConnection, opts: MusterClientOptions = {}, ownsConnection = false) {
+    this.nc = nc;
+    this.timeoutMs = opts.timeoutMs ?? 5_000;
+    this.js = jetStream(nc, { timeoutMs: this.timeoutMs });
+    this.ownsConnection = ownsConnection;
+  }
+
+  /**
+   * Submits a JobSpec: validated here first (an `invalid` error names the field in `path`), then
+   * by the service; resolves with the job id and the input's MUSTER_IN sequence.
+   */
+  async submit(spec: unknown, opts: SubmitOptions = {}): Promise<Submitted> {
+    const valid = validateJobSpec(spec);
+    if (!valid.ok) throw new MusterError('invalid', valid.error.message, { path: valid.error.path });
+    const jobId = valid.value.id;
+    const via = opts.via ?? 'auto';
+    if (via !== 'stream') {
+      try {
+        return readSubmitted(await this.request('muster.api.submit', spec, `submit ${jobId}`), jobId);
+      } catch (err) {
+        // no replica answers: the stream still takes the input, and a leader ingests it when it runs
+        if (!(via === 'auto' && err instanceof MusterError && err.code === 'unavailable')) throw err;
+      }
+    }
+    const ack = await this.publish('muster.in.submit', spec, submitMsgId(jobId, spec), `submit ${jobId}`);
+    return { jobId, inputSeq: ack };
+  }
+
+  /** Asks the scheduler to cancel a pending or running job (a final `cancelled` decision follows). */
+  async cancel(jobId: string): Promise<Requested> {
+    checkJobId(jobId);
+    return { jobId, inputSeq: await this.publish('muster.in.cancel', { jobId }, `${jobId}:cancel`, `cancel ${jobId}`) };
+  }
+
+  /** Asks the scheduler to release a running job (typically one kept warm with `minInstances`). */
+  async close(jobId: string): Promise<Requested> {
+    checkJobId(jobId);
+    return { jobId, inputSeq: await this.publish('muster.in.close', { jobId }, `${jobId}:close`, `close ${jobId}`) };
+  }
+
+  /**
+   * The decisions about one job, oldest first, then live as they come: it replays
+   * `muster.decision.<jobId>` from the start, so a watcher that comes late still sees every
+   * decision. Ends after a final abort or when `signal` aborts.
+   */
+  async *watch(jobId: string, opts: WatchOptions = {}): AsyncGenerator<Decision, void, undefined> {
+    checkJobId(jobId);
+    for await (const decision of this.decisions(`muster.decision.${jobId}`, 'all', opts.signal, `watch ${jobId}`)) {
+      yield decision;
+      if (decision.type === 'GangAborted' && decision.final) return;
+    }
+  }
+
+  /** Every job's decisions from now on (or from the start with `deliver: 'all'`), until `signal` aborts. */
+  watchAll(opts: WatchOptions & { deliver?: 'all' | 'new' } = {}): AsyncGenerator<Decision, void, undefined> {
+    return this.decisions('muster.decision.*', opts.deliver ?? 'new', opts.signal, 'watch decisions');
+  }
+
+  /**
+   * The decision that settles a job: `GangCommitted`, or a final `GangAborted` (timeout, cancel);
+   * non-final aborts (it still waits) go to `onDecision`. Throws `timeout` after `timeoutMs`.
+   */
+  async wait(jobId: string, opts: WaitOptions = {}): Promise<Decision> {
+    const timer = new AbortController();
+    const handle = opts.timeoutMs === undefined ? undefined : setTimeout(() => timer.abort(), opts.timeoutMs);
+    const signal = opts.signal === undefined ? timer.signal : AbortSignal.any([opts.signal, timer.signal]);
+    try {
+      for await (const decision of this.watch(jobId, { signal })) {
+        opts.onDecision?.(decision);
+        if (settles(decision)) return decision;
+      }
+    } finally {
+      clearTimeout(handle);
+    }
+    if (timer.signal.aborted) throw new MusterError('timeout', `no placement or final decision for ${jobId} within ${opts.timeoutMs} ms`);
+    throw new MusterError('aborted', `stopped waiting for ${jobId}`);
+  }
+
+  /** One job as the scheduler knows it; `not-found` when no replica knows the id. */
+  async job(jobId: string): Promise<JobDetails> {
+    checkJobId(jobId);
+    const reply = await this.request('muster.api.job.get', { jobId }, `job ${jobId}`);
+    return field<JobDetails>(reply, 'job', 'object');
+  }
+
+  /** The jobs the scheduler knows, optionally only those with one status (`pending`, `running`, …). */
+  async jobs(filter: { status?: string } = {}): Promise<JobSummary[]> {
+    const body = filter.status === undefined ? {} : { status: filter.status };
+    return field<JobSummary[]>(await this.request('muster.api.jobs.list', body, 'list jobs'), 'jobs', 'array');
+  }
+
+  /** Every node the scheduler knows, with used and total capacity. */
+  async nodes(): Promise<NodeSummary[]> {
+    return field<NodeSummary[]>(await this.request('muster.api.nodes.list', {}, 'list nodes'), 'nodes', 'array');
+  }
+
+  /** Why a job is where it is (for a pending one: its reason and how many hosts failed which check). */
+  async explain(jobId: string): Promise<Explanation> {
+    checkJobId(jobId);
+    return field<Explanation>(await this.request('muster.api.explain', { jobId }, `explain ${jobId}`), 'explanation', 'object');
+  }
+
+  /** Drains and closes the connection if this client opened it (`connectClient`); otherwise does nothing. */
+  async disconnect(): Promise<void> {
+    if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain();
+  }
+
+  private async *decisions(
+    subject: string,
+    deliver: 'all' | 'new',
+    signal: AbortSignal | undefined,
+    what: string,
+  ): AsyncGenerator<Decision, void, undefined> {
+    const messages = subjectMessages(this.js, DECISIONS_STREAM, subject, { deliver, ...(signal === undefined ? {} : { signal }) });
+    try {
+      while (true) {
+        let next: IteratorResult<{ data: Uint8Array }>;
+        try {
+          next = await messages.next();
+        } catch (err) {
+          throw fromNatsError(err, what);
+        }
+        if (next.done === true) return;
+        const decision = parseDecision(next.value.data);
+        if (decision !== null) yield decision;
+      }
+    } finally {
+      // a caller that stops early (break, return, a settled wait) must not leave the consumer behind
+      await messages.return(undefined);
+    }
+  }
+
+  private async request(subject: string, body: unknown, what: string): Promise<Record<string, unknown>> {
+    let data: Uint8Array;
+    try {
+      data = (await this.nc.request(subject, JSON.stringify(body), { timeout: this.timeoutMs })).data;
+    } catch (err) {
+      throw fromNatsError(err, what);
+    }
+    let reply: unknown;
+    try {
+      reply = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      throw new MusterError('bad-reply', `${what}: the service answered with something that is not JSON`);
+    }
+    if (!isRecord(reply) || typeof reply.ok !== 'boolean') {
+      throw new MusterError('bad-reply', `${what}: the service's answer has no "ok"`);
+    }
+    if (!reply.ok) {
+      const error = isRecord(reply.error) ? reply.error : {};
+      const code = typeof error.code === 'string' ? error.code : 'unknown';
+      const message = typeof error.message === 'string' ? error.message : `${what} failed`;
+      throw new MusterError(code, message, { path: typeof error.path === 'string' ? error.path : '' });
+    }
+    return reply;
+  }
+
+  private async publish(subject: string, body: unknown, msgId: string, what: string): Promise<number> {
+    try {
+      return (await publishInput(this.js, subject, body, msgId)).seq;
+    } catch (err) {
+      throw fromNatsError(err, what);
+    }
+  }
+}
+
+function checkJobId(jobId: string): void {
+  if (!ID_PATTERN.test(jobId)) {
+    throw new MusterError('invalid', `jobId: must match ${ID_PATTERN.source} (got ${JSON.stringify(jobId)})`, { path: 'jobId' });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readSubmitted(reply: Record<string, unknown>, jobId: string): Submitted {
+  if (typeof reply.inputSeq !== 'number') throw new MusterError('bad-reply', `submit ${jobId}: the answer has no inputSeq`);
+  return { jobId: typeof reply.jobId === 'string' ? reply.jobId : jobId, inputSeq: reply.inputSeq };
+}
+
+function field<T>(reply: Record<string, unknown>, name: string, kind: 'object' | 'array'): T {
+  const value = reply[name];
+  const fits = kind === 'array' ? Array.isArray(value) : isRecord(value);
+  if (!fits) throw new MusterError('bad-reply', `the service's answer has no ${name} ${kind}`);
+  return value as T;
+}

@@ -1,0 +1,51 @@
+import { DeliverPolicy } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+
+/** Options of `subjectMessages`. */
+export interface SubjectReadOptions {
+  /** `all` (the default) replays every stored message first; `new` delivers only what arrives later. */
+  deliver?: 'all' | 'new';
+  /** Start at this stream sequence instead (resuming a read); overrides `deliver`. */
+  fromSeq?: number;
+  /** Stops the read; the iterator then ends. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Every message of `stream` on one filter subject (wildcards allowed), in order and without end,
+ * through an ordered consumer: nats-server 2.9 takes a single filter subject, so this is how a
+ * late subscriber finds a decision that was published before it came.
+ * (Candidate to move into @muster/bus next to `orderedMessages`.)
+ */
+export async function* subjectMessages(
+  js: JetStreamClient,
+  stream: string,
+  filterSubject: string,
+  opts: SubjectReadOptions = {},
+): AsyncGenerator<JsMsg, void, undefined> {
+  if (opts.signal?.aborted === true) return;
+  const start =
+    opts.fromSeq !== undefined
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
+      : { deliver_policy: opts.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All };
+  const consumer = await js.consumers.get(stream, { filter_subjects: filterSubject, ...start });
+  const messages = await consumer.consume({ max_messages: 256 });
+  const stop = (): void => messages.stop();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const m of messages) {
+      // stop() ends the iterator, but messages already buffered would still come out
+      if (isAborted(opts.signal)) break;
+      yield m;
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', stop);
+    messages.stop();
+    // the server reaps an abandoned ordered consumer after its inactivity threshold anyway
+    await consumer.delete().catch(() => false);
+  }
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}

@@ -1,0 +1,206 @@
+import { join } from 'node:path';
+import { DECISIONS_STREAM } from '@muster/bus';
+import type { JetStreamClient, NatsConnection } from '@muster/bus';
+import { subjectMessages } from '@muster/client';
+import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
+import type { Logger } from 'pino';
+import { memberGpuIds, parseAgentMessage } from './agentMessages.ts';
+import { createInputReporter } from './inputReporter.ts';
+import type { MemberKey, MemberLedger } from './memberLedger.ts';
+import { launchMember } from './memberProcess.ts';
+import type { MemberHandle } from './memberProcess.ts';
+import { sleep } from './sleep.ts';
+
+/** What one node's agent needs; every dependency is handed in. */
+export interface NodeAgentDeps {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  node: NodeSpec;
+  /** This boot of the agent (part of every input's msg id). */
+  bootId: string;
+  logger: Logger;
+  heartbeatMs: number;
+  /** Simulate every member (commands are not run): each finishes after the job's `runtimeMs`. */
+  simulate: boolean;
+  /** How long a simulated member runs when the bind carries no `runtimeMs`. */
+  defaultRuntimeMs: number;
+  /** Milliseconds between SIGTERM and SIGKILL when a member is stopped. */
+  stopGraceMs: number;
+  ledger: MemberLedger;
+  /** Folder for the members' output files (`<jobId>.<member>.out`); null: discarded. */
+  outputDir: string | null;
+}
+
+/** A running agent for one node. */
+export interface NodeAgent {
+  readonly nodeId: string;
+  /** Resolves once the node's register input is acknowledged. */
+  readonly registered: Promise<void>;
+  /** Members running now. */
+  running(): number;
+  /** Ends heartbeats and consumers and stops running members (they run again after a restart). */
+  stop(): Promise<void>;
+}
+
+interface Running {
+  session: number;
+  handle: MemberHandle;
+  stopped: boolean;
+}
+
+const RESUBSCRIBE_MS = 1_000;
+
+/**
+ * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
+ * `muster.bind.<id>` and `muster.stop.<id>` in stream order from the start, running bound members
+ * (skipping those its ledger says finished) and reporting each exit as a `done` input.
+ */
+export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
+  const nodeId = deps.node.id;
+  const log = deps.logger.child({ component: 'agent', nodeId });
+  const abort = new AbortController();
+  const reporter = createInputReporter({ js: deps.js, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
+  const running = new Map<string, Running>();
+  // the session of the latest bind seen per member, so a stop that arrives for an idle member is recorded
+  const bound = new Map<string, number>();
+  const pending = new Set<Promise<unknown>>();
+  const track = (p: Promise<unknown>): void => {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+
+  const keyOf = (k: MemberKey): string => `${k.jobId}/${k.member}`;
+
+  const report = async (key: MemberKey, session: number, ok: boolean, msgId: string): Promise<void> => {
+    const seq = await reporter.send('done', { jobId: key.jobId, member: key.member, ok }, msgId);
+    if (seq === null) return;
+    deps.ledger.set(key, { session, state: 'done', ok, reported: true, msgId });
+    log.debug({ jobId: key.jobId, member: key.member, ok, inputSeq: seq }, 'member reported done');
+  };
+
+  const startMember = (bind: BindMessage, part: BindMessage['parts'][number], index: number): void => {
+    const member = part.members[index] as number;
+    const key = { jobId: bind.jobId, member };
+    const k = keyOf(key);
+    bound.set(k, bind.session);
+    const recorded = deps.ledger.get(key);
+    if (recorded !== undefined && recorded.session >= bind.session) return;
+    const current = running.get(k);
+    if (current !== undefined && current.session >= bind.session) return;
+    const gpuIds = memberGpuIds(part, index);
+    const command = deps.simulate ? undefined : part.command;
+    const handle = launchMember({
+      jobId: bind.jobId,
+      member,
+      role: part.role,
+      nodeId,
+      gpuIds,
+      ...(command === undefined ? {} : { command }),
+      ...(part.env === undefined ? {} : { env: part.env }),
+      runtimeMs: bind.runtimeMs ?? deps.defaultRuntimeMs,
+      outputFile: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`),
+    });
+    const entry: Running = { session: bind.session, handle, stopped: false };
+    running.set(k, entry);
+    log.info({ jobId: bind.jobId, member, role: part.role, gpuIds, real: handle.real }, 'member started');
+    track(
+      handle.exited.then(async (exit) => {
+        if (running.get(k) === entry) running.delete(k);
+        // a stopped member was released by the scheduler already: nothing to report
+        if (entry.stopped) return;
+        log.info({ jobId: bind.jobId, member, ...exit }, 'member finished');
+        const msgId = reporter.nextMsgId('done');
+        deps.ledger.set(key, { session: bind.session, state: 'done', ok: exit.ok, reported: false, msgId });
+        await report(key, bind.session, exit.ok, msgId);
+      }),
+    );
+  };
+
+  const onBind = (bind: BindMessage): void => {
+    for (const part of bind.parts) {
+      for (let index = 0; index < part.members.length; index++) startMember(bind, part, index);
+    }
+  };
+
+  const onStop = (stop: StopMessage): void => {
+    for (const member of stop.members) {
+      const key = { jobId: stop.jobId, member };
+      const k = keyOf(key);
+      const current = running.get(k);
+      if (current !== undefined) {
+        current.stopped = true;
+        running.delete(k);
+        deps.ledger.set(key, { session: current.session, state: 'stopped' });
+        log.info({ jobId: stop.jobId, member, reason: stop.reason }, 'stopping member');
+        track(current.handle.stop(deps.stopGraceMs));
+        continue;
+      }
+      const session = bound.get(k);
+      if (session !== undefined && deps.ledger.get(key) === undefined) deps.ledger.set(key, { session, state: 'stopped' });
+    }
+  };
+
+  const follow = async (): Promise<void> => {
+    let fromSeq = 1;
+    // muster.*.<id> takes binds and stops in one ordered stream (2.9 has one filter subject per consumer)
+    const filter = `muster.*.${nodeId}`;
+    while (!abort.signal.aborted) {
+      try {
+        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, filter, { fromSeq, signal: abort.signal })) {
+          fromSeq = m.seq + 1;
+          // a job may share the node's id: its decisions match the filter too
+          if (m.subject.startsWith('muster.decision.')) continue;
+          const message = parseAgentMessage(m.data);
+          if (message === null) {
+            log.warn({ subject: m.subject, seq: m.seq }, 'unreadable bind or stop message; skipped');
+          } else if (message.type === 'Bind') {
+            onBind(message);
+          } else {
+            onStop(message);
+          }
+        }
+      } catch (err) {
+        if (abort.signal.aborted) return;
+        log.warn({ err, fromSeq }, 'cannot read binds yet; retrying');
+      }
+      await sleep(RESUBSCRIBE_MS, abort.signal);
+    }
+  };
+
+  const heartbeat = (): void => {
+    if (deps.nc.isClosed()) return;
+    try {
+      deps.nc.publish(`muster.hb.${nodeId}`, '{}');
+    } catch (err) {
+      log.debug({ err }, 'heartbeat not sent');
+    }
+  };
+
+  for (const { key, entry } of deps.ledger.unreported()) {
+    if (entry.msgId !== undefined && entry.ok !== undefined) track(report(key, entry.session, entry.ok, entry.msgId));
+  }
+  const registered = reporter.send('register', deps.node).then((seq) => {
+    if (seq !== null) log.info({ inputSeq: seq }, 'node registered');
+  });
+  heartbeat();
+  const timer = setInterval(heartbeat, deps.heartbeatMs);
+  const following = follow();
+
+  return {
+    nodeId,
+    registered,
+    running: () => running.size,
+    async stop() {
+      clearInterval(timer);
+      abort.abort();
+      for (const entry of running.values()) {
+        entry.stopped = true;
+        track(entry.handle.stop(deps.stopGraceMs));
+      }
+      running.clear();
+      await following;
+      await registered;
+      await Promise.allSettled([...pending]);
+    },
+  };
+}

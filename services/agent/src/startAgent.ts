@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { connect, jetStream } from '@muster/bus';
+import type { ConnectOptions } from '@muster/bus';
+import { validateNodeSpec } from '@muster/core';
+import type { NodeSpec } from '@muster/core';
+import type { Logger } from 'pino';
+import { AgentError } from './agentError.ts';
+import { MemberLedger } from './memberLedger.ts';
+import { startNodeAgent } from './nodeAgent.ts';
+import type { NodeAgent } from './nodeAgent.ts';
+
+/** Options of `startAgent`. */
+export interface AgentOptions extends Pick<ConnectOptions, 'user' | 'pass' | 'token' | 'inboxPrefix'> {
+  /** NATS url(s). */
+  natsUrl: string | string[];
+  /** The nodes this process speaks for (one real node, or many simulated ones). */
+  nodes: NodeSpec[];
+  /** Simulate every member: commands are not run, each member finishes after the job's `runtimeMs`. */
+  simulate?: boolean;
+  /** Milliseconds between heartbeats (default 1000). */
+  heartbeatMs?: number;
+  logger: Logger;
+  /**
+   * Folder for each node's ledger of finished members (`<nodeId>.json`) and the members' output
+   * (`logs/<jobId>.<member>.out`); null (the default) keeps the ledger in memory and discards output.
+   */
+  stateDir?: string | null;
+  /** How long a simulated member runs when its job gives no `runtimeMs` (default 2000). */
+  defaultRuntimeMs?: number;
+  /** Milliseconds between SIGTERM and SIGKILL when a member is stopped (default 5000). */
+  stopGraceMs?: number;
+}
+
+/** A running agent process: one connection, one node agent per node. */
+export interface Agent {
+  /** The node ids it speaks for. */
+  readonly nodeIds: string[];
+  /** Resolves once every node's register input is acknowledged. */
+  readonly registered: Promise<void>;
+  /** Members running now, over all its nodes. */
+  running(): number;
+  /** Ends heartbeats and consumers, stops running members and closes the connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a node agent for `nodes`: each registers, heartbeats, runs the members bound to it and
+ * reports their completion. Throws `INVALID_NODE` for a NodeSpec that does not validate.
+ */
+export async function startAgent(opts: AgentOptions): Promise<Agent> {
+  const nodes = opts.nodes.map((node, i) => {
+    const valid = validateNodeSpec(node);
+    if (!valid.ok) throw new AgentError('INVALID_NODE', `node ${i}: ${valid.error.message}`);
+    return valid.value;
+  });
+  const ids = new Set<string>();
+  for (const node of nodes) {
+    if (ids.has(node.id)) throw new AgentError('INVALID_NODE', `node ${node.id} is given twice`);
+    ids.add(node.id);
+  }
+  const stateDir = opts.stateDir ?? null;
+  const ledgers = nodes.map((node) => MemberLedger.open(stateDir === null ? null : join(stateDir, `${node.id}.json`)));
+  const auth = { user: opts.user, pass: opts.pass, token: opts.token, inboxPrefix: opts.inboxPrefix };
+  const nc = await connect({
+    servers: opts.natsUrl,
+    name: `muster-agent ${nodes.length === 1 ? nodes[0]?.id : `${nodes.length} nodes`}`,
+    ...Object.fromEntries(Object.entries(auth).filter(([, v]) => v !== undefined)),
+  });
+  const js = jetStream(nc);
+  const bootId = randomBytes(6).toString('hex');
+  opts.logger.info({ component: 'agent', nodes: nodes.length, bootId, simulate: opts.simulate ?? false }, 'agent starting');
+  const agents: NodeAgent[] = nodes.map((node, i) =>
+    startNodeAgent({
+      nc,
+      js,
+      node,
+      bootId,
+      logger: opts.logger,
+      heartbeatMs: opts.heartbeatMs ?? 1_000,
+      simulate: opts.simulate ?? false,
+      defaultRuntimeMs: opts.defaultRuntimeMs ?? 2_000,
+      stopGraceMs: opts.stopGraceMs ?? 5_000,
+      ledger: ledgers[i] as MemberLedger,
+      outputDir: stateDir === null ? null : join(stateDir, 'logs'),
+    }),
+  );
+  let stopping: Promise<void> | null = null;
+  return {
+    nodeIds: agents.map((a) => a.nodeId),
+    registered: Promise.all(agents.map((a) => a.registered)).then(() => undefined),
+    running: () => agents.reduce((n, a) => n + a.running(), 0),
+    stop() {
+      stopping ??= (async () => {
+        await Promise.all(agents.map((a) => a.stop()));
+        if (!nc.isClosed()) await nc.drain();
+        opts.logger.info({ component: 'agent' }, 'agent stopped');
+      })();
+      return stopping;
+    },
+  };
+}
