@@ -1,0 +1,18 @@
+export type {
+  GpuDevice, Identity, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, RoleSpec,
+  SpecIssue, Validated,
+} from './types.ts';
+export {
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
+  MAX_SELECT_LENGTH, NODE_LABEL_PATTERN,
+} from './specLimits.ts';
+export { validateJobSpec } from './validateJobSpec.ts';
+export { validateNodeSpec } from './validateNodeSpec.ts';
+export { parseJobSpecJson, parseNodeSpecJson } from './parseSpecJson.ts';
+export { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
+export type { JobSpecWire } from './jobSpecSchema.ts';
+export { jobSpecSchema } from './jobSpecSchema.ts';
+export type { NodeSpecWire } from './nodeSpecSchema.ts';
+export { nodeSpecSchema } from './nodeSpecSchema.ts';
+export type { JsonSchema } from './specJsonSchemas.ts';
+export { jobSpecJsonSchema, nodeSpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { designJobSpecExample } from './testing/designExamples.ts';
+import { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
+import type { JobSpec } from './types.ts';
+import { validateJobSpec } from './validateJobSpec.ts';
+
+function spec(change: (s: JobSpec) => void = () => {}): JobSpec {
+  const result = validateJobSpec(designJobSpecExample());
+  if (!result.ok) throw new Error(result.error.message);
+  change(result.value);
+  return result.value;
+}
+
+// Rebuilds every object with its keys in reverse order.
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverseKeys(v)]));
+}
+
+describe('jobFingerprint', () => {
+  const base = jobFingerprint(spec());
+
+  it('is 16 hex digits, stable across calls and key order', () => {
+    expect(base).toMatch(/^[0-9a-f]{16}$/);
+    expect(jobFingerprint(spec())).toBe(base);
+    expect(jobFingerprint(reverseKeys(spec()) as JobSpec)).toBe(base);
+    const revalidated = validateJobSpec(reverseKeys(designJobSpecExample()));
+    expect(revalidated.ok && jobFingerprint(revalidated.value)).toBe(base);
+  });
+
+  it.each<[string, (s: JobSpec) => void]>([
+    ['id', (s) => { s.id = 'other'; }],
+    ['identity', (s) => { s.identity = { user: 'bob', queue: 'q', project: 'x' }; }],
+    ['priority', (s) => { s.priority = 99; }],
+    ['timeoutMs', (s) => { s.timeoutMs = 1; }],
+    ['runtimeMs', (s) => { delete s.runtimeMs; }],
+    ['minInstances', (s) => { s.minInstances = 3; }],
+    ['command and env', (s) => { Object.assign(s.roles[0] as object, { command: ['x'], env: { A: 'b' } }); }],
+    ['role names', (s) => { (s.roles[0] as { name: string }).name = 'renamed'; }],
+    ['select spacing and quotes', (s) => { s.select = ' zone=="a"&&gpu_model in ( "A100" , "H100" ) '; }],
+  ])('ignores %s', (_name, change) => {
+    expect(jobFingerprint(spec(change))).toBe(base);
+  });
+
+  it.each<[string, (s: JobSpec) => void]>([
+    ['a count', (s) => { (s.roles[1] as { count: number }).count = 3; }],
+    ['cpu', (s) => { (s.roles[0] as JobSpec['roles'][0]).resources.cpu = 1001; }],
+    ['memoryMb', (s) => { (s.roles[0] as JobSpec['roles'][0]).resources.memoryMb = 1; }],
+    ['gpus', (s) => { (s.roles[1] as JobSpec['roles'][0]).resources.gpus = 2; }],
+    ['gpuMemoryMb', (s) => { (s.roles[1] as JobSpec['roles'][0]).resources.gpuMemoryMb = 1; }],
+    ['role order', (s) => { s.roles.reverse(); }],
+    ['an extra role', (s) => { s.roles.push({ name: 'x', count: 1, resources: { cpu: 0, memoryMb: 0, gpus: 0, gpuMemoryMb: 0 } }); }],
+    ['policy', (s) => { s.placement.policy = 'spread'; }],
+    ['ptile', (s) => { s.placement.ptile = 2; }],
+    ['no ptile', (s) => { delete s.placement.ptile; }],
+    ['gpuLocality', (s) => { s.placement.gpuLocality = true; }],
+    ['select', (s) => { s.select = "zone == 'b' && gpu_model in ('A100','H100')"; }],
+    ['an empty select', (s) => { s.select = ''; }],
+  ])('changes with %s', (_name, change) => {
+    expect(jobFingerprint(spec(change))).not.toBe(base);
+  });
+});
+
+describe('unsatisfiableKey', () => {
+  it('keeps identities apart even when joining them naively would collide', () => {
+    const a = unsatisfiableKey('f', { user: 'a/b', queue: 'c', project: 'd' });
+    const b = unsatisfiableKey('f', { user: 'a', queue: 'b/c', project: 'd' });
+    expect(a).not.toBe(b);
+    expect(unsatisfiableKey('f', { user: 'a', queue: 'b', project: 'c' })).toBe(unsatisfiableKey('f', { user: 'a', queue: 'b', project: 'c' }));
+    expect(unsatisfiableKey('f', { user: 'a', queue: 'b', project: 'c' })).not.toBe(unsatisfiableKey('g', { user: 'a', queue: 'b', project: 'c' }));
+  });
+});

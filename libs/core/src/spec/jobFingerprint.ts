@@ -1,0 +1,25 @@
+import { canonicalHash } from '../canonical.ts';
+import { parseSelect } from '../select/parseSelect.ts';
+import { printSelect } from '../select/printSelect.ts';
+import type { Identity, JobSpec } from './types.ts';
+
+/**
+ * A stable 16-hex-digit fingerprint of what a job asks of the cluster: each role's count and
+ * resources (in role order), the placement, and the select in canonical form. Id, identity,
+ * priority, timeouts, commands and env do not contribute; role names neither.
+ */
+export function jobFingerprint(spec: JobSpec): string {
+  const select = parseSelect(spec.select);
+  return canonicalHash({
+    v: 1,
+    roles: spec.roles.map((role) => ({ count: role.count, resources: role.resources })),
+    placement: spec.placement,
+    // a validated spec always parses; raw text keeps a spec that skipped validation distinct
+    select: select.ok ? printSelect(select.ast) : { raw: spec.select },
+  }).slice(0, 16);
+}
+
+/** The unsatisfiable-cache key of a fingerprint and an identity (a JSON array: unambiguous). */
+export function unsatisfiableKey(fingerprint: string, identity: Identity): string {
+  return JSON.stringify([fingerprint, identity.user, identity.queue, identity.project]);
+}

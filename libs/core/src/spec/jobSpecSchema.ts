@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import {
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH,
+} from './specLimits.ts';
+
+const ID_MESSAGE = 'must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -';
+
+/** An id that can be a subject token: jobs, nodes and role names. */
+export const idSchema = z.string().regex(ID_PATTERN, { error: ID_MESSAGE });
+
+const nameSchema = z.string().min(1).max(MAX_NAME_LENGTH);
+
+/** What each member of a role asks for, on the wire. */
+export const memberResourcesSchema = z.strictObject({
+  cpu: z.int().min(0).meta({ description: 'CPU per member, in millicores (1000 = one core).' }),
+  memoryMb: z.int().min(0).meta({ description: 'Memory per member, in MiB.' }),
+  gpus: z.int().min(0).default(0).meta({ description: 'Whole GPU devices per member, all on one host.' }),
+  gpuMemoryMb: z.int().min(0).default(0)
+    .meta({ description: 'Least free memory, in MiB, each of the member\'s GPU devices must have.' }),
+}).meta({ description: 'Resources of one member. Every member also uses one slot of its host.' });
+
+const commandSchema = z.union(
+  [
+    z.string().min(1).meta({ description: 'Run by /bin/sh -c.' }),
+    z.tuple([z.string().min(1)], z.string()).meta({ description: 'argv: program, then arguments.' }),
+  ],
+  { error: 'must be a non-empty string or a non-empty array of strings' },
+).meta({ description: 'What a real agent runs for each member.' });
+
+/** One role of a gang, on the wire. */
+export const roleSpecSchema = z.strictObject({
+  name: idSchema.meta({ description: 'Role name, unique within the job.' }),
+  count: z.int().min(1).max(MAX_GANG_SIZE).meta({ description: 'Members of this role.' }),
+  resources: memberResourcesSchema,
+  command: commandSchema.optional(),
+  env: z.record(
+    z.string().regex(ENV_NAME_PATTERN, { error: 'environment variable name must match [A-Za-z_][A-Za-z0-9_]*' }),
+    z.string(),
+  ).optional().meta({ description: 'Extra environment for each member\'s process.' }),
+});
+
+/** Placement options, on the wire. */
+export const placementSpecSchema = z.strictObject({
+  policy: z.enum(['pack', 'spread', 'same-node']).default('pack')
+    .meta({ description: 'pack: fewest hosts; spread: every member on a distinct host; same-node: all members on one host.' }),
+  ptile: z.int().min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'Only with pack: members per host (the last host takes the remainder). Absent: balanced plans.' }),
+  gpuLocality: z.boolean().default(false)
+    .meta({ description: 'The GPUs the gang takes on any one host lie within one nvlinkDomain.' }),
+});
+
+/** The identity a job runs for, on the wire. */
+export const identitySchema = z.strictObject({
+  user: nameSchema.meta({ description: 'Who submits; DRF shares are per user.' }),
+  queue: nameSchema.default('default'),
+  project: nameSchema.default('default'),
+});
+
+/**
+ * The JobSpec as publishers send it (DESIGN.md §4): every object strict, defaults filled in. The
+ * rules that span fields (roles or tasks+resources, unique role names, gang size, ptile with pack,
+ * select syntax, minInstances) are checked by `validateJobSpec`.
+ */
+export const jobSpecSchema = z.strictObject({
+  id: idSchema.meta({ description: 'Job id; becomes a subject token.' }),
+  identity: identitySchema,
+  priority: z.int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0)
+    .meta({ description: 'Higher runs first.' }),
+  roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'The roles of the gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources.' }),
+  tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
+  resources: memberResourcesSchema.optional()
+    .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
+  placement: placementSpecSchema.prefault({}),
+  select: z.string().max(MAX_SELECT_LENGTH).default('')
+    .meta({ description: 'Boolean expression over host labels and capacities (see docs/job-spec.md); empty: every host.' }),
+  minInstances: z.int().min(0).max(MAX_GANG_SIZE).default(0)
+    .meta({ description: '0: release members as they finish; the gang size: keep the whole gang warm until closed. Nothing else.' }),
+  timeoutMs: z.int().min(1).optional()
+    .meta({ description: 'Longest wait to be placed, in ms, from when the job last became pending.' }),
+  runtimeMs: z.int().min(0).optional()
+    .meta({ description: 'Hint for simulated agents: how long each member runs, in ms.' }),
+});
+
+/** The JobSpec wire shape after zod has filled in defaults, before the cross-field checks. */
+export type JobSpecWire = z.output<typeof jobSpecSchema>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { jobSpecSchema } from './jobSpecSchema.ts';
+import { nodeSpecSchema } from './nodeSpecSchema.ts';
+import { MAX_GANG_SIZE } from './specLimits.ts';
+
+/** A JSON Schema document, as plain JSON data. */
+export type JsonSchema = Record<string, unknown>;
+
+const JOB_DESCRIPTION = [
+  'A muster JobSpec, contract v1 (DESIGN.md section 4; field reference in docs/job-spec.md).',
+  'Publish on muster.in.submit or muster.api.submit.',
+  'Rules this schema cannot express, which the scheduler enforces:',
+  'role names are unique within a job;',
+  `the gang (all roles' counts, or tasks) has at most ${MAX_GANG_SIZE} members;`,
+  'placement.ptile is allowed only with policy "pack";',
+  'select must parse as a select expression (a syntax error is rejected with its position);',
+  'minInstances is 0 or exactly the gang size.',
+].join(' ');
+
+const NODE_DESCRIPTION = [
+  'A muster NodeSpec, contract v1 (DESIGN.md section 4; field reference in docs/job-spec.md).',
+  'Publish on muster.in.node.<id>.register, where <id> equals the id field.',
+  'Rule this schema cannot express, which the scheduler enforces: GPU ids are unique within a node.',
+].join(' ');
+
+/** The published JSON Schema of the JobSpec wire shape (schemas/job-spec.schema.json). */
+export function jobSpecJsonSchema(): JsonSchema {
+  const { $schema, ...body } = z.toJSONSchema(jobSpecSchema, { io: 'input' });
+  return {
+    $schema,
+    $id: 'urn:muster:schema:job-spec:v1',
+    title: 'muster JobSpec',
+    description: JOB_DESCRIPTION,
+    ...body,
+    // either roles, or the tasks + resources shorthand: never both, never neither
+    oneOf: [{ required: ['roles'] }, { required: ['tasks', 'resources'] }],
+    dependentRequired: { tasks: ['resources'], resources: ['tasks'] },
+  };
+}
+
+/** The published JSON Schema of the NodeSpec wire shape (schemas/node-spec.schema.json). */
+export function nodeSpecJsonSchema(): JsonSchema {
+  const { $schema, ...body } = z.toJSONSchema(nodeSpecSchema, { io: 'input' });
+  return {
+    $schema,
+    $id: 'urn:muster:schema:node-spec:v1',
+    title: 'muster NodeSpec',
+    description: NODE_DESCRIPTION,
+    ...body,
+  };
+}
+
+/** Published schema files by repository path, in the exact text `npm run schemas` writes. */
+export function specSchemaFiles(): Record<string, string> {
+  return {
+    'schemas/job-spec.schema.json': `${JSON.stringify(jobSpecJsonSchema(), null, 2)}\n`,
+    'schemas/node-spec.schema.json': `${JSON.stringify(nodeSpecJsonSchema(), null, 2)}\n`,
+  };
+}

@@ -1,0 +1,26 @@
+/** Job and node ids become NATS subject tokens, so they are 1–128 of `A-Z a-z 0-9 _ -`. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Node label names: the select language's name syntax, minus `__proto__` (no JSON object can hold it safely). */
+export const NODE_LABEL_PATTERN = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/** Environment variable names a role may set (POSIX portable names, minus `__proto__`). */
+export const ENV_NAME_PATTERN = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Most members one gang may have, over all its roles. */
+export const MAX_GANG_SIZE = 4096;
+
+/** Longest `select` source accepted, in characters. */
+export const MAX_SELECT_LENGTH = 4096;
+
+/** Bound on `priority` either way. */
+export const MAX_PRIORITY = 1_000_000;
+
+/** Longest identity field (user, queue, project), GPU model and label name, in characters. */
+export const MAX_NAME_LENGTH = 128;
+
+/** Longest string label value, in characters. */
+export const MAX_LABEL_VALUE_LENGTH = 1024;
+
+/** Most GPU devices one node may declare. */
+export const MAX_GPUS_PER_NODE = 1024;
