@@ -1,0 +1,67 @@
+import type { HostIndex } from './hostIndex.ts';
+
+/** GPU devices one role asks of a host in one bucket: how many, and the least memory of each. */
+export interface GpuPart {
+  count: number;
+  gpuMemoryMb: number;
+}
+
+/**
+ * Chooses GPU devices on host `h` for every part (device indices per part, ascending id), or null
+ * when they do not fit. Each part takes the lowest free device ids with enough memory; parts with
+ * the strictest memory need choose first, so a lax part never takes a device a strict one needs.
+ * With `locality` every device comes from one NVLink domain (`pin`, when the gang already holds
+ * GPUs of a domain on this host): the domain with the fewest free devices that still fits, ties by
+ * domain number, so whole domains stay free for larger local requests.
+ */
+export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[], locality: boolean, pin: number): number[][] | null {
+  let total = 0;
+  for (const p of parts) total += p.count;
+  if (total === 0) return parts.map(() => []);
+  if (index.freeGpu[h]! < total) return null;
+  if (!locality) return pickIn(index, h, parts, -1);
+  const c = index.classes[index.cls[h]!]!;
+  const base = index.domBase[h]!;
+  let best: number[][] | null = null;
+  let bestFree = Number.POSITIVE_INFINITY;
+  for (let d = 0; d < c.domains.length; d++) {
+    if (pin >= 0 && d !== pin) continue;
+    const free = index.domFree[base + d]!;
+    if (free < total || free >= bestFree) continue;
+    const picked = pickIn(index, h, parts, d);
+    if (picked !== null) {
+      best = picked;
+      bestFree = free;
+    }
+  }
+  return best;
+}
+
+/** The compact NVLink domain index of a device index on host `h`'s class. */
+export function deviceDomain(index: HostIndex, h: number, device: number): number {
+  return index.classes[index.cls[h]!]!.gpuDom[device]!;
+}
+
+// Greedy, strictest memory need first, within one domain (or anywhere when domain < 0).
+function pickIn(index: HostIndex, h: number, parts: readonly GpuPart[], domain: number): number[][] | null {
+  const c = index.classes[index.cls[h]!]!;
+  const base = index.gpuBase[h]!;
+  const order = parts.map((_, i) => i).sort((a, b) => parts[b]!.gpuMemoryMb - parts[a]!.gpuMemoryMb || a - b);
+  const taken = parts.length > 1 ? new Set<number>() : null;
+  const out: number[][] = parts.map(() => []);
+  for (const i of order) {
+    const part = parts[i]!;
+    const list = out[i]!;
+    for (let g = 0; g < c.gpuIds.length && list.length < part.count; g++) {
+      if (index.gpuFree[base + g] !== 1 || c.gpuMem[g]! < part.gpuMemoryMb) continue;
+      if (domain >= 0 && c.gpuDom[g] !== domain) continue;
+      if (taken !== null) {
+        if (taken.has(g)) continue;
+        taken.add(g);
+      }
+      list.push(g);
+    }
+    if (list.length < part.count) return null;
+  }
+  return out;
+}

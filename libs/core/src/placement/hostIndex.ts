@@ -1,0 +1,345 @@
+import { canonicalJson } from '../canonical.ts';
+import type { NodeSpec } from '../spec/types.ts';
+import type { GpuPart } from './gpuPick.ts';
+import { pickGpus } from './gpuPick.ts';
+
+/** What one bucket asks of one host: the sums over its members, and its GPU parts. */
+export interface BucketDemand {
+  cpu: number;
+  memoryMb: number;
+  /** Members in the bucket (each uses one slot). */
+  slots: number;
+  /** GPU devices in all, for pruning. */
+  gpus: number;
+  /** Devices per part with their least memory (one part per role in the bucket). */
+  parts: readonly GpuPart[];
+  /** Every device of the bucket within one NVLink domain. */
+  locality: boolean;
+}
+
+/** A host as the index is built from it: its spec and what is debited on it. */
+export interface HostSource {
+  spec: NodeSpec;
+  usedCpu: number;
+  usedMemoryMb: number;
+  usedSlots: number;
+  gpusUsed: readonly number[];
+}
+
+/** Hosts with identical labels, capacity and GPU layout: select and static checks run once per class. */
+export interface HostClass {
+  index: number;
+  spec: NodeSpec;
+  /** Global host indices (ascending node id). */
+  hosts: number[];
+  /** Leaves start here in the tree arrays (a power of two). */
+  leafBase: number;
+  maxCpu: Float64Array;
+  maxMem: Float64Array;
+  maxSlots: Float64Array;
+  maxGpu: Float64Array;
+  maxDom: Float64Array;
+  minKey: Float64Array;
+  firstRank: Float64Array;
+  wCpu: number;
+  wMem: number;
+  wSlots: number;
+  wGpu: number;
+  slotLimited: boolean;
+  /** GPU device ids, memory and compact NVLink domain per device index (ascending id). */
+  gpuIds: number[];
+  gpuMem: number[];
+  gpuDom: number[];
+  /** NVLink domain number of each compact domain index (ascending). */
+  domains: number[];
+  /** Bumped whenever a committed debit lands on one of its hosts (keys the reason-count cache). */
+  version: number;
+  /** Demands no host of the class can take for the rest of the session (free only shrinks). */
+  negatives: BucketDemand[];
+}
+
+/** The undo record of one debit on the index: the host's values before it, restored exactly. */
+export interface IndexUndo {
+  host: number;
+  cpu: number;
+  mem: number;
+  slots: number;
+  key: number;
+  gpuIndices: number[];
+}
+
+// Binpack weight of a dimension: ⌊2^32 / capacity⌋, so weight × free is the free fraction scaled to
+// an integer and sums stay exact doubles (below 2^53 for any capacity under 2^50).
+const SCALE = 2 ** 32;
+const NO_LIMIT = Number.POSITIVE_INFINITY;
+const NEGATIVE_MEMO = 8;
+
+function weight(capacity: number): number {
+  return capacity > 0 ? Math.max(1, Math.floor(SCALE / capacity)) : 0;
+}
+
+const classKeys = new WeakMap<NodeSpec, string>();
+
+/** The class key of a node spec (labels, capacity and GPU layout), memoised per immutable spec. */
+export function hostClassKey(spec: NodeSpec): string {
+  let key = classKeys.get(spec);
+  if (key === undefined) {
+    key = canonicalJson({ labels: spec.labels, capacity: spec.capacity, gpus: spec.gpus });
+    classKeys.set(spec, key);
+  }
+  return key;
+}
+
+/**
+ * A session-scoped index of the hosts that take members (up, not drained): per-host free
+ * resources, and per class a max-tree over its hosts (in id order) that answers "the best host
+ * for this bucket" by branch and bound without scanning the cluster. Debits update it in
+ * O(log n); reversals restore the exact values they saved.
+ */
+export class HostIndex {
+  readonly ids: string[];
+  readonly specs: NodeSpec[];
+  readonly classes: HostClass[];
+  readonly cls: Int32Array;
+  readonly leaf: Int32Array;
+  readonly freeCpu: Float64Array;
+  readonly freeMem: Float64Array;
+  readonly freeSlots: Float64Array;
+  readonly freeGpu: Int32Array;
+  readonly key: Float64Array;
+  /** Per host, its devices' free flags (1 = free) start here in `gpuFree`. */
+  readonly gpuBase: Int32Array;
+  readonly gpuFree: Uint8Array;
+  /** Per host, its domains' free device counts start here in `domFree`. */
+  readonly domBase: Int32Array;
+  readonly domFree: Int32Array;
+
+  /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
+  constructor(sources: readonly HostSource[]) {
+    const n = sources.length;
+    this.ids = sources.map((s) => s.spec.id);
+    this.specs = sources.map((s) => s.spec);
+    this.cls = new Int32Array(n);
+    this.leaf = new Int32Array(n);
+    this.freeCpu = new Float64Array(n);
+    this.freeMem = new Float64Array(n);
+    this.freeSlots = new Float64Array(n);
+    this.freeGpu = new Int32Array(n);
+    this.key = new Float64Array(n);
+    this.gpuBase = new Int32Array(n);
+    this.domBase = new Int32Array(n);
+    this.classes = [];
+    const byKey = new Map<string, HostClass>();
+    let gpuTotal = 0;
+    let domTotal = 0;
+    for (let h = 0; h < n; h++) {
+      const spec = sources[h]!.spec;
+      const k = hostClassKey(spec);
+      let c = byKey.get(k);
+      if (c === undefined) {
+        c = newClass(this.classes.length, spec);
+        byKey.set(k, c);
+        this.classes.push(c);
+      }
+      this.cls[h] = c.index;
+      this.leaf[h] = c.hosts.length;
+      c.hosts.push(h);
+      this.gpuBase[h] = gpuTotal;
+      this.domBase[h] = domTotal;
+      gpuTotal += c.gpuIds.length;
+      domTotal += c.domains.length;
+    }
+    this.gpuFree = new Uint8Array(gpuTotal);
+    this.domFree = new Int32Array(domTotal);
+    for (let h = 0; h < n; h++) {
+      const s = sources[h]!;
+      const c = this.classes[this.cls[h]!]!;
+      this.freeCpu[h] = s.spec.capacity.cpu - s.usedCpu;
+      this.freeMem[h] = s.spec.capacity.memoryMb - s.usedMemoryMb;
+      this.freeSlots[h] = c.slotLimited ? (s.spec.capacity.slots ?? 0) - s.usedSlots : NO_LIMIT;
+      const used = new Set(s.gpusUsed);
+      let free = 0;
+      for (let g = 0; g < c.gpuIds.length; g++) {
+        if (used.has(c.gpuIds[g]!)) continue;
+        this.gpuFree[this.gpuBase[h]! + g] = 1;
+        this.domFree[this.domBase[h]! + c.gpuDom[g]!]!++;
+        free++;
+      }
+      this.freeGpu[h] = free;
+      this.key[h] = this.hostKey(h, c);
+    }
+    for (const c of this.classes) buildTree(this, c);
+  }
+
+  /** The binpack key of a host: Σ weight × free; minus a bucket's demand key it is the host's score. */
+  hostKey(h: number, c: HostClass): number {
+    return c.wCpu * this.freeCpu[h]! + c.wMem * this.freeMem[h]! + (c.slotLimited ? c.wSlots * this.freeSlots[h]! : 0)
+      + c.wGpu * this.freeGpu[h]!;
+  }
+
+  /** Σ weight × demand for a class: a host's key minus this is its binpack score after the bucket. */
+  demandKey(c: HostClass, d: BucketDemand): number {
+    return c.wCpu * d.cpu + c.wMem * d.memoryMb + (c.slotLimited ? c.wSlots * d.slots : 0) + c.wGpu * d.gpus;
+  }
+
+  /** Largest number of free devices in one NVLink domain of a host. */
+  maxDomainFree(h: number): number {
+    const c = this.classes[this.cls[h]!]!;
+    let best = 0;
+    const base = this.domBase[h]!;
+    for (let d = 0; d < c.domains.length; d++) best = Math.max(best, this.domFree[base + d]!);
+    return best;
+  }
+
+  /**
+   * Whether host `h` can take the bucket now; with a pinned domain (the gang already holds GPUs
+   * of that domain on the host, under gpuLocality) its devices must come from that domain.
+   */
+  fits(h: number, d: BucketDemand, pin: number): boolean {
+    if (this.freeCpu[h]! < d.cpu || this.freeMem[h]! < d.memoryMb || this.freeSlots[h]! < d.slots) return false;
+    if (d.gpus === 0) return true;
+    if (this.freeGpu[h]! < d.gpus) return false;
+    return pickGpus(this, h, d.parts, d.locality, pin) !== null;
+  }
+
+  /** Debits a bucket on host `h` (device indices already chosen) and returns the exact undo. */
+  debit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): IndexUndo {
+    const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: [...gpuIndices] };
+    const c = this.classes[this.cls[h]!]!;
+    this.freeCpu[h] = undo.cpu - cpu;
+    this.freeMem[h] = undo.mem - mem;
+    if (c.slotLimited) this.freeSlots[h] = undo.slots - slots;
+    for (const g of gpuIndices) {
+      this.gpuFree[this.gpuBase[h]! + g] = 0;
+      this.domFree[this.domBase[h]! + c.gpuDom[g]!]!--;
+    }
+    this.freeGpu[h] = this.freeGpu[h]! - gpuIndices.length;
+    this.key[h] = this.hostKey(h, c);
+    updateLeaf(this, c, this.leaf[h]!);
+    return undo;
+  }
+
+  /** Restores a host to the values saved by `debit` (undo records are replayed last first). */
+  restore(undo: IndexUndo): void {
+    const h = undo.host;
+    const c = this.classes[this.cls[h]!]!;
+    this.freeCpu[h] = undo.cpu;
+    this.freeMem[h] = undo.mem;
+    this.freeSlots[h] = undo.slots;
+    for (const g of undo.gpuIndices) {
+      this.gpuFree[this.gpuBase[h]! + g] = 1;
+      this.domFree[this.domBase[h]! + c.gpuDom[g]!]!++;
+    }
+    this.freeGpu[h] = this.freeGpu[h]! + undo.gpuIndices.length;
+    this.key[h] = undo.key;
+    updateLeaf(this, c, this.leaf[h]!);
+  }
+
+  /** Marks a committed debit: the class's cached per-host reason counts are stale. */
+  touch(h: number): void {
+    this.classes[this.cls[h]!]!.version++;
+  }
+
+  /** Whether a demand is already known to fit no host of the class (it dominates a recorded failure). */
+  knownInfeasible(c: HostClass, d: BucketDemand): boolean {
+    for (const f of c.negatives) if (dominates(d, f)) return true;
+    return false;
+  }
+
+  /**
+   * Records that no host of the class can take a demand. Valid for the rest of the session
+   * because free capacity only shrinks within a session (commits debit, failed attempts restore).
+   */
+  recordInfeasible(c: HostClass, d: BucketDemand): void {
+    if (this.knownInfeasible(c, d)) return;
+    const kept = c.negatives.filter((f) => !dominates(f, d));
+    if (kept.length >= NEGATIVE_MEMO) kept.shift();
+    kept.push(d);
+    c.negatives = kept;
+  }
+}
+
+// d ≥ f in every dimension, so f failing everywhere means d fails everywhere.
+function dominates(d: BucketDemand, f: BucketDemand): boolean {
+  if (d.cpu < f.cpu || d.memoryMb < f.memoryMb || d.slots < f.slots || d.gpus < f.gpus) return false;
+  if (f.gpus === 0) return true;
+  if (f.locality && !d.locality) return false;
+  // one part each: more devices, each needing at least as much memory
+  if (f.parts.length !== 1 || d.parts.length !== 1) return false;
+  return d.parts[0]!.gpuMemoryMb >= f.parts[0]!.gpuMemoryMb;
+}
+
+function newClass(index: number, spec: NodeSpec): HostClass {
+  const gpus = [...spec.gpus].sort((a, b) => a.id - b.id);
+  const domains = [...new Set(gpus.map((g) => g.nvlinkDomain))].sort((a, b) => a - b);
+  const slotLimited = spec.capacity.slots !== undefined;
+  return {
+    index,
+    spec,
+    hosts: [],
+    leafBase: 1,
+    maxCpu: new Float64Array(0),
+    maxMem: new Float64Array(0),
+    maxSlots: new Float64Array(0),
+    maxGpu: new Float64Array(0),
+    maxDom: new Float64Array(0),
+    minKey: new Float64Array(0),
+    firstRank: new Float64Array(0),
+    wCpu: weight(spec.capacity.cpu),
+    wMem: weight(spec.capacity.memoryMb),
+    wSlots: slotLimited ? weight(spec.capacity.slots ?? 0) : 0,
+    wGpu: weight(gpus.length),
+    slotLimited,
+    gpuIds: gpus.map((g) => g.id),
+    gpuMem: gpus.map((g) => g.memoryMb),
+    gpuDom: gpus.map((g) => domains.indexOf(g.nvlinkDomain)),
+    domains,
+    version: 0,
+    negatives: [],
+  };
+}
+
+function buildTree(index: HostIndex, c: HostClass): void {
+  let base = 1;
+  while (base < c.hosts.length) base *= 2;
+  c.leafBase = base;
+  const size = 2 * base;
+  c.maxCpu = new Float64Array(size).fill(-1);
+  c.maxMem = new Float64Array(size).fill(-1);
+  c.maxSlots = new Float64Array(size).fill(-1);
+  c.maxGpu = new Float64Array(size).fill(-1);
+  c.maxDom = new Float64Array(size).fill(-1);
+  c.minKey = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+  c.firstRank = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+  for (let i = 0; i < c.hosts.length; i++) setLeaf(index, c, i);
+  for (let node = base - 1; node >= 1; node--) pull(c, node);
+}
+
+function setLeaf(index: HostIndex, c: HostClass, pos: number): void {
+  const h = c.hosts[pos]!;
+  const node = c.leafBase + pos;
+  c.maxCpu[node] = index.freeCpu[h]!;
+  c.maxMem[node] = index.freeMem[h]!;
+  c.maxSlots[node] = index.freeSlots[h]!;
+  c.maxGpu[node] = index.freeGpu[h]!;
+  c.maxDom[node] = index.maxDomainFree(h);
+  c.minKey[node] = index.key[h]!;
+  c.firstRank[node] = h;
+}
+
+function pull(c: HostClass, node: number): void {
+  const l = 2 * node;
+  const r = l + 1;
+  c.maxCpu[node] = Math.max(c.maxCpu[l]!, c.maxCpu[r]!);
+  c.maxMem[node] = Math.max(c.maxMem[l]!, c.maxMem[r]!);
+  c.maxSlots[node] = Math.max(c.maxSlots[l]!, c.maxSlots[r]!);
+  c.maxGpu[node] = Math.max(c.maxGpu[l]!, c.maxGpu[r]!);
+  c.maxDom[node] = Math.max(c.maxDom[l]!, c.maxDom[r]!);
+  c.minKey[node] = Math.min(c.minKey[l]!, c.minKey[r]!);
+  c.firstRank[node] = Math.min(c.firstRank[l]!, c.firstRank[r]!);
+}
+
+function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {
+  setLeaf(index, c, pos);
+  for (let node = (c.leafBase + pos) >> 1; node >= 1; node >>= 1) pull(c, node);
+}

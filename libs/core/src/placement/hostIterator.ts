@@ -1,0 +1,125 @@
+import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
+
+/** Pins a host to a compact NVLink domain index (or -1) for this bucket under gpuLocality. */
+export type DomainPin = (host: number) => number;
+
+const NO_PIN: DomainPin = () => -1;
+
+/**
+ * A fresh, lazy iterator over the hosts that can take one bucket, best first (DESIGN.md §5): hosts
+ * of the given classes (those that pass the job's select; the index holds only up, undrained
+ * hosts), not skipped (claimed by this plan), that fit the bucket now. Ranked by binpack score
+ * (the host's weighted free capacity left after the bucket, lower first: big holes stay free),
+ * ties by node id. Branch and bound over each class's max-tree: a subtree whose best free values
+ * cannot hold the bucket is never opened, so a query does not scan the cluster.
+ */
+export class HostIterator implements IterableIterator<number> {
+  private readonly bound: number[] = [];
+  private readonly rank: number[] = [];
+  private readonly cls: HostClass[] = [];
+  private readonly node: number[] = [];
+  private readonly demandKeys = new Map<number, number>();
+  private size = 0;
+
+  constructor(
+    private readonly index: HostIndex,
+    private readonly demand: BucketDemand,
+    classes: readonly HostClass[],
+    private readonly skip: (host: number) => boolean = () => false,
+    private readonly pin: DomainPin = NO_PIN,
+  ) {
+    for (const c of classes) {
+      if (c.hosts.length === 0 || index.knownInfeasible(c, demand)) continue;
+      const dk = index.demandKey(c, demand);
+      this.demandKeys.set(c.index, dk);
+      this.offer(c, 1, dk);
+    }
+  }
+
+  /** The next host (global index) that can take the bucket, or -1 when there is none. */
+  nextHost(): number {
+    const { index, demand } = this;
+    while (this.size > 0) {
+      const c = this.cls[0]!;
+      const node = this.node[0]!;
+      this.pop();
+      if (node >= c.leafBase) {
+        const h = c.hosts[node - c.leafBase]!;
+        if (!this.skip(h) && index.fits(h, demand, this.pin(h))) return h;
+        continue;
+      }
+      const dk = this.demandKeys.get(c.index)!;
+      this.offer(c, 2 * node, dk);
+      this.offer(c, 2 * node + 1, dk);
+    }
+    return -1;
+  }
+
+  /** Iterator protocol over `nextHost`. */
+  next(): IteratorResult<number> {
+    const h = this.nextHost();
+    return h < 0 ? { done: true, value: undefined } : { done: false, value: h };
+  }
+
+  [Symbol.iterator](): IterableIterator<number> {
+    return this;
+  }
+
+  // open a subtree only if its best values could hold the bucket
+  private offer(c: HostClass, node: number, dk: number): void {
+    const d = this.demand;
+    if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return;
+    if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return;
+    this.push(c.minKey[node]! - dk, c.firstRank[node]!, c, node);
+  }
+
+  private less(i: number, j: number): boolean {
+    const bi = this.bound[i]!;
+    const bj = this.bound[j]!;
+    return bi < bj || (bi === bj && this.rank[i]! < this.rank[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const b = this.bound[i]!;
+    this.bound[i] = this.bound[j]!;
+    this.bound[j] = b;
+    const r = this.rank[i]!;
+    this.rank[i] = this.rank[j]!;
+    this.rank[j] = r;
+    const c = this.cls[i]!;
+    this.cls[i] = this.cls[j]!;
+    this.cls[j] = c;
+    const n = this.node[i]!;
+    this.node[i] = this.node[j]!;
+    this.node[j] = n;
+  }
+
+  private push(bound: number, rank: number, c: HostClass, node: number): void {
+    let i = this.size++;
+    this.bound[i] = bound;
+    this.rank[i] = rank;
+    this.cls[i] = c;
+    this.node[i] = node;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private pop(): void {
+    const last = --this.size;
+    if (last > 0) this.swap(0, last);
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= last) break;
+      const r = l + 1;
+      const m = r < last && this.less(r, l) ? r : l;
+      if (!this.less(m, i)) break;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import type { JobState, State } from '../state.ts';
+
+interface ShardDeadline {
+  jobs: Record<string, JobState> | undefined;
+  earliest: number | null;
+}
+
+// Earliest deadline per pending shard, valid while both the pending shard and the jobs shard are
+// the same frozen objects (immer's structural sharing): only changed shards are rescanned.
+const memo = new WeakMap<Record<string, number>, ShardDeadline>();
+
+/** A pending job's timeout deadline (pendingSince + timeoutMs), or null without a timeout. */
+export function deadlineOf(job: JobState): number | null {
+  return job.spec.timeoutMs === undefined ? null : job.pendingSince + job.spec.timeoutMs;
+}
+
+/** The earliest timeout among pending jobs, or null: when the leader must wake up to abort one. */
+export function nextDeadline(state: State): number | null {
+  let earliest: number | null = null;
+  for (const key in state.pending) {
+    const d = shardDeadline(state.pending[key]!, state.jobs[key]);
+    if (d !== null && (earliest === null || d < earliest)) earliest = d;
+  }
+  return earliest;
+}
+
+/**
+ * Whether a scheduling session could change anything: a fact that could change an outcome
+ * arrived since the last session (state.epoch moved), or a pending job's timeout is due.
+ * An idle cluster needs no session, so it writes nothing.
+ */
+export function needsSession(state: State, at: number): boolean {
+  if (state.epoch > state.sessionEpoch) return true;
+  const d = nextDeadline(state);
+  return d !== null && d <= at;
+}
+
+/** Pending jobs whose timeout is due at `at`, by id. */
+export function dueJobs(state: State, at: number): JobState[] {
+  const out: JobState[] = [];
+  for (const key in state.pending) {
+    const pending = state.pending[key]!;
+    const d = shardDeadline(pending, state.jobs[key]);
+    if (d === null || d > at) continue;
+    const jobs = state.jobs[key];
+    for (const id in pending) {
+      const job = jobs?.[id];
+      if (job === undefined) continue;
+      const deadline = deadlineOf(job);
+      if (deadline !== null && deadline <= at) out.push(job);
+    }
+  }
+  return out.sort((a, b) => (a.spec.id < b.spec.id ? -1 : a.spec.id > b.spec.id ? 1 : 0));
+}
+
+function shardDeadline(pending: Record<string, number>, jobs: Record<string, JobState> | undefined): number | null {
+  const cached = memo.get(pending);
+  if (cached !== undefined && cached.jobs === jobs) return cached.earliest;
+  let earliest: number | null = null;
+  for (const id in pending) {
+    const job = jobs?.[id];
+    if (job === undefined) continue;
+    const d = deadlineOf(job);
+    if (d !== null && (earliest === null || d < earliest)) earliest = d;
+  }
+  // a shard that can still change in place (a draft's or a bulk replay's copy) is never memoised
+  if (Object.isFrozen(pending) && (jobs === undefined || Object.isFrozen(jobs))) memo.set(pending, { jobs, earliest });
+  return earliest;
+}

@@ -1,0 +1,53 @@
+import type { AbortReason } from '../events.ts';
+import { gangShape } from '../placement/gangShape.ts';
+import { HostCounter } from '../placement/hostCounts.ts';
+import { indexFromState } from '../placement/indexFromState.ts';
+import { evalSelect } from '../select/index.ts';
+import { shardGet } from '../shard.ts';
+import type { JobStatus, State } from '../state.ts';
+import { deadlineOf } from './deadlines.ts';
+
+/** Why a job is where it is, from the state alone (JSON only). */
+export interface Explanation {
+  jobId: string;
+  status: JobStatus;
+  /** The recorded reason: why it is pending, or why it ended (cancelled, timed out). */
+  reason: Pick<AbortReason, 'category' | 'message' | 'cached'> | null;
+  /** Fresh count of hosts per reason for one member of the heaviest role (pending jobs only). */
+  hosts: Record<string, number>;
+  /** Up, undrained hosts that pass select and could take that member now. */
+  fit: number;
+  /** Up, undrained hosts that pass select. */
+  eligible: number;
+  /** Pending since (stamped time), and the timeout deadline, when pending. */
+  pendingSince: number | null;
+  deadline: number | null;
+  /** One line for people. */
+  text: string;
+}
+
+/** Explains a job from the state alone, or null for an unknown job. */
+export function explain(state: State, jobId: string): Explanation | null {
+  const job = shardGet(state.jobs, jobId);
+  if (job === undefined) return null;
+  const recorded = job.pendReason === null
+    ? null
+    : { category: job.pendReason.category, message: job.pendReason.message, ...(job.pendReason.cached === true ? { cached: true as const } : {}) };
+  const base: Explanation = { jobId, status: job.status, reason: recorded, hosts: {}, fit: 0, eligible: 0, pendingSince: null, deadline: null, text: '' };
+  if (job.status !== 'pending') {
+    const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s) since session ${job.session}` : '';
+    const why = recorded !== null && job.status !== 'running' ? `: ${recorded.category} (${recorded.message})` : '';
+    return { ...base, text: `job ${jobId} is ${job.status}${where}${why}` };
+  }
+  const shape = gangShape(job.spec);
+  const { index, offline } = indexFromState(state);
+  const ast = job.selectAst;
+  const classes = index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
+  const heaviest = shape.roles[0]!;
+  const counts = new HostCounter(index, offline).count(classes, heaviest.resources, shape.placement.gpuLocality);
+  const summary = Object.entries(counts.hosts).map(([k, n]) => `${n} ${k}`).join(', ');
+  const why = recorded === null ? 'not tried yet' : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
+  const text = `job ${jobId} is pending (${why}): ${shape.size} member(s); ${counts.fit} of ${counts.eligible} matching hosts `
+    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}`;
+  return { ...base, hosts: counts.hosts, fit: counts.fit, eligible: counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job), text };
+}

@@ -1,0 +1,8 @@
+// Scheduling sessions: decide, needsSession, nextDeadline, explain (DESIGN.md §5).
+export { decide } from './decide.ts';
+export { needsSession, nextDeadline } from './deadlines.ts';
+export { explain } from './explain.ts';
+export type { Explanation } from './explain.ts';
+export { runSession, PART_EVENTS } from './runSession.ts';
+export type { AttemptInfo, AttemptOutcome, SessionOptions, SessionResult, SessionStats } from './runSession.ts';
+export { dominantShare } from './dominantShare.ts';

@@ -1,0 +1,109 @@
+/** A pending job as the session orders it. */
+export interface QueuedJob {
+  id: string;
+  priority: number;
+  user: string;
+  queue: string;
+  submitIndex: number;
+}
+
+/** Reads a user's or a queue's current dominant share. */
+export type ShareOf = (kind: 'user' | 'queue', name: string) => number;
+
+interface Bucket {
+  priority: number;
+  user: string;
+  queue: string;
+  jobs: QueuedJob[];
+  next: number;
+  userShare: number;
+  queueShare: number;
+}
+
+/**
+ * The session's job order (DESIGN.md §5): priority (higher first), then the user's DRF dominant
+ * share (lower first), then the queue's, then submission order, then id. Jobs sit in FIFO buckets
+ * per (priority, user, queue), and the buckets in a heap keyed by the shares they were last seen
+ * with. Shares only grow within a session (commits add usage, nothing is released), so a stale key
+ * is never too high: the top bucket is re-read when popped and pushed back if its shares moved,
+ * which keeps each commit's re-keying lazy instead of touching every bucket of a user or queue.
+ */
+export class JobQueue {
+  private readonly heap: Bucket[] = [];
+
+  constructor(jobs: readonly QueuedJob[], private readonly share: ShareOf) {
+    const buckets = new Map<string, Bucket>();
+    for (const job of jobs) {
+      const key = JSON.stringify([job.priority, job.user, job.queue]);
+      let b = buckets.get(key);
+      if (b === undefined) {
+        b = { priority: job.priority, user: job.user, queue: job.queue, jobs: [], next: 0, userShare: share('user', job.user), queueShare: share('queue', job.queue) };
+        buckets.set(key, b);
+      }
+      b.jobs.push(job);
+    }
+    for (const b of buckets.values()) {
+      b.jobs.sort((x, y) => x.submitIndex - y.submitIndex || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      this.push(b);
+    }
+  }
+
+  /** The next job to try, or null when every job has had its turn. */
+  next(): QueuedJob | null {
+    for (;;) {
+      const b = this.pop();
+      if (b === undefined) return null;
+      const userShare = this.share('user', b.user);
+      const queueShare = this.share('queue', b.queue);
+      if (userShare !== b.userShare || queueShare !== b.queueShare) {
+        b.userShare = userShare;
+        b.queueShare = queueShare;
+        this.push(b);
+        continue;
+      }
+      const job = b.jobs[b.next++]!;
+      if (b.next < b.jobs.length) this.push(b);
+      return job;
+    }
+  }
+
+  private before(a: Bucket, b: Bucket): boolean {
+    if (a.priority !== b.priority) return a.priority > b.priority;
+    if (a.userShare !== b.userShare) return a.userShare < b.userShare;
+    if (a.queueShare !== b.queueShare) return a.queueShare < b.queueShare;
+    const x = a.jobs[a.next]!;
+    const y = b.jobs[b.next]!;
+    if (x.submitIndex !== y.submitIndex) return x.submitIndex < y.submitIndex;
+    return x.id < y.id;
+  }
+
+  private push(b: Bucket): void {
+    const heap = this.heap;
+    let i = heap.push(b) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private pop(): Bucket | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || last === undefined) return top;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= heap.length) break;
+      const r = l + 1;
+      const m = r < heap.length && this.before(heap[r]!, heap[l]!) ? r : l;
+      if (!this.before(heap[m]!, heap[i]!)) break;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+    return top;
+  }
+}

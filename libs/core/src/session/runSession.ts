@@ -1,0 +1,309 @@
+import { createDraft } from 'immer';
+import type { Draft } from 'immer';
+import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, SchedulerEvent } from '../events.ts';
+import { apply } from '../evolve.ts';
+import { allocateGang, allocatorCounters } from '../placement/allocateGang.ts';
+import type { AllocatorCounters } from '../placement/allocateGang.ts';
+import { fitsEmptyCluster } from '../placement/emptyFit.ts';
+import { gangShape } from '../placement/gangShape.ts';
+import type { GangShape } from '../placement/gangShape.ts';
+import { HostCounter } from '../placement/hostCounts.ts';
+import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
+import { indexFromState } from '../placement/indexFromState.ts';
+import type { Statement } from '../placement/statement.ts';
+import { evalSelect } from '../select/index.ts';
+import { unsatisfiableKey } from '../spec/index.ts';
+import type { JobState, State } from '../state.ts';
+import { dueJobs, needsSession } from './deadlines.ts';
+import { dominantShare } from './dominantShare.ts';
+import { JobQueue } from './jobQueue.ts';
+import type { QueuedJob } from './jobQueue.ts';
+
+/** A session's transactions close after the gang that brings one to this many events or more. */
+export const PART_EVENTS = 1000;
+
+/** How one attempt ended: placed, not placed, or pended from the unsatisfiable cache. */
+export type AttemptOutcome = 'committed' | 'failed' | 'cached';
+
+/** Reported after each attempt (for the benchmark's timings; the core itself keeps no clock). */
+export interface AttemptInfo {
+  jobId: string;
+  members: number;
+  outcome: AttemptOutcome;
+  /** Whether the attempt wrote events (a commit, or a pend reason that changed). */
+  wrote: boolean;
+}
+
+/** Options of one session run. */
+export interface SessionOptions {
+  /** Called after every attempt, in order. */
+  onAttempt?: (info: AttemptInfo) => void;
+  /** Events after which a transaction closes (default PART_EVENTS). */
+  partEvents?: number;
+}
+
+/** What a session did, for tests and the benchmark (not written anywhere). */
+export interface SessionStats extends AllocatorCounters {
+  /** Jobs whose deadline was due (aborted with final: true). */
+  timedOut: number;
+  /** Pending jobs tried this session. */
+  attempted: number;
+  /** Pending jobs not tried: nothing they could use changed since their last attempt. */
+  notRetried: number;
+  /** Attempts that ran the allocator. */
+  allocatorRuns: number;
+  /** Attempts pended from the unsatisfiable cache without running the allocator. */
+  cacheHits: number;
+  committed: number;
+  failed: number;
+  /** Failed attempts that wrote a GangAborted (the pend reason's category changed). */
+  abortsWritten: number;
+  membersPlaced: number;
+  events: number;
+}
+
+/** A session's events, split into transactions, with its stats. */
+export interface SessionResult {
+  parts: SchedulerEvent[][];
+  stats: SessionStats;
+}
+
+function emptyStats(): SessionStats {
+  return {
+    ...allocatorCounters(), timedOut: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0,
+  };
+}
+
+/**
+ * Runs one scheduling session on `state` at stamped time `at` (DESIGN.md §5), or nothing when no
+ * session is needed. Pure: the same state and time give the same events.
+ */
+export function runSession(state: State, at: number, options: SessionOptions = {}): SessionResult {
+  const stats = emptyStats();
+  if (!needsSession(state, at)) return { parts: [], stats };
+  return new Session(state, at, options, stats).run();
+}
+
+interface CacheEntry {
+  category: AbortCategory;
+  jobId: string;
+}
+
+class Session {
+  private readonly draft: Draft<State>;
+  private readonly session: number;
+  private readonly parts: SchedulerEvent[][] = [];
+  private current: SchedulerEvent[] | null = null;
+  private readonly partEvents: number;
+  private index!: HostIndex;
+  private counter!: HostCounter;
+  // session-local: the unsatisfiable cache as this session has filled it, failures that wrote
+  // nothing included; never part of the state, which stays exactly the fold of the log
+  private readonly unsatisfiable = new Map<string, CacheEntry>();
+  private readonly selectClasses = new Map<string, HostClass[]>();
+  private readonly emptyFits = new Map<string, boolean>();
+  private readonly shares = new Map<string, number>();
+
+  constructor(
+    private readonly base: State,
+    private readonly at: number,
+    private readonly options: SessionOptions,
+    private readonly stats: SessionStats,
+  ) {
+    this.draft = createDraft(base);
+    this.session = base.session + 1;
+    this.partEvents = options.partEvents ?? PART_EVENTS;
+  }
+
+  run(): SessionResult {
+    const base = this.base;
+    const prevSessionEpoch = base.sessionEpoch;
+    this.emit([{ type: 'SessionStarted', session: this.session, at: this.at }]);
+
+    // 1. timeouts first: a job past its deadline leaves the queue before anything is placed
+    const timedOut = new Set<string>();
+    for (const job of dueJobs(base, this.at)) {
+      timedOut.add(job.spec.id);
+      this.stats.timedOut++;
+      const reason: AbortReason = {
+        category: 'timeout',
+        message: `job ${job.spec.id} was not placed within ${job.spec.timeoutMs} ms of becoming pending at ${job.pendingSince}`,
+        hosts: {},
+      };
+      this.emit([{ type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
+    }
+
+    // 2. which pending jobs to try (Nomad's blocked evaluations): those pending since the last
+    // session, or all of them when capacity could have grown since (a release, a node joining)
+    const retryAll = base.freeEpoch > prevSessionEpoch;
+    const queued: QueuedJob[] = [];
+    // a job is tried at most once per session, so its record is still the base state's
+    const records = new Map<string, JobState>();
+    for (const key in base.pending) {
+      const jobs = base.jobs[key];
+      for (const id in base.pending[key]) {
+        const job = jobs?.[id];
+        if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
+        if (!retryAll && job.pendingEpoch <= prevSessionEpoch) {
+          this.stats.notRetried++;
+          continue;
+        }
+        records.set(id, job);
+        queued.push({ id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+      }
+    }
+    if (queued.length > 0) {
+      const { index, offline } = indexFromState(base);
+      this.index = index;
+      this.counter = new HostCounter(index, offline);
+      const queue = new JobQueue(queued, (kind, name) => this.shareOf(kind, name));
+      for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
+    }
+    return { parts: this.parts, stats: this.stats };
+  }
+
+
+  private shareOf(kind: 'user' | 'queue', name: string): number {
+    const key = `${kind}:${name}`;
+    let share = this.shares.get(key);
+    if (share === undefined) {
+      const usage = kind === 'user' ? this.draft.usage.users[name] : this.draft.usage.queues[name];
+      share = dominantShare(usage, this.base.capacity);
+      this.shares.set(key, share);
+    }
+    return share;
+  }
+
+  private attempt(job: JobState): void {
+    const stats = this.stats;
+    const id = job.spec.id;
+    const shape = gangShape(job.spec);
+    stats.attempted++;
+    const cacheKey = unsatisfiableKey(job.fingerprint, job.spec.identity);
+    const hit = this.unsatisfiable.get(cacheKey);
+    if (hit !== undefined) {
+      // an identical request already exhausted every plan this session: pend without the allocator
+      stats.cacheHits++;
+      const reason: AbortReason = {
+        category: hit.category,
+        message: `an identical request (job ${hit.jobId}, same user, queue and project) found ${hit.category} earlier in this session`,
+        hosts: {},
+        cached: true,
+      };
+      const wrote = this.pend(job, reason.category, () => reason);
+      this.report(id, shape.size, 'cached', wrote);
+      return;
+    }
+    stats.allocatorRuns++;
+    const classes = this.classesFor(job);
+    const stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
+    if (stmt !== null) {
+      this.commit(job, shape, stmt);
+      this.report(id, shape.size, 'committed', true);
+      return;
+    }
+    stats.failed++;
+    const category: AbortCategory = classes.length === 0
+      ? 'no-matching-hosts'
+      : this.fitsEmpty(job, shape, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
+    this.unsatisfiable.set(cacheKey, { category, jobId: id });
+    const wrote = this.pend(job, category, () => this.reasonFor(job, shape, classes, category));
+    this.report(id, shape.size, 'failed', wrote);
+  }
+
+  // A failed attempt writes nothing when it ends as the job's recorded pend reason (log growth
+  // follows change); explain() recomputes the host counts from the state whenever asked.
+  private pend(job: JobState, category: AbortCategory, reason: () => AbortReason): boolean {
+    if (job.pendReason?.category === category) return false;
+    this.stats.abortsWritten++;
+    const event: GangAborted = { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: false, reason: reason() };
+    this.emit([event]);
+    return true;
+  }
+
+  private commit(job: JobState, shape: GangShape, stmt: Statement): void {
+    const id = job.spec.id;
+    const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
+    const bound: MemberBound[] = new Array<MemberBound>(shape.size);
+    const allocations: Allocation[] = [];
+    for (const d of held) {
+      const e = d.event;
+      e.members.forEach((member, k) => {
+        bound[member] = { type: 'MemberBound', jobId: id, member, node: e.node, role: e.role, gpuIds: e.gpuIds.slice(k * d.gpusPerMember, (k + 1) * d.gpusPerMember) };
+      });
+      allocations.push({
+        node: e.node,
+        role: e.role,
+        members: [...e.members],
+        gpuIds: [...e.gpuIds],
+        resources: { cpu: e.resources.cpu, memoryMb: e.resources.memoryMb, gpus: e.resources.gpus },
+      });
+      this.index.touch(d.host);
+    }
+    const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations };
+    // the whole Statement in order: debits and reversals (failed plans included), binds, decision
+    this.emit([...stmt.events, ...bound, committed]);
+    this.stats.committed++;
+    this.stats.membersPlaced += shape.size;
+    this.shares.delete(`user:${job.spec.identity.user}`);
+    this.shares.delete(`queue:${job.spec.identity.queue}`);
+  }
+
+  private classesFor(job: JobState): HostClass[] {
+    const key = job.spec.select;
+    let classes = this.selectClasses.get(key);
+    if (classes === undefined) {
+      const ast = job.selectAst;
+      classes = this.index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
+      this.selectClasses.set(key, classes);
+    }
+    return classes;
+  }
+
+  private fitsEmpty(job: JobState, shape: GangShape, classes: readonly HostClass[]): boolean {
+    let fits = this.emptyFits.get(job.fingerprint);
+    if (fits === undefined) {
+      fits = fitsEmptyCluster(this.index, shape, classes);
+      this.emptyFits.set(job.fingerprint, fits);
+    }
+    return fits;
+  }
+
+  private reasonFor(job: JobState, shape: GangShape, classes: readonly HostClass[], category: AbortCategory): AbortReason {
+    const heaviest = shape.roles[0]!;
+    const counts = this.counter.count(classes, heaviest.resources, shape.placement.gpuLocality);
+    const gang = `${shape.size} member${shape.size === 1 ? '' : 's'} (${describePlacement(shape)})`;
+    const message = category === 'no-matching-hosts'
+      ? `no up, undrained host matches select ${JSON.stringify(job.spec.select)} (${counts.total} hosts known)`
+      : category === 'placement-unsatisfiable'
+        ? `no plan places the ${gang} even on the cluster as it is now with every host empty`
+        : `not enough free resources for the ${gang} now; ${counts.fit} of ${counts.eligible} matching hosts could take one '${heaviest.name}' member`;
+    return { category, message, hosts: counts.hosts };
+  }
+
+  private report(jobId: string, members: number, outcome: AttemptOutcome, wrote: boolean): void {
+    this.options.onAttempt?.({ jobId, members, outcome, wrote });
+  }
+
+  // One gang's events stay in one transaction; a transaction closes after the gang that brings
+  // it to `partEvents` events, so every transaction leaves the state consistent.
+  private emit(unit: readonly SchedulerEvent[]): void {
+    for (const event of unit) apply(this.draft as State, event);
+    if (this.current === null) {
+      this.current = [];
+      this.parts.push(this.current);
+    }
+    for (const event of unit) this.current.push(event);
+    this.stats.events += unit.length;
+    if (this.current.length >= this.partEvents) this.current = null;
+  }
+}
+
+function describePlacement(shape: GangShape): string {
+  const p = shape.placement;
+  const parts: string[] = [p.policy];
+  if (p.ptile !== undefined) parts.push(`ptile ${p.ptile}`);
+  if (p.gpuLocality) parts.push('gpuLocality');
+  return parts.join(', ');
+}

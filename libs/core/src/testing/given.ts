@@ -1,0 +1,170 @@
+import type { Decision, GangAborted, GangCommitted, SchedulerEvent } from '../events.ts';
+import { isDecision } from '../events.ts';
+import { fold } from '../evolve.ts';
+import { ingest } from '../ingest.ts';
+import { runSession } from '../session/runSession.ts';
+import type { SessionStats } from '../session/runSession.ts';
+import { shardGet } from '../shard.ts';
+import type { State } from '../state.ts';
+import { initialState } from '../state.ts';
+
+// given / when / then over the core, data first: steps are inputs as the leader reads them from
+// MUSTER_IN (through the real `ingest`), scheduling sessions (the real `runSession`), and time.
+
+/** One step of a test: an input, a session, or time passing. */
+export type Step =
+  | { kind: 'input'; subject: string; body: unknown }
+  | { kind: 'schedule'; at?: number }
+  | { kind: 'complete'; jobId: string; ok?: boolean }
+  | { kind: 'advance'; ms: number };
+
+/** Registers a node (body from `node()`). */
+export function register(body: Record<string, unknown>): Step {
+  return { kind: 'input', subject: `muster.in.node.${String(body.id)}.register`, body };
+}
+
+/** Submits a job (body from `job()`). */
+export function submit(body: Record<string, unknown>): Step {
+  return { kind: 'input', subject: 'muster.in.submit', body };
+}
+
+/** Cancels a job. */
+export function cancel(jobId: string): Step {
+  return { kind: 'input', subject: 'muster.in.cancel', body: { jobId } };
+}
+
+/** Closes a kept-warm job. */
+export function close(jobId: string): Step {
+  return { kind: 'input', subject: 'muster.in.close', body: { jobId } };
+}
+
+/** Drains a node. */
+export function drain(nodeId: string): Step {
+  return { kind: 'input', subject: `muster.in.node.${nodeId}.drain`, body: {} };
+}
+
+/** An operator declares a node lost. */
+export function lose(nodeId: string): Step {
+  return { kind: 'input', subject: `muster.in.node.${nodeId}.lost`, body: {} };
+}
+
+/** One member of a job finished on its node. */
+export function done(nodeId: string, jobId: string, member: number, ok = true): Step {
+  return { kind: 'input', subject: `muster.in.node.${nodeId}.done`, body: { jobId, member, ok } };
+}
+
+/** A scheduling session at the current time (or at `at`, which also moves the clock). */
+export function schedule(at?: number): Step {
+  return at === undefined ? { kind: 'schedule' } : { kind: 'schedule', at };
+}
+
+/** Every running member of a job reports done (each through its node's `done` input). */
+export function complete(jobId: string, ok = true): Step {
+  return { kind: 'complete', jobId, ok };
+}
+
+/** Time passes. */
+export function advance(ms: number): Step {
+  return { kind: 'advance', ms };
+}
+
+/** A cluster driven the way the leader drives the core: ingest inputs, run sessions, fold. */
+export class Cluster {
+  state: State = initialState();
+  at = 0;
+  private inputSeq = 0;
+  /** Every transaction folded so far, in order. */
+  readonly log: SchedulerEvent[][] = [];
+  /** Stats of the last session. */
+  lastStats: SessionStats | null = null;
+
+  /** Runs one step; returns the events it wrote (all transactions, flattened) and its parts. */
+  run(step: Step): SchedulerEvent[][] {
+    switch (step.kind) {
+      case 'input':
+        return this.commit([ingest(this.state, { seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }, this.at)]);
+      case 'schedule': {
+        if (step.at !== undefined) this.at = Math.max(this.at, step.at);
+        const result = runSession(this.state, this.at);
+        this.lastStats = result.stats;
+        return this.commit(result.parts);
+      }
+      case 'complete': {
+        const job = shardGet(this.state.jobs, step.jobId);
+        const parts: SchedulerEvent[][] = [];
+        job?.members.forEach((m, i) => {
+          if (m === null || m.done) return;
+          parts.push(...this.run(done(m.node, step.jobId, i, step.ok ?? true)));
+        });
+        return parts;
+      }
+      case 'advance':
+        this.at += step.ms;
+        return [];
+    }
+  }
+
+  private commit(parts: SchedulerEvent[][]): SchedulerEvent[][] {
+    for (const part of parts) {
+      if (part.length === 0) continue;
+      this.state = fold(this.state, part);
+      this.log.push(part);
+    }
+    return parts;
+  }
+}
+
+/** What a `when` step did, with assertions chained by `then`. */
+export class Outcome {
+  constructor(readonly cluster: Cluster, readonly parts: SchedulerEvent[][]) {}
+
+  /** Every event the step wrote, in order. */
+  get events(): SchedulerEvent[] {
+    return this.parts.flat();
+  }
+
+  /** The gang decisions among them. */
+  get decisions(): Decision[] {
+    return this.events.filter(isDecision);
+  }
+
+  /** The commits among them. */
+  get commits(): GangCommitted[] {
+    return this.events.filter((e): e is GangCommitted => e.type === 'GangCommitted');
+  }
+
+  /** The aborts among them. */
+  get aborts(): GangAborted[] {
+    return this.events.filter((e): e is GangAborted => e.type === 'GangAborted');
+  }
+
+  /** The state after the step. */
+  get state(): State {
+    return this.cluster.state;
+  }
+
+  /** Runs a check on this outcome and returns it, for chaining. */
+  then(check: (outcome: Outcome) => void): Outcome {
+    check(this);
+    return this;
+  }
+
+  /** Runs another step on the same cluster. */
+  when(step: Step): Outcome {
+    return new Outcome(this.cluster, this.cluster.run(step));
+  }
+}
+
+/** A cluster after some steps, ready for `when`. */
+export function given(steps: readonly Step[]): { cluster: Cluster; when(step: Step): Outcome } {
+  const cluster = new Cluster();
+  for (const step of steps) cluster.run(step);
+  return { cluster, when: (step) => new Outcome(cluster, cluster.run(step)) };
+}
+
+/** Members per node of a commit's allocations, as `{node: members}` (roles summed). */
+export function placement(commit: GangCommitted): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of commit.allocations) out[a.node] = (out[a.node] ?? 0) + a.members.length;
+  return out;
+}

@@ -1,0 +1,78 @@
+import { memberResources } from '../lifecycle.ts';
+import { shardEntriesSorted, shardGet } from '../shard.ts';
+import type { State } from '../state.ts';
+
+/**
+ * The invariants of DESIGN.md §7 that one state can show, as a list of violations (empty: clean):
+ * no overcommit (a GPU device serves one member), node use equal to what bound members hold,
+ * all or nothing (a running gang has every member bound, a pending one none), no provisional
+ * debit left after a transaction, the pending set and DRF usage in step with the jobs.
+ */
+export function invariantViolations(state: State): string[] {
+  const out: string[] = [];
+  const expected = new Map<string, { cpu: number; memoryMb: number; slots: number; gpus: number; gpuIds: number[] }>();
+  const users = new Map<string, { cpu: number; memoryMb: number; gpus: number }>();
+  for (const [id, job] of shardEntriesSorted(state.jobs)) {
+    if (job.provisional.length > 0) out.push(`job ${id}: ${job.provisional.length} provisional debit(s) left`);
+    const isPending = shardGet(state.pending, id) !== undefined;
+    if (isPending !== (job.status === 'pending')) out.push(`job ${id}: status ${job.status} but pending set says ${isPending}`);
+    if (job.status === 'pending' && job.members.some((m) => m !== null)) out.push(`job ${id}: pending with bound members`);
+    if (job.status === 'running' && job.members.some((m) => m === null)) out.push(`job ${id}: running with an unbound member`);
+    job.members.forEach((m, i) => {
+      if (m === null || m.released) return;
+      if (job.status !== 'running') out.push(`job ${id}: member ${i} holds resources while ${job.status}`);
+      const r = memberResources(job, m.role);
+      const e = expected.get(m.node) ?? { cpu: 0, memoryMb: 0, slots: 0, gpus: 0, gpuIds: [] };
+      e.cpu += r.cpu;
+      e.memoryMb += r.memoryMb;
+      e.slots += r.slots;
+      e.gpus += r.gpus;
+      e.gpuIds.push(...m.gpuIds);
+      expected.set(m.node, e);
+      if (m.gpuIds.length !== r.gpus) out.push(`job ${id}: member ${i} has ${m.gpuIds.length} GPU ids for ${r.gpus} GPUs`);
+      const u = users.get(job.spec.identity.user) ?? { cpu: 0, memoryMb: 0, gpus: 0 };
+      u.cpu += r.cpu;
+      u.memoryMb += r.memoryMb;
+      u.gpus += r.gpus;
+      users.set(job.spec.identity.user, u);
+    });
+  }
+  for (const [id, node] of shardEntriesSorted(state.nodes)) {
+    const cap = node.spec.capacity;
+    const u = node.used;
+    const e = expected.get(id) ?? { cpu: 0, memoryMb: 0, slots: 0, gpus: 0, gpuIds: [] };
+    if (u.cpu !== e.cpu || u.memoryMb !== e.memoryMb || u.slots !== e.slots || u.gpus !== e.gpus) {
+      out.push(`node ${id}: used ${JSON.stringify(u)} but bound members hold ${JSON.stringify({ cpu: e.cpu, memoryMb: e.memoryMb, slots: e.slots, gpus: e.gpus })}`);
+    }
+    if (node.status !== 'lost') {
+      if (u.cpu > cap.cpu || u.memoryMb > cap.memoryMb || (cap.slots !== undefined && u.slots > cap.slots) || u.gpus > node.spec.gpus.length) {
+        out.push(`node ${id}: overcommitted, used ${JSON.stringify(u)} of ${JSON.stringify(cap)} and ${node.spec.gpus.length} GPUs`);
+      }
+    }
+    if (new Set(e.gpuIds).size !== e.gpuIds.length) out.push(`node ${id}: a GPU device serves two members (${e.gpuIds.join(',')})`);
+    const devices = new Set(node.spec.gpus.map((g) => g.id));
+    const held = [...e.gpuIds].sort((a, b) => a - b);
+    if (JSON.stringify(held) !== JSON.stringify(node.gpusUsed)) out.push(`node ${id}: gpusUsed ${node.gpusUsed.join(',')} but members hold ${held.join(',')}`);
+    if (node.gpusUsed.some((g) => !devices.has(g))) out.push(`node ${id}: uses a GPU id it does not have`);
+  }
+  for (const [user, u] of users) {
+    const row = state.usage.users[user];
+    if (row === undefined || row.cpu !== u.cpu || row.memoryMb !== u.memoryMb || row.gpus !== u.gpus) {
+      out.push(`usage of ${user}: ${JSON.stringify(row)} but members hold ${JSON.stringify(u)}`);
+    }
+  }
+  for (const user of Object.keys(state.usage.users)) if (!users.has(user)) out.push(`usage of ${user} without held members`);
+  return out;
+}
+
+/** Exact release: with nothing running, every node's use is zero and no usage is left. */
+export function releaseViolations(state: State): string[] {
+  const out: string[] = [];
+  for (const [id, node] of shardEntriesSorted(state.nodes)) {
+    const u = node.used;
+    if (u.cpu !== 0 || u.memoryMb !== 0 || u.slots !== 0 || u.gpus !== 0 || node.gpusUsed.length > 0) out.push(`node ${id}: still uses ${JSON.stringify(u)} gpus ${node.gpusUsed.join(',')}`);
+    if (Object.keys(node.jobs).length > 0) out.push(`node ${id}: still lists jobs ${Object.keys(node.jobs).join(',')}`);
+  }
+  if (Object.keys(state.usage.users).length > 0 || Object.keys(state.usage.queues).length > 0) out.push(`usage left: ${JSON.stringify(state.usage)}`);
+  return out;
+}
