@@ -30,10 +30,14 @@ export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions
 export { publishInput } from './publishInput.ts';
 export { readInputs } from './readInputs.ts';
 export type { InputMessage } from './readInputs.ts';
+export { readDecisions } from './readDecisions.ts';
+export type { StoredDecision } from './readDecisions.ts';
 export { readLog } from './readLog.ts';
 export type { ReadLogOptions } from './readLog.ts';
+export { readLogEntries } from './readLogEntries.ts';
+export type { LogEntry } from './readLogEntries.ts';
 export { readLogMessage } from './readLogMessage.ts';
-export { listSnapshots, loadLatestSnapshot, saveSnapshot } from './snapshotStore.ts';
+export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from './snapshotStore.ts';
 export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } from './snapshotStore.ts';
 export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
 export type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';

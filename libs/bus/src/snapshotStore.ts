@@ -1,5 +1,5 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { Objm } from '@nats-io/obj';
+import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
 import { canonicalHash } from '@muster/core';
 import { BusError } from './busError.ts';
@@ -98,12 +98,25 @@ export async function loadLatestSnapshot<S = unknown>(
   return { snapshot: null, skipped };
 }
 
+/**
+ * One stored snapshot by name (as `listSnapshots` names it), with its state; throws
+ * `SNAPSHOT_UNREADABLE` when it is gone or (with `verifyHash`, the default) does not hash to its record.
+ */
+export async function loadSnapshot<S = unknown>(js: JetStreamClient, name: string, opts: { verifyHash?: boolean } = {}): Promise<Snapshot<S>> {
+  const store = await openStore(js);
+  const info = (await listFrom(store)).find((s) => s.name === name);
+  if (info === undefined) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${name} does not exist`);
+  return readSnapshot<S>(store, info, opts.verifyHash ?? true);
+}
+
 /** Every stored snapshot, oldest log sequence first. */
 export async function listSnapshots(js: JetStreamClient): Promise<SnapshotInfo[]> {
   return listFrom(await openStore(js));
 }
 
 function openStore(js: JetStreamClient): Promise<ObjectStore> {
+  // the object store checks a SHA-256 of every object; node:crypto does tens of MB several times faster
+  setSha256Backend('native');
   return new Objm(js).open(SNAPSHOT_BUCKET);
 }
 
