@@ -21,3 +21,4 @@ export { makeTransaction } from './chain.ts';
 export type { OutboundMessage, BindMessage, BindPart, StopMessage } from './decisionMessages.ts';
 export { decisionMessages } from './decisionMessages.ts';
 export * from './simulate/index.ts';
+export * from './session/index.ts';

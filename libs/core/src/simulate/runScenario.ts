@@ -1,4 +1,3 @@
-import { canonicalJson } from '../canonical.ts';
 import { makeTransaction } from '../chain.ts';
 import type { Stamp } from '../chain.ts';
 import { transactionHash } from '../envelope.ts';
@@ -115,7 +114,7 @@ class Simulation {
   summary(): string {
     const byStatus: Record<string, number> = {};
     for (const [, job] of shardEntriesSorted(this.state.jobs)) byStatus[job.status] = (byStatus[job.status] ?? 0) + 1;
-    return canonicalJson({
+    return JSON.stringify({
       type: 'Summary',
       at: this.now,
       ...this.counts,
