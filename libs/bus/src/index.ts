@@ -29,7 +29,7 @@ export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { publishInput } from './publishInput.ts';
 export { readInputs } from './readInputs.ts';
-export type { InputMessage } from './readInputs.ts';
+export type { InputMessage, ReadInputsOptions } from './readInputs.ts';
 export { readDecisions } from './readDecisions.ts';
 export type { StoredDecision } from './readDecisions.ts';
 export { readLog } from './readLog.ts';
