@@ -117,15 +117,15 @@ describe('node agent on a real nats-server', () => {
 
   it('runs a bound command with its environment and GPU ids, and reports ok:true', async () => {
     await start('run-1');
-    const script = 'echo "$CUDA_VISIBLE_DEVICES|$MUSTER_JOB_ID|$MUSTER_MEMBER|$MUSTER_ROLE|$MUSTER_NODE|$GREETING" > "$OUT_DIR/run-$MUSTER_MEMBER"';
+    const script = 'echo "$CUDA_VISIBLE_DEVICES|$MUSTER_JOB_ID|$MUSTER_MEMBER|$MUSTER_ROLE|$MUSTER_NODE|$GREETING" > "$OUT_DIR/out-run-$MUSTER_MEMBER"';
     await publish('muster.bind.run-1', bind('job-run', ['sh', '-c', script], [0, 1]));
     const done = await doneInputs('run-1', 'job-run', 2);
     expect(done.sort((a, b) => a.member - b.member)).toEqual([
       { jobId: 'job-run', member: 0, ok: true },
       { jobId: 'job-run', member: 1, ok: true },
     ]);
-    expect(readFileSync(join(dir, 'run-0'), 'utf8')).toBe('1,2|job-run|0|worker|run-1|hello\n');
-    expect(readFileSync(join(dir, 'run-1'), 'utf8')).toBe('3|job-run|1|worker|run-1|hello\n');
+    expect(readFileSync(join(dir, 'out-run-0'), 'utf8')).toBe('1,2|job-run|0|worker|run-1|hello\n');
+    expect(readFileSync(join(dir, 'out-run-1'), 'utf8')).toBe('3|job-run|1|worker|run-1|hello\n');
   });
 
   it('gives a member without GPUs an empty CUDA_VISIBLE_DEVICES', async () => {
@@ -166,6 +166,17 @@ describe('node agent on a real nats-server', () => {
     const done = await doneInputs('sim-x', 'job-sim', 2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(done.every((d) => d.ok)).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('does not run a member whose bind was already stopped when the agent came', async () => {
+    const marker = join(dir, 'pre-stopped-ran');
+    await publish('muster.bind.pre-1', bind('job-pre', `touch "${marker}"`));
+    await publish('muster.stop.pre-1', { type: 'Stop', jobId: 'job-pre', members: [0], reason: 'node-lost' });
+    // the same member bound again by a later commit does run
+    await publish('muster.bind.pre-1', bind('job-pre', 'true', [0], { session: 2 }));
+    await start('pre-1');
+    expect(await doneInputs('pre-1', 'job-pre', 1)).toEqual([{ jobId: 'job-pre', member: 0, ok: true }]);
     expect(existsSync(marker)).toBe(false);
   });
 

@@ -44,6 +44,8 @@ export interface NodeAgent {
 
 interface Running {
   session: number;
+  /** MUSTER_DECISIONS sequence of the bind that started it. */
+  bindSeq: number;
   handle: MemberHandle;
   stopped: boolean;
 }
@@ -52,8 +54,11 @@ const RESUBSCRIBE_MS = 1_000;
 
 /**
  * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
- * `muster.bind.<id>` and `muster.stop.<id>` in stream order from the start, running bound members
- * (skipping those its ledger says finished) and reporting each exit as a `done` input.
+ * `muster.bind.<id>` and `muster.stop.<id>` from the start, running bound members (skipping those
+ * its ledger says finished or stopped) and reporting each exit as a `done` input. Binds and stops
+ * come through two consumers (nats-server 2.9 takes one filter subject each, and `muster.*.<id>` is
+ * not a subset of the stream's subjects there), so they are put in order by stream sequence: the
+ * stops stored so far are read before any bind, and a bind older than a stop of its member is not run.
  */
 export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const nodeId = deps.node.id;
@@ -61,8 +66,8 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const abort = new AbortController();
   const reporter = createInputReporter({ js: deps.js, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
   const running = new Map<string, Running>();
-  // the session of the latest bind seen per member, so a stop that arrives for an idle member is recorded
-  const bound = new Map<string, number>();
+  // per member, the sequence of the latest stop seen: a bind older than it must not run
+  const stoppedAt = new Map<string, number>();
   const pending = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>): void => {
     pending.add(p);
@@ -78,15 +83,24 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     log.debug({ jobId: key.jobId, member: key.member, ok, inputSeq: seq }, 'member reported done');
   };
 
-  const startMember = (bind: BindMessage, part: BindMessage['parts'][number], index: number): void => {
+  const startMember = (bind: BindMessage, bindSeq: number, part: BindMessage['parts'][number], index: number): void => {
     const member = part.members[index] as number;
     const key = { jobId: bind.jobId, member };
     const k = keyOf(key);
-    bound.set(k, bind.session);
     const recorded = deps.ledger.get(key);
     if (recorded !== undefined && recorded.session >= bind.session) return;
+    if ((stoppedAt.get(k) ?? 0) > bindSeq) {
+      // stopped before this agent got to run it
+      deps.ledger.set(key, { session: bind.session, state: 'stopped' });
+      return;
+    }
     const current = running.get(k);
-    if (current !== undefined && current.session >= bind.session) return;
+    if (current !== undefined) {
+      if (current.session >= bind.session) return;
+      // a newer commit of the same member replaces one whose stop never came
+      current.stopped = true;
+      track(current.handle.stop(deps.stopGraceMs));
+    }
     const gpuIds = memberGpuIds(part, index);
     const command = deps.simulate ? undefined : part.command;
     const handle = launchMember({
@@ -100,7 +114,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       runtimeMs: bind.runtimeMs ?? deps.defaultRuntimeMs,
       outputFile: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`),
     });
-    const entry: Running = { session: bind.session, handle, stopped: false };
+    const entry: Running = { session: bind.session, bindSeq, handle, stopped: false };
     running.set(k, entry);
     log.info({ jobId: bind.jobId, member, role: part.role, gpuIds, real: handle.real }, 'member started');
     track(
@@ -116,55 +130,77 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     );
   };
 
-  const onBind = (bind: BindMessage): void => {
+  const onBind = (bind: BindMessage, seq: number): void => {
     for (const part of bind.parts) {
-      for (let index = 0; index < part.members.length; index++) startMember(bind, part, index);
+      for (let index = 0; index < part.members.length; index++) startMember(bind, seq, part, index);
     }
   };
 
-  const onStop = (stop: StopMessage): void => {
+  const onStop = (stop: StopMessage, seq: number): void => {
     for (const member of stop.members) {
       const key = { jobId: stop.jobId, member };
       const k = keyOf(key);
+      stoppedAt.set(k, Math.max(seq, stoppedAt.get(k) ?? 0));
       const current = running.get(k);
-      if (current !== undefined) {
-        current.stopped = true;
-        running.delete(k);
-        deps.ledger.set(key, { session: current.session, state: 'stopped' });
-        log.info({ jobId: stop.jobId, member, reason: stop.reason }, 'stopping member');
-        track(current.handle.stop(deps.stopGraceMs));
-        continue;
-      }
-      const session = bound.get(k);
-      if (session !== undefined && deps.ledger.get(key) === undefined) deps.ledger.set(key, { session, state: 'stopped' });
+      // a stop older than the bind that started the member was meant for an earlier commit
+      if (current === undefined || current.bindSeq > seq) continue;
+      current.stopped = true;
+      running.delete(k);
+      deps.ledger.set(key, { session: current.session, state: 'stopped' });
+      log.info({ jobId: stop.jobId, member, reason: stop.reason }, 'stopping member');
+      track(current.handle.stop(deps.stopGraceMs));
     }
   };
 
-  const follow = async (): Promise<void> => {
-    let fromSeq = 1;
-    // muster.*.<id> takes binds and stops in one ordered stream (2.9 has one filter subject per consumer)
-    const filter = `muster.*.${nodeId}`;
+  const handle = (m: { seq: number; subject: string; data: Uint8Array }): void => {
+    const message = parseAgentMessage(m.data);
+    if (message === null) log.warn({ subject: m.subject, seq: m.seq }, 'unreadable bind or stop message; skipped');
+    else if (message.type === 'Bind') onBind(message, m.seq);
+    else onStop(message, m.seq);
+  };
+
+  // Reads one subject from `fromSeq` on, without end, resubscribing after errors (NATS away, no stream yet).
+  const follow = async (subject: string, fromSeq: number, until?: number): Promise<number> => {
+    let next = fromSeq;
+    let seen = 0;
     while (!abort.signal.aborted) {
       try {
-        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, filter, { fromSeq, signal: abort.signal })) {
-          fromSeq = m.seq + 1;
-          // a job may share the node's id: its decisions match the filter too
-          if (m.subject.startsWith('muster.decision.')) continue;
-          const message = parseAgentMessage(m.data);
-          if (message === null) {
-            log.warn({ subject: m.subject, seq: m.seq }, 'unreadable bind or stop message; skipped');
-          } else if (message.type === 'Bind') {
-            onBind(message);
-          } else {
-            onStop(message);
-          }
+        if (until === 0) return next;
+        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, subject, { fromSeq: next, signal: abort.signal })) {
+          next = m.seq + 1;
+          handle(m);
+          seen += 1;
+          if (until !== undefined && (seen >= until || m.info.pending === 0)) return next;
         }
       } catch (err) {
-        if (abort.signal.aborted) return;
-        log.warn({ err, fromSeq }, 'cannot read binds yet; retrying');
+        if (abort.signal.aborted) break;
+        log.warn({ err, subject, fromSeq: next }, 'cannot read binds or stops yet; retrying');
       }
       await sleep(RESUBSCRIBE_MS, abort.signal);
     }
+    return next;
+  };
+
+  const stopSubject = `muster.stop.${nodeId}`;
+  const storedStops = async (): Promise<number> => {
+    while (!abort.signal.aborted) {
+      try {
+        const jsm = await deps.js.jetstreamManager(false);
+        const info = await jsm.streams.info(DECISIONS_STREAM, { subjects_filter: stopSubject });
+        return info.state.subjects?.[stopSubject] ?? 0;
+      } catch (err) {
+        log.warn({ err }, 'cannot read the decisions stream yet; retrying');
+        await sleep(RESUBSCRIBE_MS, abort.signal);
+      }
+    }
+    return 0;
+  };
+
+  const followAll = async (): Promise<void> => {
+    // the stops stored so far first, so that a replayed bind knows whether it was stopped since
+    const stopsFrom = await follow(stopSubject, 1, await storedStops());
+    if (abort.signal.aborted) return;
+    await Promise.all([follow(`muster.bind.${nodeId}`, 1), follow(stopSubject, stopsFrom)]);
   };
 
   const heartbeat = (): void => {
@@ -184,7 +220,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   });
   heartbeat();
   const timer = setInterval(heartbeat, deps.heartbeatMs);
-  const following = follow();
+  const following = followAll();
 
   return {
     nodeId,

@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { cores, gib, renderTable } from '../format.ts';
+import { withClient, withNatsOptions } from '../natsOptions.ts';
+import type { NatsFlags } from '../natsOptions.ts';
+
+interface NodesFlags extends NatsFlags {
+  json?: boolean;
+}
+
+/** `muster nodes [--json]`: the nodes a scheduler replica knows, with used and total capacity. */
+export function nodesCommand(): Command {
+  return withNatsOptions(new Command('nodes'))
+    .description('list the nodes the scheduler knows, with used/total capacity (answered by any replica)')
+    .option('--json', 'print the rows as a JSON array')
+    .action(async (flags: NodesFlags) => {
+      const nodes = await withClient(flags, (client) => client.nodes());
+      if (flags.json === true) {
+        process.stdout.write(`${JSON.stringify(nodes, null, 2)}\n`);
+        return;
+      }
+      if (nodes.length === 0) {
+        process.stdout.write('no nodes\n');
+        return;
+      }
+      const rows = nodes.map((n) => [
+        n.id,
+        n.status,
+        `${cores(n.cpu.used)}/${cores(n.cpu.total)}`,
+        `${gib(n.memoryMb.used)}/${gib(n.memoryMb.total)}`,
+        `${n.gpus.used}/${n.gpus.total}`,
+        `${n.slots.used}/${n.slots.total ?? '-'}`,
+        n.jobs.length === 0 ? '-' : n.jobs.join(','),
+        Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(',') || '-',
+      ]);
+      process.stdout.write(`${renderTable(['NODE', 'STATUS', 'CPU', 'MEM GiB', 'GPUS', 'SLOTS', 'JOBS', 'LABELS'], rows)}\n`);
+    });
+}

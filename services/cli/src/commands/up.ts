@@ -1,0 +1,158 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import pino from 'pino';
+import { connectClient, isMusterError } from '@muster/client';
+import type { MusterClient } from '@muster/client';
+import { validateJobSpec } from '@muster/core';
+import { CliError, EXIT } from '../cliError.ts';
+import { cores, gib, renderTable } from '../format.ts';
+import { followDecisions } from '../liveView.ts';
+import { findNatsServer, INSTALL_NATS, startLocalNatsServer } from '../localNatsServer.ts';
+import { natsTarget, positiveInt, withNatsOptions } from '../natsOptions.ts';
+import type { NatsFlags } from '../natsOptions.ts';
+import { readJsonFile } from '../readJsonFile.ts';
+import { serviceLogger } from '../serviceLogger.ts';
+import { untilStopped } from '../untilStopped.ts';
+
+interface UpFlags extends NatsFlags {
+  nodes: number;
+  jobs?: string;
+  duration?: number;
+  keepData?: boolean;
+  dir: string;
+  logLevel?: string;
+}
+
+const SAMPLE_WORKLOAD = fileURLToPath(new URL('../../../../examples/workload.json', import.meta.url));
+
+/** `muster up`: the embedded stack (nats-server, a scheduler, simulated agents, a sample workload, a live view). */
+export function upCommand(): Command {
+  return withNatsOptions(new Command('up'))
+    .description('start a local stack: its own nats-server (unless --nats or NATS_URL), a scheduler, simulated agents; submit a sample workload and show live what is placed where; Ctrl-C stops everything')
+    .option('--nodes <n>', 'simulated nodes sim-1 … sim-n', positiveInt, 6)
+    .option('--jobs <file>', 'the workload to submit: a JobSpec or a JSON array (default: examples/workload.json)')
+    .option('--duration <seconds>', 'stop by itself after this many seconds', positiveInt)
+    .option('--keep-data', "keep the last run's JetStream data instead of starting afresh")
+    .option('--dir <dir>', 'folder for NATS data and logs', '.muster')
+    .option('--log-level <level>', 'level of the service logs in <dir>/up.log (default: $LOG_LEVEL or info)')
+    .action(async (flags: UpFlags) => {
+      await up(flags);
+    });
+}
+
+async function up(flags: UpFlags): Promise<void> {
+  // loaded here, so the other subcommands start fast and do not depend on the services' code
+  const [{ simulatedNodes, startAgent }, { startScheduler }] = await Promise.all([import('@muster/agent'), import('@muster/scheduler')]);
+  const workloadFile = flags.jobs ?? SAMPLE_WORKLOAD;
+  const workload = readWorkload(workloadFile);
+  const print = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  mkdirSync(flags.dir, { recursive: true });
+  const logFile = join(flags.dir, 'up.log');
+  const logger = serviceLogger(flags.logLevel, pino.destination({ dest: logFile, append: true, sync: false }));
+  const cleanups: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => logger.error({ err }, 'stopping'));
+    logger.flush();
+  };
+  try {
+    const external = flags.nats ?? process.env.NATS_URL;
+    let target = natsTarget(flags);
+    if (external === undefined) {
+      const binary = findNatsServer();
+      if (binary === null) {
+        throw new CliError(EXIT.unreachable, 'nats-server-missing', `nats-server is not installed; install it with: ${INSTALL_NATS} (or point --nats/NATS_URL at a running server)`);
+      }
+      const dataDir = join(flags.dir, 'nats');
+      if (flags.keepData !== true) rmSync(dataDir, { recursive: true, force: true });
+      const server = await startLocalNatsServer({ binary, dataDir, logFile: join(flags.dir, 'nats-server.log') });
+      cleanups.push(server.stop);
+      target = { ...target, servers: [server.url] };
+      print(`nats-server  ${server.url}  (JetStream data in ${relative('.', dataDir) || '.'})`);
+    } else {
+      print(`nats         ${target.servers.join(',')}`);
+    }
+    const auth = target.auth.user === undefined ? {} : { user: target.auth.user, pass: target.auth.pass ?? '' };
+    const scheduler = await startScheduler({ natsUrl: target.servers, id: 'up', logger, heartbeatTimeoutMs: 5_000, ...auth });
+    cleanups.push(scheduler.stop);
+    await until(() => scheduler.role() === 'leader', 15_000, 'the scheduler did not become leader');
+    print(`scheduler    up (leader)`);
+
+    const nodes = simulatedNodes(flags.nodes);
+    const agent = await startAgent({ natsUrl: target.servers, nodes, simulate: true, heartbeatMs: 1_000, logger, ...target.auth });
+    cleanups.push(agent.stop);
+    const client = await connectClient(target.servers, { ...target.auth, name: 'muster-up', timeoutMs: target.timeoutMs });
+    cleanups.push(() => client.disconnect());
+    await until(async () => (await client.nodes().catch(() => [])).filter((n) => n.status === 'up').length >= nodes.length, 15_000, 'the simulated nodes did not register');
+    print(`agents       ${nodes.length} simulated nodes: ${nodes.map((n) => n.id).join(' ')}`);
+    print(`logs         ${logFile}`);
+    print(`try          npx muster jobs --nats ${target.servers[0]}   ·   npx muster explain <job> --nats ${target.servers[0]}`);
+    print(flags.duration === undefined ? 'Ctrl-C stops everything.' : `stopping after ${flags.duration} s (or Ctrl-C).`);
+    print('');
+
+    const live = new AbortController();
+    const following = followDecisions(client, { signal: live.signal, print });
+    cleanups.push(async () => {
+      live.abort();
+      await following.catch(() => undefined);
+    });
+    for (const spec of workload) await submitOne(client, spec, print);
+
+    const timer = new AbortController();
+    const handle = flags.duration === undefined ? undefined : setTimeout(() => timer.abort(), flags.duration * 1000);
+    await untilStopped(timer.signal);
+    clearTimeout(handle);
+    live.abort();
+    const counts = await following.catch(() => ({ placed: 0, waiting: 0, aborted: 0 }));
+    print('');
+    print(`${counts.placed} placements, ${counts.waiting} waits, ${counts.aborted} final aborts`);
+    await printSummary(client, print);
+  } finally {
+    await stopAll();
+  }
+  print('stopped');
+}
+
+function readWorkload(file: string): unknown[] {
+  const content = readJsonFile(file);
+  const specs: unknown[] = Array.isArray(content) ? content : [content];
+  specs.forEach((spec, i) => {
+    const valid = validateJobSpec(spec);
+    if (!valid.ok) throw new CliError(EXIT.usage, 'invalid', `${file}${Array.isArray(content) ? `[${i}]` : ''}: ${valid.error.message}`);
+  });
+  return specs;
+}
+
+async function submitOne(client: MusterClient, spec: unknown, print: (line: string) => void): Promise<void> {
+  try {
+    const { jobId } = await client.submit(spec);
+    print(`submitted ${jobId}`);
+  } catch (err) {
+    if (!isMusterError(err) || err.code === 'unavailable' || err.code === 'timeout') throw err;
+    print(`rejected  ${(spec as { id?: unknown }).id}: ${err.message}`);
+  }
+}
+
+async function printSummary(client: MusterClient, print: (line: string) => void): Promise<void> {
+  const [jobs, nodes] = await Promise.all([client.jobs(), client.nodes()]);
+  print('');
+  print(renderTable(['JOB', 'STATUS', 'USER', 'MEMBERS', 'NODES', 'REASON'], jobs.map((j) => [j.id, j.status, j.user, String(j.members), j.nodes.join(',') || '-', j.reason ?? '-'])));
+  print('');
+  print(
+    renderTable(
+      ['NODE', 'STATUS', 'CPU', 'MEM GiB', 'GPUS', 'JOBS'],
+      nodes.map((n) => [n.id, n.status, `${cores(n.cpu.used)}/${cores(n.cpu.total)}`, `${gib(n.memoryMb.used)}/${gib(n.memoryMb.total)}`, `${n.gpus.used}/${n.gpus.total}`, n.jobs.join(',') || '-']),
+    ),
+  );
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, failure: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new CliError(EXIT.unreachable, 'not-ready', failure);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { CliError, EXIT } from './cliError.ts';
+
+/** A nats-server that `muster up` started and will stop. */
+export interface LocalNatsServer {
+  url: string;
+  /** SIGTERM, then SIGKILL after 10 s; resolves when it has exited. */
+  stop(): Promise<void>;
+}
+
+/** How to install nats-server where it is missing (Debian and Ubuntu). */
+export const INSTALL_NATS = 'apt-get update && apt-get install -y nats-server';
+
+/** The nats-server binary: `NATS_SERVER_BIN`, the first on PATH, or /usr/sbin/nats-server; null if none. */
+export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | null {
+  const candidates = [
+    env.NATS_SERVER_BIN,
+    ...(env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'nats-server')),
+    '/usr/sbin/nats-server',
+  ];
+  for (const candidate of candidates) {
+    if (candidate === undefined || candidate === '') continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here: try the next place
+    }
+  }
+  return null;
+}
+
+/** A free TCP port on loopback. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts nats-server with JetStream on free loopback ports, its store in `dataDir`, its output in
+ * `logFile`, and waits until JetStream is ready; exit code 3 if it does not come up.
+ */
+export async function startLocalNatsServer(opts: { binary: string; dataDir: string; logFile: string; timeoutMs?: number }): Promise<LocalNatsServer> {
+  const [port, monitorPort] = [await freePort(), await freePort()];
+  mkdirSync(opts.dataDir, { recursive: true });
+  const log = openSync(opts.logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      opts.binary,
+      ['--jetstream', '--store_dir', opts.dataDir, '--addr', '127.0.0.1', '--port', String(port), '--http_port', String(monitorPort), '--server_name', 'muster-up'],
+      { stdio: ['ignore', log, log] },
+    );
+  } finally {
+    closeSync(log);
+  }
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  // a crash of the command line must not leave the server behind
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    try {
+      const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz?js-enabled-only=true`);
+      if (res.ok) return { url: `nats://127.0.0.1:${port}`, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await stop();
+  const tail = lastLine(opts.logFile);
+  throw new CliError(EXIT.unreachable, 'nats-server-failed', `nats-server did not start${tail === '' ? '' : `: ${tail}`} (see ${opts.logFile})`);
+}
+
+function lastLine(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').pop() ?? '';
+  } catch {
+    return '';
+  }
+}
