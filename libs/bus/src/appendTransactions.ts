@@ -1,9 +1,10 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
-import { canonicalJson, transactionHash } from '@muster/core';
+import { canonicalJson } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { BusError } from './busError.ts';
 import { isAppendConflict, isTimeout } from './isWrongLastSequence.ts';
 import { LOG_SUBJECT, MAX_TRANSACTION_BYTES } from './names.ts';
+import { payloadHash } from './payloadHash.ts';
 
 /** Why an append did not fully land: lost the fence, unknown outcome, or anything else. */
 export type AppendFailureCode = 'conflict' | 'timeout' | 'error';
@@ -52,7 +53,8 @@ export async function appendTransactions(
       );
       return { ok: false, code: 'error', committed: [], cause };
     }
-    messages.push({ payload, hash: transactionHash(tx) });
+    // transactionHash(tx) is the SHA-256 of exactly these bytes
+    messages.push({ payload, hash: payloadHash(payload) });
   }
   const pending = messages.map((m, i) =>
     js.publish(LOG_SUBJECT, m.payload, {

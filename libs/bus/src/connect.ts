@@ -43,12 +43,19 @@ export function connect(opts: ConnectOptions): Promise<NatsConnection> {
   });
 }
 
-/** The JetStream client of a connection; `timeoutMs` bounds API calls and publish acks (default 5000). */
+/**
+ * The JetStream client of a connection; `timeoutMs` bounds API calls and publish acks (default
+ * 5000). Managers it makes skip the account-info probe, as `jetStreamManager` does.
+ */
 export function jetStream(nc: NatsConnection, opts: { timeoutMs?: number } = {}): JetStreamClient {
-  return jetstream(nc, { timeout: opts.timeoutMs ?? 5_000 });
+  return jetstream(nc, { timeout: opts.timeoutMs ?? 5_000, checkAPI: false });
 }
 
-/** The JetStream manager of a connection (stream info, message get, stream create and update). */
+/**
+ * The JetStream manager of a connection (stream info, message get, stream create and update),
+ * made without the client's account-info probe, which needs a JetStream meta leader and so fails
+ * during a cluster's election; a missing JetStream shows on the first real call instead.
+ */
 export function jetStreamManager(nc: NatsConnection, opts: { timeoutMs?: number } = {}): Promise<JetStreamManager> {
-  return jetstreamManager(nc, { timeout: opts.timeoutMs ?? 5_000 });
+  return jetstreamManager(nc, { timeout: opts.timeoutMs ?? 5_000, checkAPI: false });
 }

@@ -54,7 +54,8 @@ async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas:
   let existing = await streamInfo(jsm, desired.name);
   if (existing === null) {
     try {
-      return result('created', await jsm.streams.add(desired));
+      // a copy: the client writes mirror and sources keys into the object it is given
+      return result('created', await jsm.streams.add({ ...desired }));
     } catch (err) {
       // another process created it between our look and our create: compare with theirs
       if (!(err instanceof JetStreamApiError && err.code === STREAM_NAME_IN_USE)) throw err;
@@ -71,7 +72,7 @@ async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas:
       `refusing to update ${desired.name}: tightening ${unsafe.join(', ')} would drop stored messages`,
     );
   }
-  return result('updated', await jsm.streams.update(desired.name, desired));
+  return result('updated', await jsm.streams.update(desired.name, { ...desired }));
 }
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {

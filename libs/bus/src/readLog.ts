@@ -6,6 +6,7 @@ import { LOG_STREAM } from './names.ts';
 import { orderedMessages } from './orderedMessages.ts';
 import type { OrderedReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
+import { payloadHash } from './payloadHash.ts';
 
 /** Options of `readLog`. */
 export interface ReadLogOptions extends OrderedReadOptions {
@@ -26,6 +27,9 @@ export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): 
   const fromSeq = opts.fromSeq ?? 1;
   const verify = opts.verifyChain ?? true;
   let expectedPrev: string | null | undefined = opts.prevHash !== undefined ? opts.prevHash : fromSeq === 1 ? null : undefined;
+  // the previous transaction, whose hash is computed from its object only when the cheap hash of
+  // its bytes (equal for canonically written messages) does not match
+  let previous: Transaction | null = null;
   let expectedSeq = fromSeq;
   for await (const m of orderedMessages(js, LOG_STREAM, opts)) {
     const tx: Transaction = parseTransaction(m.data, m.seq);
@@ -34,13 +38,17 @@ export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): 
         throw new BusError('LOG_GAP', `log sequence ${m.seq} follows ${expectedSeq - 1}: messages are missing`, { seq: m.seq });
       }
       if (expectedPrev !== undefined && tx.prev !== expectedPrev) {
-        throw new BusError(
-          'CHAIN_BROKEN',
-          `log sequence ${m.seq}: prev ${String(tx.prev)} is not the hash of the transaction before it (${String(expectedPrev)})`,
-          { seq: m.seq },
-        );
+        const wanted = previous === null ? expectedPrev : transactionHash(previous);
+        if (tx.prev !== wanted) {
+          throw new BusError(
+            'CHAIN_BROKEN',
+            `log sequence ${m.seq}: prev ${String(tx.prev)} is not the hash of the transaction before it (${String(wanted)})`,
+            { seq: m.seq },
+          );
+        }
       }
-      expectedPrev = transactionHash(tx);
+      expectedPrev = payloadHash(m.data);
+      previous = tx;
       expectedSeq = m.seq + 1;
     }
     yield { seq: m.seq, tx };

@@ -1,0 +1,165 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson, transactionHash } from '@muster/core';
+import type { LoggedTransaction } from '@muster/core';
+import {
+  LOG_STREAM,
+  LOG_SUBJECT,
+  appendTransactions,
+  ensureStreams,
+  isBusError,
+  isChainBroken,
+  lastLogSequence,
+  readLog,
+  readLogMessage,
+  streamDefinitions,
+} from '@muster/bus';
+import type { ReadLogOptions } from '@muster/bus';
+import { startTestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
+import { chain, lastHash, tx } from './transactions.ts';
+
+let bus: TestBus;
+beforeEach(async () => {
+  bus = await startTestBus();
+});
+afterEach(async () => {
+  await bus.stop();
+});
+
+async function collect(opts: ReadLogOptions = {}, from: TestBus = bus): Promise<LoggedTransaction[]> {
+  const out: LoggedTransaction[] = [];
+  for await (const entry of readLog(from.js, opts)) out.push(entry);
+  return out;
+}
+
+async function readError(from: TestBus | ReadLogOptions = {}): Promise<unknown> {
+  try {
+    await ('js' in from ? collect({}, from) : collect(from));
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the read to fail');
+}
+
+describe('readLog', () => {
+  it('ends at once on an empty log, and when starting past the end', async () => {
+    expect(await collect()).toEqual([]);
+    await appendTransactions(bus.js, chain(2), 0);
+    expect(await collect({ fromSeq: 3 })).toEqual([]);
+  });
+
+  it('replays from a sequence to the last sequence at call time, verifying the chain', async () => {
+    const txs = chain(25);
+    await appendTransactions(bus.js, txs, 0);
+    const all = await collect();
+    expect(all.map((e) => e.seq)).toEqual(txs.map((_, i) => i + 1));
+    expect(all.map((e) => e.tx)).toEqual(txs);
+    const tail = await collect({ fromSeq: 11, prevHash: lastHash(txs.slice(0, 10)) });
+    expect(tail.map((e) => e.seq)).toEqual(txs.slice(10).map((_, i) => i + 11));
+  });
+
+  it('checks the first prev against prevHash when resuming', async () => {
+    await appendTransactions(bus.js, chain(3), 0);
+    const err = await readError({ fromSeq: 2, prevHash: 'f'.repeat(64) });
+    expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
+    expect((err as { seq?: number }).seq).toBe(2);
+  });
+
+  it('tails: sees a transaction appended after the replay, until aborted', async () => {
+    const txs = chain(3);
+    await appendTransactions(bus.js, txs, 0);
+    const abort = new AbortController();
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const { seq } of readLog(bus.js, { tail: true, signal: abort.signal })) {
+        seen.push(seq);
+        if (seq === 3) {
+          const writer = await bus.client({ name: 'writer' });
+          expect(await appendTransactions(writer.js, chain(1, lastHash(txs), 'test-leader', 9), 3)).toEqual({ ok: true, seqs: [4] });
+        }
+        if (seq === 4) abort.abort();
+      }
+    })();
+    await reading;
+    expect(seen).toEqual([1, 2, 3, 4]);
+  });
+
+  it('fails with CHAIN_BROKEN and the sequence when a prev does not match', async () => {
+    const txs = chain(3);
+    await appendTransactions(bus.js, txs, 0);
+    // a writer that bypasses appendTransactions' own check
+    await bus.js.publish(LOG_SUBJECT, canonicalJson(tx('0'.repeat(64), 4)), { expect: { lastSequence: 3 } });
+    const err = await readError();
+    expect(isChainBroken(err)).toBe(true);
+    expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
+    expect((err as { seq?: number }).seq).toBe(4);
+    expect((await collect({ verifyChain: false })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('hashes a transaction written as non-canonical JSON by its canonical form', async () => {
+    const first = tx(null, 1);
+    // same transaction, keys in another order and spaced: its bytes do not hash to transactionHash
+    const text = JSON.stringify(Object.fromEntries(Object.entries(first).reverse()), null, 1);
+    await bus.js.publish(LOG_SUBJECT, text, { expect: { lastSequence: 0 } });
+    const next = chain(2, transactionHash(first), 'test-leader', 2);
+    expect(await appendTransactions(bus.js, next, 1)).toEqual({ ok: true, seqs: [2, 3] });
+    expect((await collect()).map((e) => e.tx)).toEqual([first, ...next]);
+  });
+
+  it('fails with CHAIN_BROKEN when the first transaction of the log has a prev', async () => {
+    await bus.js.publish(LOG_SUBJECT, canonicalJson(tx(transactionHash(tx(null, 0)), 1)));
+    const err = await readError();
+    expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
+    expect((err as { seq?: number }).seq).toBe(1);
+  });
+
+  it('fails with LOG_GAP when a message is missing', async () => {
+    // only a log stream created without deny_delete can lose a message this way (the server
+    // refuses to lift deny_delete once set)
+    const own = await startTestBus({ ensure: false });
+    try {
+      const deletable = streamDefinitions
+        .filter((d) => d.config.name === LOG_STREAM)
+        .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
+      await ensureStreams(own.jsm, { replicas: 1, definitions: deletable });
+      await appendTransactions(own.js, chain(3), 0);
+      await own.jsm.streams.deleteMessage(LOG_STREAM, 2);
+      const err = await readError(own);
+      expect(isBusError(err, 'LOG_GAP')).toBe(true);
+      expect((err as { seq?: number }).seq).toBe(3);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('fails with BAD_MESSAGE and the sequence on a message that is not a transaction', async () => {
+    await appendTransactions(bus.js, chain(1), 0);
+    await bus.js.publish(LOG_SUBJECT, 'not json');
+    const err = await readError();
+    expect(isBusError(err, 'BAD_MESSAGE')).toBe(true);
+    expect((err as { seq?: number }).seq).toBe(2);
+  });
+
+  it('reads one message by sequence and the last sequence', async () => {
+    const txs = chain(3);
+    await appendTransactions(bus.js, txs, 0);
+    expect(await readLogMessage(bus.jsm, 2)).toEqual({ seq: 2, tx: txs[1] });
+    expect(await readLogMessage(bus.jsm, 9)).toBeNull();
+    expect(await lastLogSequence(bus.jsm)).toBe(3);
+  });
+
+  it('keeps acknowledged transactions across a kill -9 of the server', async () => {
+    const server = bus.server;
+    if (server === null) throw new Error('single server expected');
+    const txs = chain(50);
+    await appendTransactions(bus.js, txs, 0);
+    await server.kill('SIGKILL');
+    await server.restart();
+    // a fresh connection: requests made while the old one reconnects wait out their timeout
+    const after = await bus.client({ name: 'after-restart' });
+    expect(await lastLogSequence(after.jsm)).toBe(50);
+    const replayed: unknown[] = [];
+    for await (const entry of readLog(after.js)) replayed.push(entry.tx);
+    expect(replayed).toEqual(txs);
+  });
+});
