@@ -11,8 +11,8 @@ import type { NatsServerHandle } from '../support/natsServer.ts';
 import { readDecisionStream, readWholeLog, replay } from '../support/musterLog.ts';
 import { eventually } from '../support/schedulerProcess.ts';
 
-const node = (id: string, slots = 4) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 8000, memoryMb: 16384, slots }, gpus: [] });
-const job = (id: string, tasks = 2) => ({ id, identity: { user: 'alice' }, tasks, resources: { cpu: 1000, memoryMb: 1024 } });
+const node = (id: string, slots = 16) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 8000, memoryMb: 16384, slots }, gpus: [] });
+const job = (id: string, tasks = 2) => ({ id, identity: { user: 'alice' }, tasks, resources: { cpu: 100, memoryMb: 128 } });
 
 describe('scheduler leader on a real nats-server', () => {
   let server: NatsServerHandle;
@@ -38,16 +38,17 @@ describe('scheduler leader on a real nats-server', () => {
   const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(nc)).flatMap((l) => l.tx.events);
 
   it('takes a job from muster.in.submit to GangCommitted on muster.decision.<jobId>, in one linear history', async () => {
-    await publishInput(jetStream(nc), 'muster.in.submit', job('j1', 6), 'j1:a');
+    await publishInput(jetStream(nc), 'muster.in.submit', job('j1', 20), 'j1:a');
     const decision = await eventually(async () => (await readDecisionStream(nc)).find((m) => m.subject === 'muster.decision.j1') ?? null, 15_000, 'decision');
     expect(decision.body.type).toBe('GangCommitted');
     const members = (decision.body.allocations as { members: number[] }[]).flatMap((a) => a.members).sort((a, b) => a - b);
-    expect(members).toEqual([0, 1, 2, 3, 4, 5]);
-    const types = (await events()).filter((e) => 'jobId' in e && e.jobId === 'j1' || e.type === 'SessionStarted').map((e) => e.type);
+    expect(members).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const aboutJ1 = (e: SchedulerEvent): boolean => e.type === 'SessionStarted' || (e.type === 'JobSubmitted' ? e.job.id === 'j1' : 'jobId' in e && e.jobId === 'j1');
+    const types = (await events()).filter(aboutJ1).map((e) => e.type);
     expect(types).toContain('JobSubmitted');
     expect(types).toContain('SessionStarted');
     expect(types).toContain('HostDebited');
-    expect(types.filter((t) => t === 'MemberBound')).toHaveLength(6);
+    expect(types.filter((t) => t === 'MemberBound')).toHaveLength(20);
     expect(types.indexOf('JobSubmitted')).toBeLessThan(types.indexOf('GangCommitted'));
     const binds = (await readDecisionStream(nc)).filter((m) => m.subject.startsWith('muster.bind.') && m.body.jobId === 'j1');
     expect(binds.length).toBeGreaterThanOrEqual(2);
@@ -68,7 +69,7 @@ describe('scheduler leader on a real nats-server', () => {
   it('rejects malformed JSON, a wrong shape, an oversized message and an unknown subject, and keeps leading', async () => {
     const js = jetStream(nc);
     await publishInput(js, 'muster.in.submit', '{"id": "bad",', 'bad:1');
-    await publishInput(js, 'muster.in.submit', { id: 'j3', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1 }, minInstances: 3 }, 'j3:1');
+    await publishInput(js, 'muster.in.submit', { id: 'j3', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }, 'j3:1');
     await publishInput(js, 'muster.in.cancel', { job: 'j1' }, 'cancel:1');
     await publishInput(js, 'muster.in.frobnicate', {}, 'frob:1');
     await expect(publishInput(js, 'muster.in.submit', 'x'.repeat(2 * 1024 * 1024), 'big:1')).rejects.toThrow();
@@ -86,7 +87,7 @@ describe('scheduler leader on a real nats-server', () => {
   });
 
   it('answers the read API from its state and refuses an invalid submission naming the field', async () => {
-    const reply = await nc.request('muster.api.submit', JSON.stringify({ id: 'j5', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1 }, minInstances: 3 }), { timeout: 5000 });
+    const reply = await nc.request('muster.api.submit', JSON.stringify({ id: 'j5', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }), { timeout: 5000 });
     expect(reply.json()).toMatchObject({ ok: false, error: { code: 'invalid', path: 'minInstances' } });
     const ok = await nc.request('muster.api.submit', JSON.stringify(job('j6', 1)), { timeout: 5000 });
     expect(ok.json()).toMatchObject({ ok: true, jobId: 'j6' });
