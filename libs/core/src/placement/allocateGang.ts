@@ -95,11 +95,17 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
     const claimed = new Set<number>();
     let member = role.firstMember;
     let failedAt = -1;
+    let search: HostIterator | null = null;
     for (let j = 0; j < plan.length; j++) {
       const n = plan[j]!;
       const demand = bucketDemand(role, n, locality);
-      counters.hostSearches++;
-      const h = new HostIterator(index, demand, classes, (x) => claimed.has(x), (x) => stmt.pinOf(x)).nextHost();
+      // a bucket the size of the previous one continues its iterator: the only hosts that changed
+      // since are claimed by this plan (skipped), so it yields what a fresh iterator would
+      if (search === null || plan[j - 1] !== n) {
+        counters.hostSearches++;
+        search = new HostIterator(index, demand, classes, (x) => claimed.has(x), (x) => stmt.pinOf(x));
+      }
+      const h = search.nextHost();
       if (h < 0) {
         searchFailed(index, stmt, classes, demand, claimed.size);
         failedAt = j;
@@ -141,9 +147,12 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
   counters.plansTried++;
   for (const role of shape.roles) {
     const demand = bucketDemand(role, 1, locality);
+    // one iterator per role: after each claim the only changed host is claimed (skipped), so
+    // continuing yields exactly what a fresh iterator per member would
+    counters.hostSearches++;
+    const search = new HostIterator(index, demand, classes, (x) => claimed.has(x));
     for (let i = 0; i < role.count; i++) {
-      counters.hostSearches++;
-      const h = new HostIterator(index, demand, classes, (x) => claimed.has(x)).nextHost();
+      const h = search.nextHost();
       if (h < 0) {
         searchFailed(index, stmt, classes, demand, claimed.size);
         return false;

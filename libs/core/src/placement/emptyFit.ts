@@ -36,7 +36,9 @@ export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: re
   }
   const sources: HostSource[] = [];
   const picked: number[] = [];
-  for (const c of classes) for (const h of c.hosts.slice(0, shape.size)) picked.push(h);
+  // one empty host of a class is all `same-node` can use; otherwise up to one per member
+  const copies = policy === 'same-node' ? 1 : shape.size;
+  for (const c of classes) for (const h of c.hosts.slice(0, copies)) picked.push(h);
   picked.sort((a, b) => a - b);
   for (const h of picked) sources.push({ spec: index.specs[h]!, usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] });
   const empty = new HostIndex(sources);

@@ -58,14 +58,18 @@ export function hostReason(index: HostIndex, h: number, r: MemberResources, loca
 }
 
 interface ClassCount {
-  version: number;
-  counts: Map<HostReason, number>;
+  /** How much of the class's `touched` log these counts include. */
+  seen: number;
+  /** Reason code per host position in the class (0: fits, else 1 + index in ORDER). */
+  reasons: Uint8Array;
+  counts: Int32Array;
   fit: number;
 }
 
 /**
- * Counts hosts per reason for one member, per class, cached until a commit touches the class (free
- * capacity changes only then, since a failed attempt restores the index exactly).
+ * Counts hosts per reason for one member, per class and member shape. Each count is built once
+ * and then refreshed for the hosts a commit touched since (a failed attempt restores the index
+ * exactly, so only commits change free capacity): no rescan of the class per written abort.
  */
 export class HostCounter {
   private readonly cache = new Map<string, ClassCount>();
@@ -74,46 +78,57 @@ export class HostCounter {
 
   /** Host counts for one member of `r` against the hosts that pass select (`matching`). */
   count(matching: readonly HostClass[], r: MemberResources, locality: boolean): HostCounts {
-    const totals = new Map<HostReason, number>();
-    const add = (reason: HostReason, n: number): void => {
-      if (n > 0) totals.set(reason, (totals.get(reason) ?? 0) + n);
-    };
-    add('node-lost', this.offline.lost);
-    add('drained', this.offline.drained);
+    const totals = new Array<number>(ORDER.length).fill(0);
+    totals[0] = this.offline.lost;
+    totals[1] = this.offline.drained;
     const matches = new Set(matching.map((c) => c.index));
     let fit = 0;
     let eligible = 0;
     for (const c of this.index.classes) {
       if (!matches.has(c.index)) {
-        add('select-mismatch', c.hosts.length);
+        totals[2] = totals[2]! + c.hosts.length;
         continue;
       }
       eligible += c.hosts.length;
       const counted = this.classCount(c, r, locality);
       fit += counted.fit;
-      for (const [reason, n] of counted.counts) add(reason, n);
+      for (let i = 0; i < ORDER.length; i++) totals[i] = totals[i]! + counted.counts[i]!;
     }
     const hosts: Record<string, number> = {};
-    for (const reason of ORDER) {
-      const n = totals.get(reason);
-      if (n !== undefined) hosts[reason] = n;
-    }
+    ORDER.forEach((reason, i) => {
+      if (totals[i]! > 0) hosts[reason] = totals[i]!;
+    });
     return { hosts, fit, eligible, total: this.index.ids.length + this.offline.lost + this.offline.drained };
+  }
+
+  private code(h: number, r: MemberResources, locality: boolean): number {
+    const reason = hostReason(this.index, h, r, locality);
+    return reason === null ? 0 : ORDER.indexOf(reason) + 1;
   }
 
   private classCount(c: HostClass, r: MemberResources, locality: boolean): ClassCount {
     const key = `${c.index}/${r.cpu}/${r.memoryMb}/${r.gpus}/${r.gpus > 0 ? r.gpuMemoryMb : 0}/${locality && r.gpus > 0}`;
-    const cached = this.cache.get(key);
-    if (cached !== undefined && cached.version === c.version) return cached;
-    const counts = new Map<HostReason, number>();
-    let fit = 0;
-    for (const h of c.hosts) {
-      const reason = hostReason(this.index, h, r, locality);
-      if (reason === null) fit++;
-      else counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    let entry = this.cache.get(key);
+    if (entry === undefined) {
+      entry = { seen: c.touched.length, reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0 };
+      for (let pos = 0; pos < c.hosts.length; pos++) this.recount(entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
+      this.cache.set(key, entry);
+      return entry;
     }
-    const fresh = { version: c.version, counts, fit };
-    this.cache.set(key, fresh);
-    return fresh;
+    for (; entry.seen < c.touched.length; entry.seen++) {
+      const h = c.touched[entry.seen]!;
+      const pos = this.index.leaf[h]!;
+      const fresh = this.code(h, r, locality);
+      if (fresh === entry.reasons[pos]) continue;
+      this.recount(entry, pos, entry.reasons[pos]!, -1);
+      this.recount(entry, pos, fresh, 1);
+    }
+    return entry;
+  }
+
+  private recount(entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
+    if (delta === 1) entry.reasons[pos] = code;
+    if (code === 0) entry.fit += delta;
+    else entry.counts[code - 1] = entry.counts[code - 1]! + delta;
   }
 }

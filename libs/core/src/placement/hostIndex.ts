@@ -52,8 +52,8 @@ export interface HostClass {
   gpuDom: number[];
   /** NVLink domain number of each compact domain index (ascending). */
   domains: number[];
-  /** Bumped whenever a committed debit lands on one of its hosts (keys the reason-count cache). */
-  version: number;
+  /** Hosts a committed debit landed on, in order (reason counts refresh only these). */
+  touched: number[];
   /** Demands no host of the class can take for the rest of the session (free only shrinks). */
   negatives: BucketDemand[];
 }
@@ -235,9 +235,9 @@ export class HostIndex {
     updateLeaf(this, c, this.leaf[h]!);
   }
 
-  /** Marks a committed debit: the class's cached per-host reason counts are stale. */
+  /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */
   touch(h: number): void {
-    this.classes[this.cls[h]!]!.version++;
+    this.classes[this.cls[h]!]!.touched.push(h);
   }
 
   /** Whether a demand is already known to fit no host of the class (it dominates a recorded failure). */
@@ -294,7 +294,7 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     gpuMem: gpus.map((g) => g.memoryMb),
     gpuDom: gpus.map((g) => domains.indexOf(g.nvlinkDomain)),
     domains,
-    version: 0,
+    touched: [],
     negatives: [],
   };
 }

@@ -180,7 +180,7 @@ class Session {
     const id = job.spec.id;
     const shape = gangShape(job.spec);
     stats.attempted++;
-    const cacheKey = unsatisfiableKey(job.fingerprint, job.spec.identity);
+    const cacheKey = cacheKeyOf(job);
     const hit = this.unsatisfiable.get(cacheKey);
     if (hit !== undefined) {
       // an identical request already exhausted every plan this session: pend without the allocator
@@ -298,6 +298,18 @@ class Session {
     this.stats.events += unit.length;
     if (this.current.length >= this.partEvents) this.current = null;
   }
+}
+
+const cacheKeys = new WeakMap<JobState['spec'], string>();
+
+// the unsatisfiable-cache key, memoised per immutable spec (the fingerprint is the spec's too)
+function cacheKeyOf(job: JobState): string {
+  let key = cacheKeys.get(job.spec);
+  if (key === undefined) {
+    key = unsatisfiableKey(job.fingerprint, job.spec.identity);
+    cacheKeys.set(job.spec, key);
+  }
+  return key;
 }
 
 function describePlacement(shape: GangShape): string {

@@ -1,0 +1,223 @@
+// Benchmark of the placement engine and scheduling sessions (not a test: it prints, never asserts).
+// 10,000 heterogeneous hosts (GPU nodes with 8 devices in two NVLink domains, CPU nodes of two
+// sizes, labels zone/gpu_model/kind), 50,000 mixed gangs (1 to 64 members, every policy, some
+// with select, some with several roles), fed through the real ingest and folded like the leader
+// does; then one scheduling session over everything, and a few churn rounds (completions, then a
+// session). Run: npx tsx bench/core.bench.ts [hosts] [gangs] [seed]
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { SchedulerEvent } from '../libs/core/src/events.ts';
+import { fold } from '../libs/core/src/evolve.ts';
+import { ingest } from '../libs/core/src/ingest.ts';
+import { indexFromState } from '../libs/core/src/placement/indexFromState.ts';
+import { runSession } from '../libs/core/src/session/runSession.ts';
+import type { AttemptInfo, SessionStats } from '../libs/core/src/session/runSession.ts';
+import { shardEntriesSorted } from '../libs/core/src/shard.ts';
+import type { State } from '../libs/core/src/state.ts';
+import { initialState } from '../libs/core/src/state.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const HOSTS = Number(process.argv[2] ?? 10_000);
+const GANGS = Number(process.argv[3] ?? 50_000);
+let seed = Number(process.argv[4] ?? 42);
+
+// mulberry32: a seeded generator, so every run measures the same workload
+function random(): number {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+const chance = (p: number): boolean => random() < p;
+
+const ZONES = ['a', 'b', 'c', 'd'];
+
+function hostSpec(i: number): Record<string, unknown> {
+  const id = `h${String(i).padStart(5, '0')}`;
+  const zone = ZONES[i % ZONES.length]!;
+  if (i % 4 === 0) {
+    const model = i % 8 === 0 ? 'H100' : 'A100';
+    return {
+      id,
+      labels: { zone, gpu_model: model, kind: 'gpu' },
+      capacity: { cpu: 96_000, memoryMb: 786_432, slots: 64 },
+      gpus: Array.from({ length: 8 }, (_, g) => ({ id: g, memoryMb: model === 'H100' ? 81_920 : 40_960, model, nvlinkDomain: g < 4 ? 0 : 1 })),
+    };
+  }
+  const big = i % 4 === 1;
+  return { id, labels: { zone, kind: 'cpu' }, capacity: { cpu: big ? 64_000 : 32_000, memoryMb: big ? 262_144 : 131_072 }, gpus: [] };
+}
+
+function membersOf(): number {
+  const r = random();
+  if (r < 0.4) return 1;
+  if (r < 0.75) return 2 + Math.floor(random() * 7);
+  if (r < 0.93) return 9 + Math.floor(random() * 24);
+  return r < 0.97 ? 33 + Math.floor(random() * 31) : 64;
+}
+
+function gangSpec(i: number): Record<string, unknown> {
+  const gpu = chance(0.3);
+  let members = membersOf();
+  const r = random();
+  const policy = r < 0.6 ? 'pack' : r < 0.8 ? 'spread' : 'same-node';
+  const gpusPer = gpu ? pick([1, 1, 2, 4, 8]) : 0;
+  if (policy === 'same-node') members = Math.min(members, gpu ? Math.max(1, Math.floor(8 / gpusPer)) : 16);
+  const resources = {
+    cpu: pick([500, 1000, 2000, 4000]),
+    memoryMb: pick([1024, 2048, 4096, 8192]),
+    gpus: gpusPer,
+    gpuMemoryMb: gpu ? pick([0, 0, 40_960, 81_920]) : 0,
+  };
+  const select = chance(0.3) ? pick([`zone == '${pick(ZONES)}'`, gpu ? "gpu_model == 'H100'" : "kind == 'cpu'", `zone in ('a','b')`]) : '';
+  const multi = members > 2 && chance(0.1);
+  const body: Record<string, unknown> = {
+    id: `g${i}`,
+    identity: { user: `u${Math.floor(random() * 50)}`, queue: `q${Math.floor(random() * 5)}`, project: 'p' },
+    priority: pick([0, 0, 0, 1, 2]),
+    placement: { policy, ...(policy === 'pack' && chance(0.2) ? { ptile: pick([2, 4, 8]) } : {}), gpuLocality: gpu && chance(0.3) },
+    select,
+  };
+  if (multi) {
+    body.roles = [
+      { name: 'driver', count: 1, resources: { cpu: 4000, memoryMb: 8192 } },
+      { name: 'worker', count: members - 1, resources },
+    ];
+  } else {
+    body.tasks = members;
+    body.resources = resources;
+  }
+  return body;
+}
+
+function heapMb(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+let inputSeq = 0;
+function feed(state: State, inputs: { subject: string; data: string }[]): State {
+  let s = state;
+  let batch: SchedulerEvent[] = [];
+  // ingest reads the state it arrives in; inputs of one batch never depend on each other here
+  for (const input of inputs) {
+    batch.push(...ingest(s, { seq: ++inputSeq, subject: input.subject, data: input.data }, 0));
+    if (batch.length >= 1000) {
+      s = fold(s, batch);
+      batch = [];
+    }
+  }
+  return batch.length > 0 ? fold(s, batch) : s;
+}
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+interface Timed {
+  info: AttemptInfo;
+  ms: number;
+}
+
+function timedSession(state: State, at: number): { parts: SchedulerEvent[][]; stats: SessionStats; attempts: Timed[]; totalMs: number; setupMs: number } {
+  const attempts: Timed[] = [];
+  const t0 = performance.now();
+  let last = -1;
+  let setupMs = 0;
+  const result = runSession(state, at, {
+    onAttempt: (info) => {
+      const now = performance.now();
+      if (last < 0) {
+        // the first callback also covers the session's setup (index build, ordering); measured apart below
+        attempts.push({ info, ms: now - t0 });
+        setupMs = now - t0;
+      } else attempts.push({ info, ms: now - last });
+      last = now;
+    },
+  });
+  return { ...result, attempts, totalMs: performance.now() - t0, setupMs };
+}
+
+function report(label: string, run: ReturnType<typeof timedSession>, foldMs: number): void {
+  const { stats, attempts, totalMs } = run;
+  const steady = attempts.slice(1);
+  const ms = steady.map((a) => a.ms);
+  const big = steady.filter((a) => a.info.members === 64).map((a) => a.ms);
+  const bigRan = steady.filter((a) => a.info.members === 64 && a.info.outcome !== 'cached').map((a) => a.ms);
+  const loopMs = totalMs - run.setupMs;
+  console.log(`\n== ${label}`);
+  console.log(`  attempts ${fmt(stats.attempted)} (committed ${fmt(stats.committed)}, failed ${fmt(stats.failed)}, from cache ${fmt(stats.cacheHits)}; not retried ${fmt(stats.notRetried)}), events ${fmt(stats.events)} in ${run.parts.length} part(s)`);
+  console.log(`  plans tried ${fmt(stats.plansTried)}, skipped ${fmt(stats.plansSkipped)}, host searches ${fmt(stats.hostSearches)}, aborts written ${fmt(stats.abortsWritten)}`);
+  console.log(`  session ${fmt(totalMs, 1)} ms (first attempt incl. setup ${fmt(run.setupMs, 1)} ms), fold of its events by the caller ${fmt(foldMs, 1)} ms`);
+  console.log(`  gang decisions/s ${fmt(stats.attempted / (totalMs / 1000))} (excluding setup ${fmt(steady.length / (loopMs / 1000))})`);
+  console.log(`  members placed/s ${fmt(stats.membersPlaced / (totalMs / 1000))} (${fmt(stats.membersPlaced)} members)`);
+  console.log(`  per attempt: p50 ${fmt(percentile(ms, 50), 3)} ms, p99 ${fmt(percentile(ms, 99), 3)} ms, max ${fmt(percentile(ms, 100), 3)} ms`);
+  console.log(`  64-member gangs: ${big.length} attempts, p99 ${fmt(percentile(big, 99), 3)} ms (allocator ran: ${bigRan.length}, p99 ${fmt(percentile(bigRan, 99), 3)} ms)`);
+  const committed = steady.filter((a) => a.info.outcome === 'committed').map((a) => a.ms);
+  const failed = steady.filter((a) => a.info.outcome === 'failed').map((a) => a.ms);
+  console.log(`  by outcome: committed p50 ${fmt(percentile(committed, 50), 3)} / p99 ${fmt(percentile(committed, 99), 3)} ms; failed p50 ${fmt(percentile(failed, 50), 3)} / p99 ${fmt(percentile(failed, 99), 3)} ms`);
+}
+
+function main(): void {
+  console.log(`muster core benchmark: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs, Node ${process.version}`);
+  const h0 = heapMb();
+  let state = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
+    const spec = hostSpec(i);
+    return { subject: `muster.in.node.${String(spec.id)}.register`, data: JSON.stringify(spec) };
+  }));
+  const h1 = heapMb();
+  const t0 = performance.now();
+  state = feed(state, Array.from({ length: GANGS }, (_, i) => ({ subject: 'muster.in.submit', data: JSON.stringify(gangSpec(i)) })));
+  const ingestMs = performance.now() - t0;
+  const h2 = heapMb();
+  console.log(`memory: ${fmt(((h1 - h0) * 1024 * 1024) / HOSTS)} bytes per host, ${fmt(((h2 - h1) * 1024 * 1024) / GANGS)} bytes per pending job (state only)`);
+  console.log(`ingest + fold of ${fmt(GANGS)} submissions: ${fmt(ingestMs)} ms`);
+  const ti = performance.now();
+  const { index } = indexFromState(state);
+  console.log(`host index build: ${fmt(performance.now() - ti, 1)} ms, ${index.classes.length} host classes`);
+
+  const first = timedSession(state, 1000);
+  const tf = performance.now();
+  for (const part of first.parts) state = fold(state, part);
+  report('session 1: every gang tried once on the empty cluster', first, performance.now() - tf);
+
+  // churn: a share of the running gangs finish (through `done` inputs), then a session retries
+  for (let round = 1; round <= 3; round++) {
+    const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
+    const inputs: { subject: string; data: string }[] = [];
+    for (const [id, j] of running.filter(() => chance(0.2))) {
+      j.members.forEach((m, member) => {
+        if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
+      });
+    }
+    const tc = performance.now();
+    state = sequentialFeed(state, inputs);
+    const feedMs = performance.now() - tc;
+    const run = timedSession(state, 1000 + round * 1000);
+    const tr = performance.now();
+    for (const part of run.parts) state = fold(state, part);
+    report(`churn round ${round}: ${fmt(inputs.length)} completions (ingest+fold ${fmt(feedMs)} ms), then a session`, run, performance.now() - tr);
+  }
+  const idle = timedSession(state, 10_000);
+  console.log(`\nidle: a session with nothing changed wrote ${idle.parts.flat().length} events`);
+}
+
+// completions depend on the state they arrive in (the last member's release finishes the job)
+function sequentialFeed(state: State, inputs: { subject: string; data: string }[]): State {
+  let s = state;
+  for (const input of inputs) s = fold(s, ingest(s, { seq: ++inputSeq, subject: input.subject, data: input.data }, 0));
+  return s;
+}
+
+main();
