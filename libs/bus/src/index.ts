@@ -7,7 +7,7 @@ export { connect, jetStream, jetStreamManager } from './connect.ts';
 export type { ConnectOptions } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
-export { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
+export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
 export { lastLogSequence } from './lastLogSequence.ts';
 export { lastPublishedDecision, lastPublishedLogSeq } from './lastPublishedDecision.ts';
 export type { PublishedDecision } from './lastPublishedDecision.ts';
