@@ -28,8 +28,8 @@ describe('readInputs and publishInput', () => {
     expect((await collectInputs(3)).map((i) => i.seq)).toEqual([3]);
   });
 
-  it('refuses to publish outside muster.in.', () => {
-    expect(() => publishInput(bus.js, 'muster.log.tx', {})).toThrow(RangeError);
+  it('refuses to publish outside muster.in.', async () => {
+    await expect(publishInput(bus.js, 'muster.log.tx', {})).rejects.toThrow(RangeError);
   });
 
   it('tails new inputs from a sequence until aborted', async () => {

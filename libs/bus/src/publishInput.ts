@@ -6,7 +6,9 @@ import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
  */
 export function publishInput(js: JetStreamClient, subject: string, body: unknown, msgId?: string): Promise<PubAck> {
   // any other subject has no stream behind it and would only fail later as "no responders"
-  if (!subject.startsWith('muster.in.')) throw new RangeError(`input subject must start with muster.in., got ${subject}`);
+  if (!subject.startsWith('muster.in.')) {
+    return Promise.reject(new RangeError(`input subject must start with muster.in., got ${subject}`));
+  }
   const payload = typeof body === 'string' ? body : JSON.stringify(body);
   return js.publish(subject, payload, msgId === undefined ? {} : { msgID: msgId });
 }
