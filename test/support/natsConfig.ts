@@ -120,8 +120,6 @@ export interface DeployedNode {
 export interface DeployedCluster {
   urls: string[];
   nodes: DeployedNode[];
-  /** The environment every node was started with (random passwords of this run, routes). */
-  env: Record<string, string>;
   credentials(user: string): DeployCredentials;
   /** A connection of `user` to the whole cluster through @muster/bus; the caller closes it. */
   connectAs(user: string, opts?: { inboxPrefix?: string }): Promise<NatsConnection>;
@@ -155,13 +153,16 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
       dir: mkdtempSync(join(tmpdir(), `muster-deploy-nats-${i}-`)),
     });
   }
-  const secret = (): string => randomBytes(12).toString('hex');
+  // digits first on purpose: nats-server parses a variable's value as configuration, so the
+  // deployment quotes every value (docker-compose.yml does the same), or `7e3…` would not be a string
+  const secret = (): string => `7${randomBytes(12).toString('hex')}`;
   const routePassword = secret();
+  const passwords = new Map([...users.values()].map((variable) => [variable, secret()]));
   const env: Record<string, string> = {
-    NATS_ROUTE_PASSWORD: routePassword,
-    NATS_ROUTES: `[${nodes.map((n) => `nats-route://route:${routePassword}@127.0.0.1:${n.clusterPort}`).join(', ')}]`,
+    NATS_ROUTE_PASSWORD: `"${routePassword}"`,
+    NATS_ROUTES: `[${nodes.map((n) => `"nats-route://route:${routePassword}@127.0.0.1:${n.clusterPort}"`).join(', ')}]`,
+    ...Object.fromEntries([...passwords].map(([variable, password]) => [variable, `"${password}"`])),
   };
-  for (const variable of users.values()) env[variable] = secret();
 
   const procs: { proc: ChildProcess; exited: Promise<void> }[] = [];
   const stop = async (): Promise<void> => {
@@ -204,14 +205,21 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
         env: { ...env, NATS_SERVER_NAME: n.name },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      proc.stdout?.pipe(out);
-      proc.stderr?.pipe(out);
+      proc.stdout?.pipe(out, { end: false });
+      proc.stderr?.pipe(out, { end: false });
       live.add(proc);
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      // 'close' comes after the output pipes end; ending the log then makes it complete when a start-up fails
+      const exited = new Promise<void>((resolve) => proc.once('close', () => out.end(() => resolve())));
       void exited.then(() => live.delete(proc));
+      proc.once('error', (err) => out.write(`spawn error: ${err.message}\n`));
       procs.push({ proc, exited });
     }
-    await Promise.all(nodes.map((n, i) => waitClustered(n, size, () => procs[i]?.proc.exitCode === null, () => readLog(n.dir))));
+    await Promise.all(
+      nodes.map((n, i) => {
+        const { proc, exited } = procs[i] as { proc: ChildProcess; exited: Promise<void> };
+        return waitClustered(n, size, proc, exited, () => readLog(n.dir));
+      }),
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -220,7 +228,7 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
   const urls = nodes.map((n) => `nats://127.0.0.1:${n.port}`);
   const credentials = (user: string): DeployCredentials => {
     const variable = users.get(user);
-    const pass = variable === undefined ? undefined : env[variable];
+    const pass = variable === undefined ? undefined : passwords.get(variable);
     if (pass === undefined) throw new Error(`no user ${user} in ${layout.includes.join(', ')}`);
     return user === 'admin' ? { user, pass } : { user, pass, inboxPrefix: `_INBOX_${user}` };
   };
@@ -232,7 +240,6 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
       monitorUrl: `http://127.0.0.1:${n.monitorPort}`,
       log: () => readLog(n.dir),
     })),
-    env,
     credentials,
     connectAs: (user, opts = {}) =>
       connect({ servers: urls, name: `test ${user}`, maxReconnectAttempts: 0, ...credentials(user), ...opts }),
@@ -243,14 +250,19 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
 async function waitClustered(
   node: { name: string; monitorPort: number },
   size: number,
-  running: () => boolean,
+  proc: ChildProcess,
+  exited: Promise<void>,
   readLog: () => string,
   timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'not polled yet';
   while (Date.now() < deadline) {
-    if (!running()) throw new Error(`nats-server ${node.name} exited during start-up:\n${readLog().slice(-4000)}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await exited;
+      const status = proc.exitCode ?? proc.signalCode;
+      throw new Error(`nats-server ${node.name} exited (${status}) during start-up:\n${readLog().slice(-4000)}`);
+    }
     try {
       const base = `http://127.0.0.1:${node.monitorPort}`;
       const routez = (await (await fetch(`${base}/routez`)).json()) as { num_routes?: number };
