@@ -28,7 +28,8 @@ export async function* orderedMessages(
   if (opts.signal?.aborted === true) return;
   let endSeq = Number.POSITIVE_INFINITY;
   if (opts.tail !== true) {
-    const jsm = await js.jetstreamManager();
+    // no account-info probe: it needs a meta leader, which a cluster may be electing
+    const jsm = await js.jetstreamManager(false);
     endSeq = (await jsm.streams.info(stream)).state.last_seq;
     if (endSeq < fromSeq) return;
   }
