@@ -1,0 +1,100 @@
+import { lastLogSequence, listSnapshots, loadSnapshot, readDecisions, readInputs, readLogEntries } from '@muster/bus';
+import type { JetStreamClient, SnapshotInfo, StoredDecision } from '@muster/bus';
+import { STATE_SCHEMA, canonicalHash } from '@muster/core';
+import type { Input, Transaction } from '@muster/core';
+import type { AuditSource, OfflineHistory } from './auditSource.ts';
+import { isOfflineHistory } from './auditSource.ts';
+import type { SnapshotCheck } from './logAuditor.ts';
+
+/** One transaction as a feed delivers it; `payload` is its stored bytes when read from NATS. */
+export interface FeedEntry {
+  seq: number;
+  tx: Transaction;
+  payload?: Uint8Array;
+}
+
+/** The stored snapshots an audit compares with replay, and what it passed over. */
+export interface FeedSnapshots {
+  checks: SnapshotCheck[];
+  notes: string[];
+  skipped: number;
+}
+
+/** Everything an audit reads, from NATS or from an offline history, behind one shape. */
+export interface AuditFeed {
+  /** The log's last sequence when the audit starts, when known. */
+  lastSeq: number | null;
+  /** The log from sequence 1, in order. */
+  entries(): AsyncIterable<FeedEntry>;
+  /** Opens the inputs from a sequence on; null when there are none to read. */
+  openInputs: ((fromSeq: number) => AsyncIterator<Input>) | null;
+  snapshots(): Promise<FeedSnapshots>;
+  /** Reads MUSTER_DECISIONS; null offline. */
+  decisions: ((signal: AbortSignal) => AsyncIterable<StoredDecision>) | null;
+}
+
+/** The feed of a source: MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS and the snapshot store, or an offline history. */
+export async function openFeed(source: AuditSource): Promise<AuditFeed> {
+  return isOfflineHistory(source) ? offlineFeed(source) : jetStreamFeed(source);
+}
+
+async function jetStreamFeed(js: JetStreamClient): Promise<AuditFeed> {
+  const lastSeq = await lastLogSequence(await js.jetstreamManager());
+  return {
+    lastSeq,
+    entries: () => readLogEntries(js, { fromSeq: 1 }),
+    openInputs: (fromSeq) => readInputs(js, { fromSeq }),
+    snapshots: () => storedSnapshots(js),
+    decisions: (signal) => readDecisions(js, { signal }),
+  };
+}
+
+async function storedSnapshots(js: JetStreamClient): Promise<FeedSnapshots> {
+  let infos: SnapshotInfo[];
+  try {
+    infos = await listSnapshots(js);
+  } catch (err) {
+    return { checks: [], skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
+  }
+  const current = infos.filter((s) => s.schema === STATE_SCHEMA);
+  const skipped = infos.length - current.length;
+  const checks = await Promise.all(
+    current.map(async (info): Promise<SnapshotCheck> => {
+      try {
+        await loadSnapshot(js, info.name, { verifyHash: true });
+        return { name: info.name, seq: info.seq, hash: info.hash, problem: null };
+      } catch (err) {
+        return { name: info.name, seq: info.seq, hash: info.hash, problem: `snapshot ${info.name} at ${info.seq} is unreadable or does not hash to its record: ${(err as Error).message}` };
+      }
+    }),
+  );
+  const notes = skipped > 0 ? [`${skipped} snapshot(s) of another state schema were passed over (rebuild ignores them too)`] : [];
+  return { checks, skipped, notes };
+}
+
+function offlineFeed(history: OfflineHistory): AuditFeed {
+  const inputs = history.inputs === undefined ? null : [...history.inputs].sort((a, b) => a.seq - b.seq);
+  return {
+    lastSeq: history.lastSeq ?? null,
+    entries: async function* () {
+      for await (const entry of history.transactions) yield entry;
+    },
+    openInputs: inputs === null ? null : (fromSeq) => inputsFrom(inputs, fromSeq),
+    snapshots: () =>
+      Promise.resolve({
+        checks: (history.snapshots ?? []).map((s, i) => ({
+          name: `snapshot-${i}`,
+          seq: s.seq,
+          hash: s.hash,
+          problem: s.state !== undefined && canonicalHash(s.state) !== s.hash ? `snapshot ${i} at ${s.seq}: its state does not hash to its recorded ${s.hash}` : null,
+        })),
+        skipped: 0,
+        notes: [],
+      }),
+    decisions: null,
+  };
+}
+
+async function* inputsFrom(inputs: readonly Input[], fromSeq: number): AsyncGenerator<Input, void, undefined> {
+  for (const input of inputs) if (input.seq >= fromSeq) yield input;
+}

@@ -1,0 +1,115 @@
+import { isBusError } from '@muster/bus';
+import { stateHash } from '@muster/core';
+import { openFeed } from './auditFeed.ts';
+import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditReport.ts';
+import type { AuditSource } from './auditSource.ts';
+import { AuditorError } from './auditorError.ts';
+import { DecisionsCheck } from './decisionsCheck.ts';
+import type { SnapshotCheck } from './logAuditor.ts';
+import { LogAuditor } from './logAuditor.ts';
+import { ProgressMeter } from './progressMeter.ts';
+
+/**
+ * Audits a log (MUSTER_LOG through a JetStream client, or an offline history): replays it with the
+ * same core and checks the hash chain, every session's decisions re-derived from the state before
+ * it, every ingest re-derived from its inputs (when available), heartbeat losses, checkpoints,
+ * snapshots, the invariants of DESIGN.md §7 after every transaction, and MUSTER_DECISIONS against
+ * the log. A failed check is reported, never thrown; `clean` says whether there was none.
+ */
+export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Promise<AuditReport> {
+  const started = performance.now();
+  const fromSeq = opts.fromSeq ?? 1;
+  if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new AuditorError('bad-range', `fromSeq must be a positive integer, got ${fromSeq}`);
+  if (opts.toSeq !== undefined && (!Number.isInteger(opts.toSeq) || opts.toSeq < fromSeq)) {
+    throw new AuditorError('bad-range', `toSeq must be an integer not below fromSeq ${fromSeq}, got ${opts.toSeq}`);
+  }
+  const feed = await openFeed(source);
+  const toSeq = Math.min(opts.toSeq ?? Number.POSITIVE_INFINITY, feed.lastSeq ?? Number.POSITIVE_INFINITY);
+  const stored = await feed.snapshots();
+  const snapshots = new Map<number, SnapshotCheck[]>();
+  for (const s of stored.checks) if (s.seq <= toSeq) snapshots.set(s.seq, [...(snapshots.get(s.seq) ?? []), s]);
+
+  const decisions = feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
+  const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions });
+  const stop = new AbortController();
+  const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (m) => decisions.fromStream(m));
+  // a reader that fails is awaited below; until then its rejection must not go unhandled
+  reading.catch(() => undefined);
+  const meter = opts.onProgress === undefined ? null : new ProgressMeter(Math.max(fromSeq, Math.min(toSeq, feed.lastSeq ?? toSeq)), opts.onProgress);
+
+  try {
+    for await (const entry of feed.entries()) {
+      if (entry.seq > toSeq) break;
+      await auditor.transaction(entry.seq, entry.tx, entry.payload);
+      meter?.tick(entry.seq);
+    }
+  } catch (err) {
+    // a message that is not a transaction ends the read: the chain is broken there
+    if (!isBusError(err) || err.seq === undefined) {
+      stop.abort();
+      await auditor.finish();
+      throw err;
+    }
+    auditor.breakChain({ seq: err.seq, message: err.message });
+  }
+  await auditor.finish();
+  meter?.done(auditor.lastSeq);
+
+  let decisionsStream: DecisionsStreamReport = { available: false, checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
+  if (decisions !== null) {
+    await reading;
+    decisionsStream = decisions.finish(auditor.lastSeq);
+  }
+  return report(auditor, { fromSeq, stored: stored.notes, skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
+}
+
+async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Promise<void> {
+  for await (const item of items) each(item);
+}
+
+interface ReportContext {
+  fromSeq: number;
+  stored: string[];
+  skipped: number;
+  decisionsStream: DecisionsStreamReport;
+  hasInputs: boolean;
+  started: number;
+}
+
+function report(auditor: LogAuditor, ctx: ReportContext): AuditReport {
+  const c = auditor.counts;
+  const notes = [...ctx.stored];
+  if (ctx.fromSeq > 1) notes.push(`transactions 1..${ctx.fromSeq - 1} were replayed (hash chain verified) but not checked`);
+  if (c.inputsStructural > 0) {
+    notes.push(ctx.hasInputs
+      ? `${c.inputsStructural} ingested input(s) are no longer on MUSTER_IN: their events were checked for structure only (each names its input once, in order)`
+      : `no inputs: ${c.inputsStructural} ingested input(s) were checked for structure only (each names its input once, in order), not re-derived`);
+  }
+  if (!ctx.decisionsStream.available) notes.push('offline history: MUSTER_DECISIONS not compared');
+  if (ctx.decisionsStream.inFlight > 0) notes.push(`${ctx.decisionsStream.inFlight} decision message(s) of the last transactions are not published yet (in flight, not a failure)`);
+  const chain = auditor.chainBreak === null ? { ok: true } : { ok: false, brokenAt: auditor.chainBreak.seq, message: auditor.chainBreak.message };
+  return {
+    clean: auditor.failures.count === 0,
+    fromSeq: ctx.fromSeq,
+    lastSeq: auditor.lastSeq,
+    transactions: c.transactions,
+    events: c.events,
+    sessions: c.sessions,
+    sessionsCutShort: c.sessionsCutShort,
+    decisionsRederived: c.decisionsRederived,
+    eventsRederived: c.eventsRederived,
+    ingest: { rederived: c.inputsRederived, structural: c.inputsStructural, lost: c.inputsLost },
+    checkpoints: { checked: c.checkpointsChecked, failed: c.checkpointsFailed },
+    snapshots: { checked: c.snapshotsChecked, failed: c.snapshotsFailed, skipped: ctx.skipped },
+    invariants: { checked: auditor.invariants.checked, count: auditor.invariants.count, violations: auditor.invariants.violations },
+    decisionsStream: ctx.decisionsStream,
+    chain,
+    divergence: auditor.divergence,
+    divergences: c.divergences,
+    failures: auditor.failures.list(),
+    failureCount: auditor.failures.count,
+    stateHash: stateHash(auditor.state),
+    notes,
+    ms: Math.round(performance.now() - ctx.started),
+  };
+}

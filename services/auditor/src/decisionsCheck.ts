@@ -1,0 +1,101 @@
+import type { StoredDecision } from '@muster/bus';
+import type { OutboundMessage } from '@muster/core';
+import type { DecisionsStreamReport, Failure } from './auditReport.ts';
+import { sameJson } from './eventDiff.ts';
+
+/**
+ * Compares what MUSTER_DECISIONS holds with the messages the log derives (`decisionMessages` of
+ * each transaction), by msg id, as both arrive: the stream from its reader, the derived messages
+ * from the replay. What is left on either side at the end is missing, in flight or unexpected.
+ */
+export class DecisionsCheck {
+  private readonly stored = new Map<string, StoredDecision>();
+  private readonly expected = new Map<string, OutboundMessage>();
+  private readonly matched = new Set<string>();
+  private lastPublishedLogSeq = 0;
+  private readonly counts = { checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
+
+  constructor(
+    private readonly fromSeq: number,
+    private readonly onFailure: (f: Failure) => void,
+  ) {}
+
+  /** One message read from the stream. */
+  fromStream(msg: StoredDecision): void {
+    const logSeq = msg.logSeq ?? logSeqOf(msg.msgId);
+    if (logSeq !== null && logSeq > this.lastPublishedLogSeq) this.lastPublishedLogSeq = logSeq;
+    if (logSeq !== null && logSeq < this.fromSeq) return;
+    if (this.matched.has(msg.msgId) || this.stored.has(msg.msgId)) {
+      this.counts.duplicated++;
+      this.fail(logSeq ?? 0, `${msg.msgId} is stored twice on MUSTER_DECISIONS (stream sequence ${msg.seq}): a decision was published again outside the dedupe window`);
+      return;
+    }
+    const derived = this.expected.get(msg.msgId);
+    if (derived === undefined) {
+      this.stored.set(msg.msgId, msg);
+      return;
+    }
+    this.expected.delete(msg.msgId);
+    this.compare(derived, msg);
+  }
+
+  /** The messages one logged transaction derives. */
+  fromLog(msgs: readonly OutboundMessage[]): void {
+    for (const m of msgs) {
+      const found = this.stored.get(m.msgId);
+      if (found === undefined) {
+        this.expected.set(m.msgId, m);
+        continue;
+      }
+      this.stored.delete(m.msgId);
+      this.compare(m, found);
+    }
+  }
+
+  /** Settles what is left once both sides are read; stream messages for sequences after `lastSeq` are not judged. */
+  finish(lastSeq: number): DecisionsStreamReport {
+    for (const m of this.expected.values()) {
+      if (m.logSeq > this.lastPublishedLogSeq) {
+        this.counts.inFlight++;
+        continue;
+      }
+      this.counts.missing++;
+      this.fail(m.logSeq, `${m.msgId} (${m.subject}) follows from the log but is not on MUSTER_DECISIONS, though later decisions are`);
+    }
+    for (const msg of this.stored.values()) {
+      const logSeq = msg.logSeq ?? logSeqOf(msg.msgId);
+      if (logSeq !== null && logSeq > lastSeq) continue;
+      this.counts.unexpected++;
+      this.fail(logSeq ?? 0, `${msg.msgId === '' ? `stream sequence ${msg.seq}` : msg.msgId} (${msg.subject}) is on MUSTER_DECISIONS but the log derives no such message`);
+    }
+    this.expected.clear();
+    this.stored.clear();
+    return { available: true, ...this.counts };
+  }
+
+  private compare(derived: OutboundMessage, msg: StoredDecision): void {
+    this.matched.add(derived.msgId);
+    let body: unknown;
+    try {
+      body = JSON.parse(msg.data);
+    } catch {
+      body = msg.data;
+    }
+    if (msg.subject === derived.subject && sameJson(body, derived.payload)) {
+      this.counts.checked++;
+      return;
+    }
+    this.counts.mismatched++;
+    const what = msg.subject === derived.subject ? `its body differs from the log's ${JSON.stringify(derived.payload)}` : `it went to ${msg.subject}, not ${derived.subject}`;
+    this.fail(derived.logSeq, `${derived.msgId} on MUSTER_DECISIONS contradicts the log: ${what}`);
+  }
+
+  private fail(seq: number, message: string): void {
+    this.onFailure({ seq, check: 'decisions-stream', message });
+  }
+}
+
+function logSeqOf(msgId: string): number | null {
+  const m = /^muster:(\d+):/.exec(msgId);
+  return m === null ? null : Number(m[1]);
+}

@@ -1,0 +1,217 @@
+import { join } from 'node:path';
+import { readDecisions, readInputs, readLog } from '@muster/bus';
+import type { InputMessage, StoredDecision } from '@muster/bus';
+import { MusterClient } from '@muster/client';
+import type { LoggedTransaction } from '@muster/core';
+import { createStack } from '@muster/stack';
+import { auditLog } from './auditLog.ts';
+import { summarizeAudit } from './drillAudit.ts';
+import type { DrillAuditSummary } from './drillAudit.ts';
+import { startDrillCluster } from './drillCluster.ts';
+import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
+import { checkDecisions, lostJobs } from './drillDecisions.ts';
+import type { FaultRecord } from './drillFaults.ts';
+import { checkLiveness } from './drillLiveness.ts';
+import { resolveDrillOptions } from './drillOptions.ts';
+import type { DrillOptions } from './drillOptions.ts';
+import { drillRandom } from './drillRandom.ts';
+import { recoverCluster } from './drillRecover.ts';
+import { replayLog, unreleased } from './drillReplay.ts';
+import { drillFailures, finding } from './drillReport.ts';
+import type { DrillReport } from './drillReport.ts';
+import { runFaultSchedule } from './drillSchedule.ts';
+import { settleDrill } from './drillSettle.ts';
+import type { SettleResult } from './drillSettle.ts';
+import { spread, takeovers } from './drillTakeover.ts';
+import { startDrillWorkload } from './drillWorkload.ts';
+import type { DrillWorkload } from './drillWorkload.ts';
+
+/** What a drill reports to and listens to while it runs. */
+export interface DrillHooks {
+  /** Called with one line at each step (stack up, each fault, settling). */
+  progress?: (line: string) => void;
+  /** Aborting ends the workload and the faults early; everything is still stopped and reported. */
+  signal?: AbortSignal;
+}
+
+// the first fault waits for the workload to be under way; none starts in the last seconds, so each
+// takeover happens under load
+const WARM_UP_MS = 3_000;
+const LAST_FAULT_BEFORE_END_MS = 5_000;
+
+/**
+ * Runs one HA drill on loopback: a three-node NATS cluster with R3 streams, three scheduler
+ * replica processes and simulated agents; a workload of gang submissions while faults are
+ * injected on the chosen schedule; then, at rest, the checks: accepted jobs lost, decisions
+ * duplicated or contradicted, overcommit, divergence between replicas and from replay,
+ * liveness, the auditor's verdict, and takeover times. Everything it starts it stops, in
+ * bounded time, whatever happens; an error is reported, not thrown.
+ */
+export async function runDrill(options: Partial<DrillOptions>, hooks: DrillHooks = {}): Promise<DrillReport> {
+  const opts = resolveDrillOptions(options);
+  const started = Date.now();
+  const runId = `d${started.toString(36)}`;
+  const progress = (line: string): void => hooks.progress?.(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${line}`);
+  const logsDir = opts.keepLogsDir === null ? null : join(opts.keepLogsDir, `drill-${runId}`);
+  const stack = createStack(logsDir === null ? {} : { dir: logsDir, keepLogs: true });
+  const report = emptyReport(opts, started, logsDir);
+  let cluster: DrillCluster | null = null;
+  try {
+    cluster = await startDrillCluster(stack, opts, progress);
+    await exercise(cluster, opts, runId, report, progress, hooks.signal);
+  } catch (err) {
+    report.error = err instanceof Error ? err.message : String(err);
+    progress(`error: ${report.error}`);
+  } finally {
+    progress('stopping everything');
+    report.stop = cluster === null ? await stack.stop() : await cluster.stop();
+    progress(`stopped in ${report.stop.ms} ms${report.stop.killed.length > 0 ? ` (killed: ${report.stop.killed.join(', ')})` : ''}`);
+  }
+  report.ms = Date.now() - started;
+  report.failures = drillFailures(report);
+  report.ok = report.failures.length === 0;
+  return report;
+}
+
+async function exercise(
+  cluster: DrillCluster,
+  opts: DrillOptions,
+  runId: string,
+  report: DrillReport,
+  progress: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const client = new MusterClient(cluster.nc, { timeoutMs: 2_000 });
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const workloadStart = Date.now();
+  const endAt = workloadStart + opts.durationS * 1000;
+  const workload = startDrillWorkload({ client, random: drillRandom(opts.seed), rate: opts.rate, prefix: runId });
+  progress(`workload: ${opts.rate} gangs/s for ${opts.durationS} s; ${opts.schedule} faults (${opts.faults.join(', ')})`);
+  const ticker = setInterval(() => progress(`workload: ${workload.attempted()} submitted, ${workload.accepted.size} accepted`), 15_000);
+  let faults: FaultRecord[] = [];
+  try {
+    // faults draw from their own stream, so changing them leaves the workload as it was
+    const ctx = { cluster, opts, random: drillRandom(opts.seed ^ 0x5bd1e995), busy: new Set<string>(), progress };
+    const schedule = runFaultSchedule(ctx, { startAt: workloadStart + WARM_UP_MS, lastAt: endAt - LAST_FAULT_BEFORE_END_MS, signal: stop.signal });
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, Math.max(0, endAt - Date.now()))), new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))]);
+    stop.abort();
+    faults = await schedule;
+  } finally {
+    clearInterval(ticker);
+    await workload.stop();
+    signal?.removeEventListener('abort', onAbort);
+    report.faults = faults;
+    fillWorkload(report, workload);
+  }
+  if (signal?.aborted === true) throw new Error('interrupted');
+  progress(`workload done: ${workload.attempted()} submitted, ${workload.accepted.size} accepted; recovering`);
+  const trouble = await recoverCluster(cluster);
+  if (trouble !== null) progress(`recovery: ${trouble}`);
+  const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
+  progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
+  await check(cluster, opts, workload, settled, workloadStart, report, progress);
+}
+
+async function check(
+  cluster: DrillCluster,
+  opts: DrillOptions,
+  workload: DrillWorkload,
+  settled: SettleResult,
+  workloadStart: number,
+  report: DrillReport,
+  progress: (line: string) => void,
+): Promise<void> {
+  const log: LoggedTransaction[] = [];
+  for await (const logged of readLog(cluster.js)) log.push(logged);
+  const inputs: InputMessage[] = [];
+  for await (const input of readInputs(cluster.js, { withTime: true })) inputs.push(input);
+  const stream: StoredDecision[] = [];
+  for await (const m of readDecisions(cluster.js)) stream.push(m);
+
+  const accepted = [...workload.accepted.keys()];
+  const decisions = checkDecisions(accepted, log, stream);
+  const lost = lostJobs(decisions);
+  const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
+  const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
+  const leaderFaults = takeovers(report.faults, log);
+  let auditor: DrillAuditSummary | null = null;
+  try {
+    auditor = summarizeAudit(await auditLog(cluster.js));
+  } catch (err) {
+    // the drill's own checks stand without it; the report says the audit did not run and why
+    report.auditorError = err instanceof Error ? err.message : String(err);
+  }
+
+  report.workload.logTransactions = log.length;
+  report.workload.decisionsInLog = decisions.decisionsInLog;
+  report.workload.decisionsOnStream = decisions.decisionsOnStream;
+  report.workload.committed = accepted.length - decisions.neverCommitted.length;
+  report.takeover = {
+    all: spread(leaderFaults.map((t) => t.decisionMs)),
+    kill: spread(leaderFaults.filter((t) => t.kind === 'kill-leader').map((t) => t.decisionMs)),
+    pause: spread(leaderFaults.filter((t) => t.kind === 'pause-leader').map((t) => t.decisionMs)),
+    elected: spread(leaderFaults.map((t) => t.electedMs)),
+    missing: leaderFaults.filter((t) => t.decisionMs === null).length,
+    each: leaderFaults,
+  };
+  const byHash = new Map<number, Set<string>>();
+  for (const s of statuses) byHash.set(s.seq, (byHash.get(s.seq) ?? new Set()).add(s.stateHash));
+  report.checks = {
+    lost: { ...finding(lost), notIngested: decisions.notIngested.length, undecidedInLog: decisions.undecidedInLog.length, missingOnStream: decisions.missingOnStream.length },
+    neverCommitted: finding(decisions.neverCommitted),
+    duplicated: finding(decisions.duplicated),
+    contradicted: finding(decisions.contradicted),
+    overcommit: { ...finding(replay.overcommits), auditor: auditor?.overcommit ?? 0 },
+    unreleased: finding(unreleased(replay.final)),
+    divergence: {
+      replicas: [...byHash.values()].reduce((n, hashes) => n + hashes.size - 1, 0),
+      replay: statuses.filter((s) => replay.hashes.get(s.seq) !== s.stateHash).length,
+      notAtEnd: cluster.replicaIds.length - statuses.filter((s) => s.seq === settled.logLastSeq).length,
+      auditor: auditor?.divergences ?? 0,
+      statuses,
+    },
+    liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs),
+    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running },
+  };
+  report.auditor = auditor;
+  progress(`checked ${log.length} transactions, ${inputs.length} inputs, ${stream.length} decision messages; audit ${auditor === null ? `failed: ${report.auditorError}` : auditor.clean ? 'clean' : 'NOT clean'}`);
+}
+
+function fillWorkload(report: DrillReport, workload: DrillWorkload): void {
+  report.workload.submitted = workload.attempted();
+  report.workload.accepted = workload.accepted.size;
+  report.workload.unacknowledged = workload.unacknowledged.length;
+}
+
+function emptyReport(opts: DrillOptions, started: number, logsDir: string | null): DrillReport {
+  const none = { count: 0, p50: null, p99: null, max: null };
+  const nothing = { count: 0, examples: [] };
+  return {
+    ok: false,
+    failures: [],
+    options: opts,
+    startedAt: new Date(started).toISOString(),
+    ms: 0,
+    workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
+    faults: [],
+    takeover: { all: none, kill: none, pause: none, elected: none, missing: 0, each: [] },
+    checks: {
+      lost: { ...nothing, notIngested: 0, undecidedInLog: 0, missingOnStream: 0 },
+      neverCommitted: nothing,
+      duplicated: nothing,
+      contradicted: nothing,
+      overcommit: { ...nothing, auditor: 0 },
+      unreleased: nothing,
+      divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
+      liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longGaps: 0, violations: [] },
+      settle: { trouble: null, pending: 0, running: 0 },
+    },
+    auditor: null,
+    auditorError: null,
+    stop: null,
+    error: null,
+    logsDir,
+  };
+}

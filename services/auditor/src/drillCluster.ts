@@ -1,0 +1,140 @@
+import { join } from 'node:path';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { simulatedNodes, startAgent } from '@muster/agent';
+import type { Agent } from '@muster/agent';
+import { connect, ensureStreams, jetStream, jetStreamManager } from '@muster/bus';
+import type { JetStreamClient, JetStreamManager, NatsConnection } from '@muster/bus';
+import { within } from '@muster/stack';
+import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from '@muster/stack';
+import type { DrillOptions } from './drillOptions.ts';
+
+/** What `muster.replica.<id>.status` answers. */
+export interface ReplicaStatus {
+  id: string;
+  role: string;
+  seq: number;
+  term: number;
+  lastInputSeq: number;
+  stateHash: string;
+  refusedBecause: string | null;
+}
+
+/** The drill's cluster: three NATS nodes, three replica processes, simulated agents, and the drill's own connection. */
+export interface DrillCluster {
+  readonly nats: NatsClusterHandle;
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly replicaIds: readonly string[];
+  /** Replicas paused (SIGSTOP) right now. */
+  readonly paused: Set<string>;
+  /** The current process of a replica. */
+  replica(id: string): SchedulerProcess;
+  /** Starts a new process for a replica id (it rebuilds from the log and stands by). */
+  startReplica(id: string): SchedulerProcess;
+  /** One replica's status, or null when it does not answer within `timeoutMs`. */
+  status(id: string, timeoutMs?: number): Promise<ReplicaStatus | null>;
+  /** Every replica's status, asked in parallel. */
+  statuses(timeoutMs?: number): Promise<Map<string, ReplicaStatus | null>>;
+  /** The replica answering as leader (the highest term if two do), polled for at most `timeoutMs`; null if none. */
+  leader(timeoutMs?: number, except?: string): Promise<ReplicaStatus | null>;
+  /** Stops the agents, closes the connection and stops the stack, in bounded time. */
+  stop(): Promise<StackStopReport>;
+}
+
+const REPLICA_IDS = ['s1', 's2', 's3'];
+
+/** Starts the cluster on `stack` and waits for a leader and for every simulated node to be registered. */
+export async function startDrillCluster(stack: Stack, opts: DrillOptions, progress: (line: string) => void): Promise<DrillCluster> {
+  const nats = await stack.startNatsCluster(3);
+  progress(`nats: 3 nodes on ${nats.urls.join(',')}`);
+  let nc: NatsConnection | null = null;
+  let agent: Agent | null = null;
+  const agentLog: Logger = pino({ level: opts.logLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
+  const stopAll = async (): Promise<StackStopReport> => {
+    if (agent !== null) await within(agent.stop(), 10_000);
+    agentLog.flush();
+    if (nc !== null) await within(nc.close(), 5_000);
+    return stack.stop();
+  };
+  try {
+    nc = await connect({ servers: nats.urls, name: 'muster-drill' });
+    const conn = nc;
+    const js = jetStream(conn);
+    const jsm = await jetStreamManager(conn);
+    // created once here, so three replicas starting at once do not race to create them
+    await ensureStreams(jsm, { replicas: 3 });
+    const procs = new Map<string, SchedulerProcess>();
+    const startReplica = (id: string): SchedulerProcess => {
+      const proc = stack.spawnScheduler({
+        id,
+        urls: nats.urls,
+        leaseMs: opts.leaseMs,
+        heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
+        replicas: 3,
+        logLevel: opts.logLevel,
+      });
+      procs.set(id, proc);
+      return proc;
+    };
+    for (const id of REPLICA_IDS) startReplica(id);
+    const status = async (id: string, timeoutMs = 1_000): Promise<ReplicaStatus | null> => {
+      try {
+        const reply = await conn.request(`muster.replica.${id}.status`, '', { timeout: timeoutMs });
+        return parseStatus(reply.string());
+      } catch {
+        return null;
+      }
+    };
+    const statuses = async (timeoutMs = 1_000): Promise<Map<string, ReplicaStatus | null>> =>
+      new Map(await Promise.all(REPLICA_IDS.map(async (id) => [id, await status(id, timeoutMs)] as const)));
+    const leader = async (timeoutMs = 10_000, except?: string): Promise<ReplicaStatus | null> => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const leaders = [...(await statuses(500)).values()].filter((s): s is ReplicaStatus => s !== null && s.role === 'leader' && s.id !== except);
+        if (leaders.length > 0) return leaders.reduce((a, b) => (b.term > a.term ? b : a));
+        if (Date.now() >= deadline) return null;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    // replica processes start through tsx: give them time on a loaded machine
+    const first = await leader(60_000);
+    if (first === null) throw new Error('no scheduler replica became leader within 60 s');
+    progress(`replicas: ${REPLICA_IDS.join(', ')} up, ${first.id} leads (term ${first.term})`);
+    agent = await startAgent({ natsUrl: nats.urls, nodes: simulatedNodes(opts.nodes), simulate: true, heartbeatMs: 1_000, logger: agentLog });
+    if ((await within(agent.registered, 30_000)) === null) throw new Error(`the ${opts.nodes} simulated nodes were not registered within 30 s`);
+    progress(`agents: ${opts.nodes} simulated nodes registered`);
+    return {
+      nats,
+      nc: conn,
+      js,
+      jsm,
+      replicaIds: REPLICA_IDS,
+      paused: new Set(),
+      replica: (id) => {
+        const proc = procs.get(id);
+        if (proc === undefined) throw new Error(`no replica ${id}`);
+        return proc;
+      },
+      startReplica,
+      status,
+      statuses,
+      leader,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function parseStatus(text: string): ReplicaStatus | null {
+  try {
+    const s = JSON.parse(text) as Partial<ReplicaStatus>;
+    if (typeof s.id !== 'string' || typeof s.role !== 'string' || typeof s.seq !== 'number' || typeof s.stateHash !== 'string') return null;
+    return { id: s.id, role: s.role, seq: s.seq, term: s.term ?? 0, lastInputSeq: s.lastInputSeq ?? 0, stateHash: s.stateHash, refusedBecause: s.refusedBecause ?? null };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,172 @@
+import { within } from '@muster/stack';
+import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
+import type { DrillOptions, FaultKind } from './drillOptions.ts';
+import type { DrillRandom } from './drillRandom.ts';
+
+/** One fault as injected: what, on whom, when, and what the drill saw live. */
+export interface FaultRecord {
+  /** 1, 2, … in the order they were injected. */
+  n: number;
+  kind: FaultKind;
+  /** The replica id or NATS node name it hit (null when skipped before choosing). */
+  target: string | null;
+  /** When it hit (ms since the epoch): the kill, the SIGSTOP. */
+  at: number;
+  /** When the drill was done with it (the process restarted, resumed, the node back). */
+  endedAt: number;
+  /** Why it was not injected (nothing to hit without breaking the drill's own rules), else null. */
+  skipped: string | null;
+  /** What went wrong while injecting or restarting, else null. */
+  error: string | null;
+  /** For a leader fault: the replica that answered as leader next, as seen by polling statuses. */
+  nextLeader: string | null;
+}
+
+/** What fault injection works with; `busy` holds the targets a fault is acting on right now. */
+export interface FaultContext {
+  cluster: DrillCluster;
+  opts: DrillOptions;
+  random: DrillRandom;
+  busy: Set<string>;
+  progress: (line: string) => void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Injects one fault of `kind` and brings back what it took down; never throws (errors are recorded). */
+export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext): Promise<FaultRecord> {
+  const record: FaultRecord = { n, kind, target: null, at: Date.now(), endedAt: 0, skipped: null, error: null, nextLeader: null };
+  try {
+    switch (kind) {
+      case 'kill-leader':
+        await killLeader(record, ctx);
+        break;
+      case 'pause-leader':
+        await pauseLeader(record, ctx);
+        break;
+      case 'restart-nats':
+        await restartNats(record, ctx);
+        break;
+      case 'restart-standby':
+        await restartStandby(record, ctx);
+        break;
+      default: {
+        const unknown: never = kind;
+        throw new Error(`unknown fault ${String(unknown)}`);
+      }
+    }
+  } catch (err) {
+    record.error = err instanceof Error ? err.message : String(err);
+  } finally {
+    if (record.target !== null) ctx.busy.delete(record.target);
+    record.endedAt = Date.now();
+  }
+  ctx.progress(faultLine(record));
+  return record;
+}
+
+/** One progress line for a fault. */
+export function faultLine(r: FaultRecord): string {
+  const what = `fault ${r.n} ${r.kind}${r.target === null ? '' : ` ${r.target}`}`;
+  if (r.skipped !== null) return `${what}: skipped (${r.skipped})`;
+  if (r.error !== null) return `${what}: ERROR ${r.error}`;
+  const next = r.nextLeader === null ? '' : `, ${r.nextLeader} leads`;
+  return `${what}: done in ${r.endedAt - r.at} ms${next}`;
+}
+
+/** A replica other than `id` that runs, is not paused and is not under a fault: someone who can take over. */
+function healthyOthers(ctx: FaultContext, id: string): string[] {
+  return ctx.cluster.replicaIds.filter((r) => r !== id && !ctx.busy.has(r) && !ctx.cluster.paused.has(r) && ctx.cluster.replica(r).running);
+}
+
+async function currentLeader(record: FaultRecord, ctx: FaultContext): Promise<string | null> {
+  const leader = await ctx.cluster.leader(5_000);
+  if (leader === null) {
+    record.skipped = 'no replica answered as leader';
+    return null;
+  }
+  if (ctx.busy.has(leader.id)) {
+    record.skipped = `leader ${leader.id} is under another fault`;
+    return null;
+  }
+  if (healthyOthers(ctx, leader.id).length === 0) {
+    record.skipped = 'no healthy standby to take over';
+    return null;
+  }
+  ctx.busy.add(leader.id);
+  record.target = leader.id;
+  return leader.id;
+}
+
+/** Waits until a restarted replica answers its status (it has rebuilt and stands by). */
+async function awaitAnswer(ctx: FaultContext, id: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await ctx.cluster.status(id, 500)) !== null) return;
+    await sleep(200);
+  }
+  throw new Error(`${id} did not answer its status within ${timeoutMs} ms of its restart`);
+}
+
+async function killLeader(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const id = await currentLeader(record, ctx);
+  if (id === null) return;
+  record.at = Date.now();
+  if ((await ctx.cluster.replica(id).kill()) === null) throw new Error(`${id} did not die after SIGKILL`);
+  record.nextLeader = (await ctx.cluster.leader(30_000, id))?.id ?? null;
+  // the killed replica comes back as a new process, which rebuilds and stands by
+  ctx.cluster.startReplica(id);
+  await awaitAnswer(ctx, id);
+}
+
+async function pauseLeader(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const id = await currentLeader(record, ctx);
+  if (id === null) return;
+  const proc = ctx.cluster.replica(id);
+  record.at = Date.now();
+  proc.signal('SIGSTOP');
+  ctx.cluster.paused.add(id);
+  try {
+    const next = ctx.cluster.leader(ctx.opts.pauseMs, id);
+    await sleep(ctx.opts.pauseMs);
+    record.nextLeader = (await next)?.id ?? null;
+  } finally {
+    proc.signal('SIGCONT');
+    ctx.cluster.paused.delete(id);
+  }
+  await awaitAnswer(ctx, id, 30_000);
+}
+
+async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const nodes = ctx.cluster.nats.nodes;
+  // one node down at a time: two would take the R3 streams' quorum, which no drill should expect to survive
+  if (nodes.some((node) => !node.running || ctx.busy.has(node.name))) {
+    record.skipped = 'another NATS node is down';
+    return;
+  }
+  const node = ctx.random.pick(nodes);
+  ctx.busy.add(node.name);
+  record.target = node.name;
+  record.at = Date.now();
+  await node.kill('SIGKILL');
+  await sleep(ctx.opts.natsDownMs);
+  if ((await within(node.restart().then(() => true), 45_000)) === null) throw new Error(`nats ${node.name} not ready 45 s after its restart`);
+}
+
+async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const statuses = await ctx.cluster.statuses(1_000);
+  const standbys = [...statuses.values()].filter(
+    (s): s is ReplicaStatus => s !== null && s.role === 'standby' && !ctx.busy.has(s.id) && !ctx.cluster.paused.has(s.id),
+  );
+  if (standbys.length === 0) {
+    record.skipped = 'no standby answered';
+    return;
+  }
+  const id = ctx.random.pick(standbys).id;
+  ctx.busy.add(id);
+  record.target = id;
+  record.at = Date.now();
+  if ((await ctx.cluster.replica(id).terminate(5_000)) === null) throw new Error(`${id} did not exit after SIGTERM and SIGKILL`);
+  ctx.cluster.startReplica(id);
+  await awaitAnswer(ctx, id);
+}

@@ -1,0 +1,81 @@
+/** A fault the drill injects. */
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby';
+
+/** Every fault kind, in the order a sequential drill cycles through them. */
+export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby'];
+
+/** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
+export type DrillSchedule = 'sequential' | 'chaotic';
+
+/** What a drill runs and how hard. */
+export interface DrillOptions {
+  /** Seconds of workload under faults. */
+  durationS: number;
+  schedule: DrillSchedule;
+  /** Sequential: seconds of quiet between one fault's recovery and the next; chaotic: mean seconds between faults. */
+  faultEveryS: number;
+  /** Seeds the workload and the fault schedule. */
+  seed: number;
+  /** The kinds of fault to inject (sequential cycles through them in this order). */
+  faults: readonly FaultKind[];
+  /** Gang submissions per second. */
+  rate: number;
+  /** Simulated nodes (sim-1 … sim-N, run by agents in the drill's process). */
+  nodes: number;
+  /** Scheduler replicas' lease: a standby takes over after this long without a refresh. */
+  leaseMs: number;
+  heartbeatTimeoutMs: number;
+  /** How long a paused (SIGSTOP) leader stays paused; longer than the lease. */
+  pauseMs: number;
+  /** How long a killed NATS node stays down before it is restarted. */
+  natsDownMs: number;
+  /** Longest acceptable time with pending work that fits and no decision. */
+  livenessBoundMs: number;
+  /** Longest wait, after the workload, for every accepted job to finish and the replicas to agree. */
+  settleTimeoutMs: number;
+  /** Keep every log (NATS nodes, replicas, agents) in this folder. */
+  keepLogsDir: string | null;
+  /** pino level of the replicas and agents. */
+  logLevel: string;
+}
+
+/** The defaults: `muster drill` with no flags. */
+export function drillDefaults(): DrillOptions {
+  return {
+    durationS: 120,
+    schedule: 'sequential',
+    faultEveryS: 8,
+    seed: 1,
+    faults: FAULT_KINDS,
+    rate: 4,
+    nodes: 6,
+    leaseMs: 600,
+    heartbeatTimeoutMs: 5_000,
+    pauseMs: 2_500,
+    natsDownMs: 3_000,
+    livenessBoundMs: 10_000,
+    settleTimeoutMs: 60_000,
+    keepLogsDir: null,
+    logLevel: 'info',
+  };
+}
+
+/** The defaults overridden by `partial`; throws a RangeError naming the first bad option. */
+export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOptions {
+  const opts = { ...drillDefaults(), ...stripUndefined(partial) };
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'livenessBoundMs', 'settleTimeoutMs'];
+  for (const key of positive) {
+    const value = opts[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);
+  }
+  if (!Number.isInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
+  if (opts.schedule !== 'sequential' && opts.schedule !== 'chaotic') throw new RangeError(`schedule must be sequential or chaotic, got ${String(opts.schedule)}`);
+  for (const f of opts.faults) if (!FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${FAULT_KINDS.join(', ')})`);
+  // a pause no longer than the lease is not a failover: the leader would keep its lease
+  if (opts.pauseMs <= opts.leaseMs) throw new RangeError(`pauseMs (${opts.pauseMs}) must be longer than leaseMs (${opts.leaseMs})`);
+  return opts;
+}
+
+function stripUndefined(partial: Partial<DrillOptions>): Partial<DrillOptions> {
+  return Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)) as Partial<DrillOptions>;
+}

@@ -1,0 +1,144 @@
+import type { StackStopReport } from '@muster/stack';
+import type { DrillAuditSummary } from './drillAudit.ts';
+import type { ReplicaStatus } from './drillCluster.ts';
+import type { FaultRecord } from './drillFaults.ts';
+import type { LivenessResult } from './drillLiveness.ts';
+import type { DrillOptions } from './drillOptions.ts';
+import type { Spread, Takeover } from './drillTakeover.ts';
+
+/** A count and the first few examples behind it. */
+export interface Finding {
+  count: number;
+  examples: string[];
+}
+
+/** Everything a drill measured and checked: JSON only. `ok` is true when every check passed. */
+export interface DrillReport {
+  ok: boolean;
+  /** One line per failed check. */
+  failures: string[];
+  options: DrillOptions;
+  startedAt: string;
+  ms: number;
+  workload: {
+    submitted: number;
+    accepted: number;
+    /** Submissions never acknowledged (not accepted, so not counted as lost). */
+    unacknowledged: number;
+    committed: number;
+    logTransactions: number;
+    decisionsInLog: number;
+    decisionsOnStream: number;
+  };
+  faults: FaultRecord[];
+  takeover: {
+    /** Fault to the first decision by another replica, over every leader fault. */
+    all: Spread;
+    kill: Spread;
+    pause: Spread;
+    /** Fault to the new leader's LeaderElected. */
+    elected: Spread;
+    /** Leader faults after which no other replica took over. */
+    missing: number;
+    each: Takeover[];
+  };
+  checks: {
+    lost: Finding & { notIngested: number; undecidedInLog: number; missingOnStream: number };
+    /** Accepted jobs that never got a GangCommitted (each drill job fits, so each must be placed). */
+    neverCommitted: Finding;
+    duplicated: Finding;
+    contradicted: Finding;
+    overcommit: Finding & { auditor: number };
+    /** Nodes with use left when nothing runs (exact release). */
+    unreleased: Finding;
+    divergence: {
+      /** Replicas at the same sequence with different state hashes. */
+      replicas: number;
+      /** Replicas whose hash differs from a replay of the log to their sequence. */
+      replay: number;
+      /** Replicas not answering, or not at the log's end, after quiescing. */
+      notAtEnd: number;
+      /** Events the auditor re-derived differently. */
+      auditor: number;
+      statuses: ReplicaStatus[];
+    };
+    liveness: LivenessResult;
+    settle: { trouble: string | null; pending: number; running: number };
+  };
+  auditor: DrillAuditSummary | null;
+  /** Why the auditor did not run, or null. */
+  auditorError: string | null;
+  stop: StackStopReport | null;
+  /** What stopped the drill early (a failure to start, an interrupt), or null. */
+  error: string | null;
+  /** Where the logs were kept, or null. */
+  logsDir: string | null;
+}
+
+/** A finding from a list: its length and the first `n` entries. */
+export function finding(items: readonly string[], n = 10): Finding {
+  return { count: items.length, examples: items.slice(0, n) };
+}
+
+/** The failed checks of a report, one line each (empty when the drill passed). */
+export function drillFailures(r: DrillReport): string[] {
+  const out: string[] = [];
+  const c = r.checks;
+  const fail = (cond: boolean, line: string): void => {
+    if (cond) out.push(line);
+  };
+  fail(r.error !== null, `drill did not complete: ${r.error}`);
+  fail(c.lost.count > 0, `${c.lost.count} accepted jobs lost (${c.lost.examples.slice(0, 3).join(', ')})`);
+  fail(c.neverCommitted.count > 0, `${c.neverCommitted.count} accepted jobs never committed (${c.neverCommitted.examples.slice(0, 3).join(', ')})`);
+  fail(c.duplicated.count > 0, `${c.duplicated.count} duplicated decisions: ${c.duplicated.examples[0] ?? ''}`);
+  fail(c.contradicted.count > 0, `${c.contradicted.count} contradicted decisions: ${c.contradicted.examples[0] ?? ''}`);
+  fail(c.overcommit.count + c.overcommit.auditor > 0, `overcommit: ${c.overcommit.count} found by replay, ${c.overcommit.auditor} by the auditor`);
+  fail(c.unreleased.count > 0, `${c.unreleased.count} nodes not released when nothing runs`);
+  const d = c.divergence;
+  fail(d.replicas > 0, `${d.replicas} replicas diverge from another at the same sequence`);
+  fail(d.replay > 0, `${d.replay} replicas diverge from a replay of the log`);
+  fail(d.notAtEnd > 0, `${d.notAtEnd} replicas not at the log's end after quiescing`);
+  fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
+  fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} liveness gaps over ${c.liveness.boundMs} ms with work that fits (longest ${c.liveness.longestGapMs} ms)`);
+  fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}`);
+  fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
+  for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
+  if (r.auditor === null) fail(r.error === null, `the auditor did not run: ${r.auditorError ?? 'no reason given'}`);
+  else fail(!r.auditor.clean, `audit not clean: ${r.auditor.failureCount} failures (${r.auditor.failures[0] ?? ''})`);
+  fail(r.stop !== null && r.stop.survivors.length > 0, `still running after stop: ${r.stop?.survivors.join(', ')}`);
+  return out;
+}
+
+const ms = (v: number | null): string => (v === null ? '-' : `${v} ms`);
+const spreadText = (s: Spread): string => (s.count === 0 ? 'none' : `n=${s.count}  p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
+
+/** The report as a short table for people. */
+export function drillTable(r: DrillReport): string {
+  const c = r.checks;
+  const d = c.divergence;
+  const kinds = new Map<string, number>();
+  for (const f of r.faults) if (f.skipped === null) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
+  const skipped = r.faults.filter((f) => f.skipped !== null).length;
+  const auditor = r.auditor === null ? `did not run${r.auditorError === null ? '' : `: ${r.auditorError}`}` : r.auditor.clean ? `clean (${r.auditor.transactions} transactions)` : `NOT CLEAN: ${r.auditor.failures[0] ?? ''}`;
+  const rows: [string, string][] = [
+    ['faults', `${r.faults.length - skipped} injected (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), ${skipped} skipped`],
+    ['takeover', spreadText(r.takeover.all)],
+    ['  kill -9', spreadText(r.takeover.kill)],
+    ['  SIGSTOP', spreadText(r.takeover.pause)],
+    ['  elected', spreadText(r.takeover.elected)],
+    ['workload', `${r.workload.submitted} submitted, ${r.workload.accepted} accepted, ${r.workload.unacknowledged} unacknowledged, ${r.workload.committed} committed`],
+    ['log', `${r.workload.logTransactions} transactions, ${r.workload.decisionsInLog} decisions (${r.workload.decisionsOnStream} on MUSTER_DECISIONS)`],
+    ['lost', String(c.lost.count)],
+    ['duplicated', String(c.duplicated.count)],
+    ['contradicted', String(c.contradicted.count)],
+    ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
+    ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
+    ['liveness', `${c.liveness.violations.length} gaps over ${c.liveness.boundMs} ms with work that fits (longest gap ${c.liveness.longestGapMs} ms)`],
+    ['audit', auditor],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const verdict = r.ok ? 'PASS' : 'FAIL';
+  const head = `muster drill: ${r.options.schedule}, ${r.options.durationS} s, fault every ${r.options.faultEveryS} s, seed ${r.options.seed}: ${verdict} in ${(r.ms / 1000).toFixed(1)} s`;
+  const body = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
+  return [head, ...body, ...r.failures.map((f) => `FAIL ${f}`)].join('\n');
+}

@@ -1,0 +1,68 @@
+import { within } from '@muster/stack';
+import { injectFault } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import { recoverCluster } from './drillRecover.ts';
+
+/** When faults may start: not before `startAt`, none after `lastAt` (both ms since the epoch). */
+export interface FaultWindow {
+  startAt: number;
+  lastAt: number;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the fault schedule of `ctx.opts.schedule` inside the window. Sequential: the kinds in turn,
+ * one at a time, each followed by a full recovery and `faultEveryS` of quiet. Chaotic: faults at
+ * exponentially distributed intervals (mean `faultEveryS`) of kinds drawn from the seeded PRNG,
+ * injected without waiting for earlier ones, so they overlap.
+ */
+export async function runFaultSchedule(ctx: FaultContext, window: FaultWindow): Promise<FaultRecord[]> {
+  return ctx.opts.schedule === 'sequential' ? sequential(ctx, window) : chaotic(ctx, window);
+}
+
+async function sequential(ctx: FaultContext, window: FaultWindow): Promise<FaultRecord[]> {
+  const records: FaultRecord[] = [];
+  const kinds = ctx.opts.faults;
+  await sleepUntil(window.startAt, window.signal);
+  for (let i = 0; kinds.length > 0 && !window.signal.aborted && Date.now() <= window.lastAt; i++) {
+    const kind = kinds[i % kinds.length];
+    if (kind === undefined) break;
+    records.push(await injectFault(i + 1, kind, ctx));
+    const trouble = await recoverCluster(ctx.cluster);
+    if (trouble !== null) ctx.progress(`recovery: ${trouble}`);
+    await sleepUntil(Date.now() + ctx.opts.faultEveryS * 1000, window.signal);
+  }
+  return records;
+}
+
+async function chaotic(ctx: FaultContext, window: FaultWindow): Promise<FaultRecord[]> {
+  const kinds = ctx.opts.faults;
+  const plan: { at: number; kind: (typeof kinds)[number] }[] = [];
+  for (let at = window.startAt + ctx.random.exponential(ctx.opts.faultEveryS * 1000); at <= window.lastAt && kinds.length > 0; at += ctx.random.exponential(ctx.opts.faultEveryS * 1000)) {
+    plan.push({ at, kind: ctx.random.pick(kinds) });
+  }
+  ctx.progress(`chaotic schedule: ${plan.length} faults planned (seed ${ctx.opts.seed})`);
+  const running: Promise<FaultRecord>[] = [];
+  for (const [i, step] of plan.entries()) {
+    await sleepUntil(step.at, window.signal);
+    if (window.signal.aborted) break;
+    running.push(injectFault(i + 1, step.kind, ctx));
+  }
+  // each fault bounds its own waits; this bounds them all together
+  const records = await within(Promise.all(running), 180_000);
+  if (records === null) throw new Error('faults still running 180 s after the last one was injected');
+  return records;
+}
+
+function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, at - Date.now()));
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,64 @@
+import { IN_STREAM, lastLogSequence } from '@muster/bus';
+import type { MusterClient } from '@muster/client';
+import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
+
+/** Where the cluster came to rest after the workload. */
+export interface SettleResult {
+  /** When it was found at rest (or the wait gave up), ms since the epoch. */
+  at: number;
+  /** MUSTER_LOG's last sequence then. */
+  logLastSeq: number;
+  /** Every replica's status then (null: it did not answer). */
+  statuses: Map<string, ReplicaStatus | null>;
+  pending: number;
+  running: number;
+  /** What kept it from resting, or null. */
+  trouble: string | null;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits (at most `timeoutMs`) until the cluster is at rest: every input ingested, no job pending
+ * or running, and every replica answering at the log's last sequence, twice in a row.
+ */
+export async function settleDrill(cluster: DrillCluster, client: MusterClient, timeoutMs: number, progress: (line: string) => void): Promise<SettleResult> {
+  const deadline = Date.now() + timeoutMs;
+  let lastSaid = 0;
+  let previousSeq = -1;
+  let result: SettleResult = { at: Date.now(), logLastSeq: 0, statuses: new Map(), pending: -1, running: -1, trouble: 'not checked yet' };
+  while (Date.now() < deadline) {
+    result = await look(cluster, client);
+    const quiet = result.trouble === null && result.logLastSeq === previousSeq;
+    if (quiet) return result;
+    previousSeq = result.trouble === null ? result.logLastSeq : -1;
+    if (Date.now() - lastSaid > 5_000) {
+      lastSaid = Date.now();
+      progress(`settling: ${result.trouble ?? 'at rest, confirming'}`);
+    }
+    await sleep(result.trouble === null ? 300 : 500);
+  }
+  return { ...result, trouble: `not at rest after ${timeoutMs} ms: ${result.trouble ?? 'the log still grew'}` };
+}
+
+async function look(cluster: DrillCluster, client: MusterClient): Promise<SettleResult> {
+  const at = Date.now();
+  const logLastSeq = await lastLogSequence(cluster.jsm).catch(() => -1);
+  const inLastSeq = await cluster.jsm.streams.info(IN_STREAM).then((i) => i.state.last_seq, () => -1);
+  const statuses = await cluster.statuses(1_000);
+  const base = { at, logLastSeq, statuses, pending: -1, running: -1 };
+  const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
+  if (answered.length < statuses.size) return { ...base, trouble: `${statuses.size - answered.length} replica(s) not answering` };
+  const leader = answered.find((s) => s.role === 'leader');
+  if (leader === undefined) return { ...base, trouble: 'no leader' };
+  if (leader.lastInputSeq < inLastSeq) return { ...base, trouble: `leader ingested inputs up to ${leader.lastInputSeq} of ${inLastSeq}` };
+  const behind = answered.filter((s) => s.seq !== logLastSeq);
+  if (behind.length > 0) return { ...base, trouble: `replicas at ${answered.map((s) => `${s.id}:${s.seq}`).join(' ')}, log at ${logLastSeq}` };
+  const [pending, running] = await Promise.all([client.jobs({ status: 'pending' }), client.jobs({ status: 'running' })]).then(
+    ([p, r]) => [p.length, r.length],
+    () => [-1, -1],
+  );
+  const counts = { ...base, pending: pending ?? -1, running: running ?? -1 };
+  if (pending !== 0 || running !== 0) return { ...counts, trouble: `${pending} jobs pending, ${running} running` };
+  return { ...counts, trouble: null };
+}

@@ -1,0 +1,56 @@
+import { isDecision } from '@muster/core';
+import type { LoggedTransaction } from '@muster/core';
+import type { FaultRecord } from './drillFaults.ts';
+
+/** One leader fault and what followed it in the log. */
+export interface Takeover {
+  fault: number;
+  kind: 'kill-leader' | 'pause-leader';
+  /** The replica that was killed or paused. */
+  from: string;
+  /** The replica that won the log next (its LeaderElected), or null if none did. */
+  to: string | null;
+  /** Fault to the new leader's LeaderElected, ms (stamped times). */
+  electedMs: number | null;
+  /** Fault to the first decision by the new leader, ms: the takeover time. */
+  decisionMs: number | null;
+}
+
+/** Count, median, 99th percentile and maximum of some durations (nearest rank), null when there are none. */
+export interface Spread {
+  count: number;
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+/**
+ * For each leader kill or pause: the first LeaderElected by another replica stamped after the
+ * fault, and the first decision that new leader logged. All processes run on one machine, so the
+ * stamped times of the log and the drill's clock are the same clock.
+ */
+export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[]): Takeover[] {
+  const out: Takeover[] = [];
+  for (const f of faults) {
+    if ((f.kind !== 'kill-leader' && f.kind !== 'pause-leader') || f.skipped !== null || f.target === null) continue;
+    const from = f.target;
+    const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= f.at);
+    const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader === elected.tx.leader && l.tx.events.some(isDecision));
+    out.push({
+      fault: f.n,
+      kind: f.kind,
+      from,
+      to: elected?.tx.leader ?? null,
+      electedMs: elected === undefined ? null : elected.tx.at - f.at,
+      decisionMs: decided === undefined ? null : decided.tx.at - f.at,
+    });
+  }
+  return out;
+}
+
+/** The spread of the non-null values. */
+export function spread(values: readonly (number | null)[]): Spread {
+  const sorted = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+  const rank = (p: number): number | null => (sorted.length === 0 ? null : (sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] as number));
+  return { count: sorted.length, p50: rank(0.5), p99: rank(0.99), max: sorted.length === 0 ? null : (sorted[sorted.length - 1] as number) };
+}

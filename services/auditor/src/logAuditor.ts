@@ -1,0 +1,358 @@
+import {
+  decide,
+  decisionMessages,
+  fold,
+  foldTransactions,
+  heartbeatLost,
+  ingest,
+  initialState,
+  isDecision,
+  shardGet,
+  stateHash,
+} from '@muster/core';
+import type { Input, SchedulerEvent, State, Transaction } from '@muster/core';
+import type { CheckName, Divergence } from './auditReport.ts';
+import type { ChainBreak } from './chainVerifier.ts';
+import { ChainVerifier } from './chainVerifier.ts';
+import type { DecisionsCheck } from './decisionsCheck.ts';
+import { firstDifference, sameJson } from './eventDiff.ts';
+import { FailureLog } from './failureLog.ts';
+import { InputCursor } from './inputCursor.ts';
+import { InvariantChecker } from './invariantChecker.ts';
+
+/** A stored snapshot to compare with the replay at its sequence; `problem` when its own bytes do not check out. */
+export interface SnapshotCheck {
+  name: string;
+  seq: number;
+  hash: string;
+  problem: string | null;
+}
+
+/** What a `LogAuditor` reads besides the log. */
+export interface LogAuditorDeps {
+  /** First sequence to check; earlier transactions are folded (and chained) only. */
+  fromSeq: number;
+  /** Opens the inputs from a MUSTER_IN sequence on, or null when no inputs are available. */
+  openInputs: ((fromSeq: number) => AsyncIterator<Input>) | null;
+  /** Stored snapshots by log sequence. */
+  snapshots: ReadonlyMap<number, readonly SnapshotCheck[]>;
+  /** The decisions stream comparison, or null (offline). */
+  decisions: DecisionsCheck | null;
+}
+
+/** A session whose later parts are still to come. */
+interface OpenSession {
+  session: number;
+  parts: number;
+  next: number;
+  derived: SchedulerEvent[][];
+}
+
+/**
+ * Replays a log transaction by transaction with the core's own folds (each result frozen and
+ * shared structurally, so `decide` and `ingest` may read any of them), and checks each one: the hash chain, stamps and fencing, its re-derivation (sessions by `decide`
+ * on the state before them, ingest by `ingest` from the inputs, facts by `heartbeatLost`),
+ * checkpoints and snapshots against the replayed state, the invariants, and the decision messages
+ * it leads to.
+ */
+export class LogAuditor {
+  /** The state after the last folded transaction. */
+  state: State = initialState();
+  readonly failures = new FailureLog();
+  readonly invariants = new InvariantChecker((v) => this.failures.add({ seq: v.seq, check: 'invariant', message: `${v.rule}: ${v.message}` }));
+  readonly counts = {
+    transactions: 0,
+    events: 0,
+    sessions: 0,
+    sessionsCutShort: 0,
+    decisionsRederived: 0,
+    eventsRederived: 0,
+    divergences: 0,
+    checkpointsChecked: 0,
+    checkpointsFailed: 0,
+    snapshotsChecked: 0,
+    snapshotsFailed: 0,
+    inputsRederived: 0,
+    inputsStructural: 0,
+    inputsLost: 0,
+  };
+  chainBreak: ChainBreak | null = null;
+  divergence: Divergence | null = null;
+  /** The last sequence folded. */
+  lastSeq = 0;
+  private readonly chain = new ChainVerifier();
+  private open: OpenSession | null = null;
+  private cursor: InputCursor | null = null;
+
+  constructor(private readonly deps: LogAuditorDeps) {}
+
+  /** Folds and checks the next transaction of the log (`payload`: its stored bytes, when read from NATS). */
+  async transaction(seq: number, tx: Transaction, payload?: Uint8Array): Promise<void> {
+    const broken = this.chain.check(seq, tx, payload);
+    if (broken !== null) this.breakChain(broken);
+    const audited = seq >= this.deps.fromSeq;
+    this.invariants.beforeTransaction(seq, audited, this.state, tx.events);
+    this.lastSeq = seq;
+    if (!audited) {
+      this.foldWhole(seq, tx);
+      this.snapshotAt(seq);
+      return;
+    }
+    this.counts.transactions++;
+    this.counts.events += tx.events.length;
+    this.checkStamp(seq, tx);
+    this.settleOpenSession(seq, tx);
+    switch (tx.kind) {
+      case 'session':
+        this.session(seq, tx);
+        break;
+      case 'ingest':
+        await this.ingest(seq, tx);
+        break;
+      case 'fact':
+        this.fact(seq, tx);
+        break;
+      case 'election':
+        this.election(seq, tx);
+        break;
+      case 'checkpoint':
+        this.checkpoint(seq, tx);
+        break;
+      default:
+        this.fail(seq, 'structure', `transaction ${seq} has unknown kind ${JSON.stringify(tx.kind)}`);
+        this.foldWhole(seq, tx);
+    }
+    this.invariants.afterTransaction(this.state);
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.snapshotAt(seq);
+  }
+
+  /** Ends the replay: a session still open was cut short by the end of the log; stops reading inputs. */
+  async finish(): Promise<void> {
+    if (this.open !== null) this.counts.sessionsCutShort++;
+    this.open = null;
+    await this.cursor?.close();
+  }
+
+  /** Records that the log cannot be read past `seq` (a message that is not a transaction). */
+  breakChain(broken: ChainBreak): void {
+    this.chainBreak ??= broken;
+    this.fail(broken.seq, 'chain', broken.message);
+  }
+
+  /** Records a failure found outside the replay (reading the log, the decisions stream). */
+  fail(seq: number, check: CheckName, message: string): void {
+    this.failures.add({ seq, check, message });
+  }
+
+  private foldWhole(seq: number, tx: Transaction): void {
+    this.state = foldTransactions(this.state, [{ seq, tx }]);
+  }
+
+  // the envelope's part of a transaction (sequence, stamp, term), before its events are folded
+  private header(seq: number, tx: Transaction): void {
+    this.state = foldTransactions(this.state, [{ seq, tx: { ...tx, events: [] } }]);
+  }
+
+  private foldRange(events: readonly SchedulerEvent[], from: number, to: number): void {
+    this.state = fold(this.state, from === 0 && to === events.length ? events : events.slice(from, to));
+  }
+
+  private checkStamp(seq: number, tx: Transaction): void {
+    const s = this.state;
+    if (tx.at < s.lastAt) this.fail(seq, 'time', `transaction ${seq} is stamped ${tx.at}, before the log's last stamp ${s.lastAt}`);
+    if (tx.kind !== 'election' && s.leader !== null && (tx.term !== s.term || tx.leader !== s.leader)) {
+      this.fail(seq, 'fencing', `transaction ${seq} was written by ${tx.leader} in term ${tx.term}, but ${s.leader} leads term ${s.term}`);
+    }
+  }
+
+  // A session's parts follow one another; anything else after an unfinished session must be a new
+  // leader's LeaderElected (the old one died mid-session, and each part it wrote is consistent).
+  private settleOpenSession(seq: number, tx: Transaction): void {
+    const open = this.open;
+    if (open === null || (tx.kind === 'session' && tx.session === open.session && tx.part === open.next)) return;
+    this.open = null;
+    if (tx.kind === 'election') {
+      this.counts.sessionsCutShort++;
+      return;
+    }
+    this.fail(seq, 'session', `session ${open.session} stopped after part ${open.next - 1} of ${open.parts}, and transaction ${seq} (${tx.kind}) follows instead of part ${open.next} or a LeaderElected`);
+  }
+
+  private session(seq: number, tx: Transaction): void {
+    const open = this.open;
+    let derived: SchedulerEvent[];
+    if (open !== null) {
+      if (tx.parts !== open.parts) this.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
+      derived = open.derived[tx.part - 1] ?? [];
+      open.next++;
+      if (open.next > open.parts) this.open = null;
+    } else if (tx.part !== 1) {
+      this.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
+      this.foldWhole(seq, tx);
+      return;
+    } else {
+      // decide reads the state as the leader had it: after the transaction before, before this one
+      this.counts.sessions++;
+      const parts = decide(this.state, tx.at);
+      if (parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
+      derived = parts[0] ?? [];
+      if (tx.parts > 1) this.open = { session: tx.session, parts: tx.parts, next: 2, derived: parts };
+    }
+    this.compare(seq, tx, derived, 0, tx.events.length);
+    this.foldWhole(seq, tx);
+  }
+
+  private async ingest(seq: number, tx: Transaction): Promise<void> {
+    this.header(seq, tx);
+    const events = tx.events;
+    let i = 0;
+    while (i < events.length) {
+      const inputSeq = inputSeqOf(events[i]!);
+      if (inputSeq === null) {
+        this.fail(seq, 'structure', `event ${i} (${events[i]!.type}) of ingest transaction ${seq} names no input, yet no earlier event of its input precedes it`);
+        this.foldRange(events, i, events.length);
+        return;
+      }
+      // an input's events: the one that names it, then its consequences (which name none)
+      let end = i + 1;
+      while (end < events.length && inputSeqOf(events[end]!) === null) end++;
+      if (inputSeq <= this.state.lastInputSeq) {
+        this.fail(seq, 'exactly-once', `transaction ${seq} ingests input ${inputSeq}, but the log had already ingested up to input ${this.state.lastInputSeq}`);
+      }
+      const input = inputSeq > this.state.lastInputSeq ? await this.input(seq, inputSeq) : null;
+      if (input === null) {
+        this.counts.inputsStructural++;
+      } else {
+        this.counts.inputsRederived++;
+        this.compare(seq, tx, ingest(this.state, input, tx.at), i, end);
+      }
+      this.foldRange(events, i, end);
+      i = end;
+    }
+  }
+
+  private async input(seq: number, inputSeq: number): Promise<Input | null> {
+    const open = this.deps.openInputs;
+    if (open === null) return null;
+    this.cursor ??= new InputCursor(open(this.state.lastInputSeq + 1));
+    const { input, passed } = await this.cursor.take(inputSeq);
+    for (const p of passed) {
+      this.counts.inputsLost++;
+      this.fail(seq, 'exactly-once', `input ${p.seq} (${p.subject}) is on MUSTER_IN but the log never ingested it; transaction ${seq} goes on to input ${inputSeq}`);
+    }
+    return input;
+  }
+
+  private fact(seq: number, tx: Transaction): void {
+    this.header(seq, tx);
+    const events = tx.events;
+    let i = 0;
+    while (i < events.length) {
+      const first = events[i]!;
+      if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
+        this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
+        this.foldRange(events, i, events.length);
+        return;
+      }
+      let end = i + 1;
+      while (end < events.length && events[end]!.type !== 'NodeLost') end++;
+      this.compare(seq, tx, heartbeatLost(this.state, first.nodeId, tx.at), i, end);
+      this.foldRange(events, i, end);
+      i = end;
+    }
+  }
+
+  private election(seq: number, tx: Transaction): void {
+    const elected = tx.events[0];
+    if (tx.events.length !== 1 || elected?.type !== 'LeaderElected') {
+      this.fail(seq, 'structure', `election transaction ${seq} must hold exactly one LeaderElected`);
+    } else if (elected.term !== tx.term || elected.leader !== tx.leader) {
+      this.fail(seq, 'fencing', `LeaderElected in transaction ${seq} names ${elected.leader} term ${elected.term}, but the transaction was written by ${tx.leader} term ${tx.term}`);
+    } else if (elected.term <= this.state.term) {
+      this.fail(seq, 'fencing', `LeaderElected in transaction ${seq} is for term ${elected.term}, not after term ${this.state.term}`);
+    }
+    this.foldWhole(seq, tx);
+  }
+
+  // A Checkpoint hashes the state after the transaction before it: hash before this one is folded.
+  private checkpoint(seq: number, tx: Transaction): void {
+    let hash: string | null = null;
+    for (const event of tx.events) {
+      if (event.type !== 'Checkpoint') {
+        this.fail(seq, 'structure', `checkpoint transaction ${seq} holds a ${event.type}`);
+        continue;
+      }
+      this.counts.checkpointsChecked++;
+      if (event.seq !== this.state.seq) {
+        this.counts.checkpointsFailed++;
+        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} is for the state after ${event.seq}, but it follows transaction ${this.state.seq}`);
+        continue;
+      }
+      hash ??= stateHash(this.state);
+      if (hash !== event.stateHash) {
+        this.counts.checkpointsFailed++;
+        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} says the state after ${event.seq} hashes to ${event.stateHash}; replay gives ${hash}`);
+      }
+    }
+    this.foldWhole(seq, tx);
+  }
+
+  private snapshotAt(seq: number): void {
+    const records = this.deps.snapshots.get(seq);
+    if (records === undefined) return;
+    const hash = stateHash(this.state);
+    for (const r of records) {
+      this.counts.snapshotsChecked++;
+      const problem = r.problem ?? (r.hash === hash ? null : `snapshot ${r.name} at ${seq} records hash ${r.hash}; the replayed state at ${seq} hashes to ${hash}`);
+      if (problem !== null) {
+        this.counts.snapshotsFailed++;
+        this.fail(seq, 'snapshot', problem);
+      }
+    }
+  }
+
+  /** Compares re-derived events with the log's events `from`..`to` of `tx`; counts what matched. */
+  private compare(seq: number, tx: Transaction, derived: readonly SchedulerEvent[], from: number, to: number): void {
+    const events = tx.events;
+    const n = Math.max(derived.length, to - from);
+    for (let k = 0; k < n; k++) {
+      const expected = derived[k] ?? null;
+      const actual = from + k < to ? events[from + k]! : null;
+      if (expected === null || actual === null || !sameJson(expected, actual)) {
+        this.diverge(seq, tx, from + k, expected, actual);
+        return;
+      }
+    }
+    this.counts.eventsRederived += derived.length;
+    for (const e of derived) if (isDecision(e)) this.counts.decisionsRederived++;
+  }
+
+  private diverge(seq: number, tx: Transaction, index: number, expected: SchedulerEvent | null, actual: SchedulerEvent | null): void {
+    this.counts.divergences++;
+    const what = tx.kind === 'session' ? `session ${tx.session} part ${tx.part}` : `${tx.kind} transaction`;
+    const path = expected === null || actual === null ? '' : (firstDifference(expected, actual) ?? '');
+    const message = expected === null
+      ? `event ${index} of ${what} at ${seq} (${actual?.type}) does not follow from the state before it`
+      : actual === null
+        ? `${what} at ${seq} lacks event ${index} (${expected.type}) that follows from the state before it`
+        : `event ${index} of ${what} at ${seq} differs from its re-derivation${path === '' ? '' : ` at ${path}`}`;
+    const check: CheckName = tx.kind === 'session' ? 'session' : tx.kind === 'fact' ? 'fact' : 'ingest';
+    this.fail(seq, check, message);
+    if (this.divergence !== null) return;
+    this.divergence = {
+      seq,
+      index,
+      kind: tx.kind,
+      ...(tx.kind === 'session' ? { session: tx.session, part: tx.part } : {}),
+      expected,
+      actual,
+      path,
+      message,
+    };
+  }
+}
+
+function inputSeqOf(event: SchedulerEvent): number | null {
+  return 'inputSeq' in event && typeof event.inputSeq === 'number' ? event.inputSeq : null;
+}

@@ -1,0 +1,135 @@
+// The deterministic workloads behind the golden histories and the live audit tests: every placement
+// policy, completions, a cancel, a close, a drain, rejections, node loss (by an operator and by
+// silence), a timeout, and a leader handing over to a standby.
+import { shardGet } from '@muster/core';
+import type { WorkloadDriver } from './workloadDriver.ts';
+
+/** A workload: what it exercises and how to drive it. */
+export interface Workload {
+  name: string;
+  description: string;
+  /** Scheduler replicas to start before running (the first leads). */
+  replicas: string[];
+  run(driver: WorkloadDriver): Promise<void>;
+}
+
+const cpuNode = (id: string, zone: string) => ({ id, labels: { zone }, capacity: { cpu: 8000, memoryMb: 16384, slots: 8 }, gpus: [] });
+const gpuNode = (id: string) => ({
+  id,
+  labels: { zone: 'a', gpu_model: 'A100' },
+  capacity: { cpu: 16000, memoryMb: 65536 },
+  gpus: [0, 1, 2, 3].map((g) => ({ id: g, memoryMb: 81920, model: 'A100', nvlinkDomain: g < 2 ? 0 : 1 })),
+});
+const tasks = (id: string, n: number, more: Record<string, unknown> = {}) => ({
+  id,
+  identity: { user: 'alice', queue: 'default', project: 'p1' },
+  tasks: n,
+  resources: { cpu: 1000, memoryMb: 1024 },
+  ...more,
+});
+
+const running = (j: { status: string }) => j.status === 'running';
+const pendingWith = (category: string) => (j: { status: string; pendReason: { category: string } | null }) => j.status === 'pending' && j.pendReason?.category === category;
+
+/** Every policy, completions, cancel, close, drain, rejections, the unsatisfiable cache. */
+export const lifecycle: Workload = {
+  name: 'lifecycle',
+  description: 'pack (balanced and ptile), spread, same-node, GPU gangs with locality, heterogeneous roles, kept-warm, select; completions, failures, cancel (pending and running), close, drain, rejected inputs, cached and final aborts',
+  replicas: ['s1'],
+  async run(d) {
+    for (const n of [cpuNode('c1', 'a'), cpuNode('c2', 'a'), cpuNode('c3', 'b'), cpuNode('c4', 'b'), gpuNode('g1'), gpuNode('g2')]) await d.register(n);
+    await d.submit(tasks('pack-a', 6));
+    await d.submit(tasks('ptile-b', 5, { resources: { cpu: 500, memoryMb: 512 }, placement: { policy: 'pack', ptile: 2 } }));
+    await d.submit(tasks('spread-c', 3, { placement: { policy: 'spread' } }));
+    await d.submit(tasks('same-d', 4, { placement: { policy: 'same-node' }, identity: { user: 'bob' } }));
+    await d.submit({
+      id: 'gpu-e',
+      identity: { user: 'carol', queue: 'gpu', project: 'vision' },
+      roles: [
+        { name: 'trainer', count: 2, resources: { cpu: 2000, memoryMb: 4096, gpus: 2, gpuMemoryMb: 40000 }, command: ['python', 'train.py'] },
+        { name: 'ps', count: 1, resources: { cpu: 1000, memoryMb: 2048 } },
+      ],
+      placement: { policy: 'pack', gpuLocality: true },
+      select: "gpu_model == 'A100'",
+      runtimeMs: 1000,
+    });
+    await d.submit(tasks('warm-f', 2, { minInstances: 2 }));
+    await d.submit(tasks('select-g', 2, { select: "zone == 'b'" }));
+    await d.submit(tasks('huge-h', 1, { resources: { cpu: 20000, memoryMb: 1024 } }));
+    await d.submit(tasks('nomatch-i', 1, { select: "zone == 'z'" }));
+    await d.submit(tasks('prio-k', 1, { priority: 5, identity: { user: 'dave' } }));
+    await d.submit(tasks('late-l', 1, { resources: { cpu: 30000, memoryMb: 1024 }, timeoutMs: 400 }));
+    // rejected inputs: an invalid spec, a duplicate id, an unknown subject, unknown job and node
+    await d.submit(tasks('bad-x', 4, { minInstances: 3 }));
+    await d.submit(tasks('pack-a', 1));
+    await d.input('muster.in.frobnicate', {});
+    await d.input('muster.in.cancel', { jobId: 'nobody' });
+    await d.input('muster.in.node.ghost.drain', {});
+    for (const id of ['pack-a', 'ptile-b', 'spread-c', 'same-d', 'gpu-e', 'warm-f', 'select-g', 'prio-k']) await d.job(id, running);
+    await d.job('huge-h', pendingWith('placement-unsatisfiable'));
+    await d.job('nomatch-i', pendingWith('no-matching-hosts'));
+    await d.job('late-l', (j) => j.status === 'timedout');
+
+    // a gang too big for what is free now, and an identical one served from the unsatisfiable cache
+    // sent together so that they usually share a session (the second is then pended from the cache)
+    await Promise.all([d.submit(tasks('big-j', 40)), d.submit(tasks('big-j2', 40))]);
+    await d.submit(tasks('wait-m', 30, { identity: { user: 'erin' } }));
+    await d.job('big-j', pendingWith('insufficient-resources'));
+    await d.job('big-j2', pendingWith('insufficient-resources'));
+    await d.input('muster.in.cancel', { jobId: 'wait-m' });
+    await d.input('muster.in.cancel', { jobId: 'select-g' });
+    await d.input('muster.in.close', { jobId: 'warm-f' });
+    await d.complete('pack-a');
+    await d.complete('ptile-b');
+    await d.complete('spread-c');
+    await d.complete('same-d');
+    await d.complete('gpu-e', false);
+    await d.complete('prio-k');
+    await d.input('muster.in.node.c1.done', { jobId: 'pack-a', member: 0, ok: true });
+    await d.job('big-j', running);
+    await d.input('muster.in.node.c4.drain', {});
+    await d.complete('big-j');
+    await d.job('big-j2', running);
+    await d.complete('big-j2');
+    await d.input('muster.in.cancel', { jobId: 'huge-h' });
+    const last = await d.input('muster.in.cancel', { jobId: 'nomatch-i' });
+    await d.settle(last);
+  },
+};
+
+/** Node loss by an operator and by silence, a timeout, then the leader stops and a standby takes over. */
+export const lossAndFailover: Workload = {
+  name: 'loss-and-failover',
+  description: 'gangs requeued after an operator declares a node lost and after a node stops heartbeating, a timeout, a leader that stops and a standby that takes over (LeaderElected, term 2), a node that comes back',
+  replicas: ['s1', 's2'],
+  async run(d) {
+    for (const n of [cpuNode('n1', 'a'), cpuNode('n2', 'a'), cpuNode('n3', 'b'), cpuNode('n4', 'b'), gpuNode('g1')]) await d.register(n);
+    await d.submit(tasks('spread-a', 4, { placement: { policy: 'spread' } }));
+    await d.submit(tasks('pack-b', 6, { identity: { user: 'bob' } }));
+    await d.submit(tasks('gpu-c', 2, { resources: { cpu: 1000, memoryMb: 1024, gpus: 1 }, placement: { policy: 'pack', gpuLocality: true } }));
+    for (const id of ['spread-a', 'pack-b', 'gpu-c']) await d.job(id, running);
+    const spreadA = await d.job('spread-a', running);
+    const victim = spreadA.members[0]!.node;
+    await d.input(`muster.in.node.${victim}.lost`, {});
+    await d.until(`node ${victim} lost by an operator`, (s) => shardGet(s.nodes, victim)?.status === 'lost');
+    const packB = await d.job('pack-b', running);
+    const silent = packB.members[0]!.node === victim ? packB.members.at(-1)!.node : packB.members[0]!.node;
+    d.silence(silent);
+    await d.until(`node ${silent} lost by heartbeat`, (s) => shardGet(s.nodes, silent)?.status === 'lost', 10_000);
+    await d.submit(tasks('late-d', 50, { timeoutMs: 300 }));
+    await d.job('late-d', (j) => j.status === 'timedout');
+
+    await d.replicas.stop('s1');
+    await d.replicas.leader(15_000);
+    await d.register(cpuNode(victim, 'a'));
+    await d.register(cpuNode(silent, 'a'));
+    await d.submit(tasks('after-e', 3, { identity: { user: 'erin' } }));
+    for (const id of ['spread-a', 'pack-b', 'gpu-c', 'after-e']) await d.job(id, running);
+    for (const id of ['spread-a', 'pack-b', 'gpu-c', 'after-e']) await d.complete(id);
+    const last = await d.input('muster.in.cancel', { jobId: 'late-d' });
+    await d.settle(last);
+  },
+};
+
+/** The workloads recorded as golden histories, by name. */
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover];
