@@ -28,7 +28,7 @@ async function submitStream(nc: NatsConnection, prefix: string, count: number, g
   const accepted: string[] = [];
   for (let i = 0; i < count; i++) {
     const id = `${prefix}${i}`;
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; attempt < 80; attempt++) {
       try {
         await publishInput(js, 'muster.in.submit', job(id), `${id}:1`);
         accepted.push(id);
@@ -134,7 +134,10 @@ describe('failover on a three-node nats-server cluster with R3 streams', () => {
     await eventually(async () => {
       const decided = (await readDecisionStream(nc)).filter((m) => m.subject.startsWith('muster.decision.')).length;
       return decided >= accepted.length || null;
-    }, 60_000, 'all decisions');
+    }, 90_000, 'all decisions').catch((err: unknown) => {
+      process.stderr.write(`survivor log:\n${survivor.log().split('\n').filter((l) => !l.includes('"level":20')).slice(-40).join('\n')}\n`);
+      throw err;
+    });
     await checkExactlyOnce(nc, accepted);
     expect((await replicaStatus(nc, survivor.id))?.role).toBe('leader');
   }, 180_000);

@@ -102,13 +102,18 @@ export async function replicaStatus(nc: NatsConnection, id: string, timeoutMs = 
   }
 }
 
-/** Polls until `check` returns a value (not null/false) or the time runs out. */
+/** Polls until `check` returns a value (not null/false) or the time runs out; a throw counts as not yet. */
 export async function eventually<T>(check: () => Promise<T | null | false> | T | null | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: unknown = null;
   for (;;) {
-    const value = await check();
-    if (value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    try {
+      const value = await check();
+      if (value !== null && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError === null ? '' : `: ${String(lastError)}`}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -197,18 +197,28 @@ export class LeaderTerm {
     this.unpublishedFrom = null;
   }
 
+  /**
+   * Reads MUSTER_IN from the input after the last one ingested or buffered, into the buffer. A
+   * failed read (a NATS node restarting, a consumer lost) is retried from where it stopped: inputs
+   * are never skipped, and the buffer never holds one twice.
+   */
   private async readInputs(): Promise<void> {
     const log = this.log.child({ component: 'ingest' });
     const signal = this.stopController.signal;
-    try {
-      for await (const input of readInputs(this.deps.js, { fromSeq: this.ledger.state.lastInputSeq + 1, tail: true, signal })) {
-        this.inputs.push(input);
-        this.wake.notify();
+    let next = this.ledger.state.lastInputSeq + 1;
+    while (!signal.aborted) {
+      try {
+        for await (const input of readInputs(this.deps.js, { fromSeq: next, tail: true, signal })) {
+          if (input.seq < next) continue;
+          next = input.seq + 1;
+          this.inputs.push(input);
+          this.wake.notify();
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        log.warn({ err, next }, 'input reader failed: retrying');
+        await sleep(250, signal);
       }
-    } catch (err) {
-      if (signal.aborted) return;
-      log.error({ err }, 'input reader failed: stepping down');
-      this.finish('error');
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
 import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection } from '@muster/bus';
-import { STATE_SCHEMA, transactionHash } from '@muster/core';
+import { STATE_SCHEMA, initialState, transactionHash } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
@@ -68,9 +68,23 @@ export class Replica {
     return this.refusal;
   }
 
-  /** Rebuilds from the newest compatible snapshot plus the tail, then runs until stopped. */
+  /**
+   * Rebuilds from the newest compatible snapshot plus the tail (retrying while JetStream is not
+   * ready, e.g. a cluster still electing), then runs until stopped.
+   */
   async start(): Promise<void> {
-    await this.rebuild();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.rebuild();
+        break;
+      } catch (err) {
+        if (this.stopped) return;
+        this.log.warn({ err, attempt }, 'rebuild failed: retrying');
+        this.ledger.state = initialState();
+        this.ledger.lastHash = null;
+        await sleep(Math.min(2000, 100 * attempt), this.stopController.signal);
+      }
+    }
     this.running = this.run().catch((err: unknown) => {
       this.log.fatal({ err }, 'replica loop failed');
       this.currentRole = 'stopped';

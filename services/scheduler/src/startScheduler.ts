@@ -7,6 +7,7 @@ import { Replica } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
 import type { State } from '@muster/core';
+import type { Logger } from 'pino';
 
 /** A running scheduler replica. */
 export interface SchedulerHandle {
@@ -31,7 +32,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
   });
   try {
-    await ensureStreams(nc, { replicas: opts.replicas });
+    await retry(() => ensureStreams(nc, { replicas: opts.replicas }), log);
     const js = jetStream(nc);
     const jsm = await jetStreamManager(nc);
     const lease = await openLeaderLease(js);
@@ -59,5 +60,19 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   } catch (err) {
     await nc.close();
     throw err;
+  }
+}
+
+/** Retries a start-up step while JetStream is not ready yet (a cluster electing), for up to a minute. */
+async function retry<T>(step: () => Promise<T>, log: Logger): Promise<T> {
+  const deadline = performance.now() + 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      log.warn({ err, attempt }, 'start-up step failed: retrying');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * attempt)));
+    }
   }
 }
