@@ -3,7 +3,7 @@
 // sizes, labels zone/gpu_model/kind), 50,000 mixed gangs (1 to 64 members, every policy, some
 // with select, some with several roles), fed through the real ingest and folded like the leader
 // does; then one scheduling session over everything, and a few churn rounds (completions, then a
-// session). Run: npx tsx bench/core.bench.ts [hosts] [gangs] [seed]
+// session). Run: npx tsx bench/core.bench.ts [hosts] [gangs] [seed] [churn rounds]
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { SchedulerEvent } from '../libs/core/src/events.ts';
@@ -22,6 +22,7 @@ const gc = runInNewContext('gc') as () => void;
 const HOSTS = Number(process.argv[2] ?? 10_000);
 const GANGS = Number(process.argv[3] ?? 50_000);
 let seed = Number(process.argv[4] ?? 42);
+const ROUNDS = Number(process.argv[5] ?? 3);
 
 // mulberry32: a seeded generator, so every run measures the same workload
 function random(): number {
@@ -193,7 +194,7 @@ function main(): void {
   report('session 1: every gang tried once on the empty cluster', first, performance.now() - tf);
 
   // churn: a share of the running gangs finish (through `done` inputs), then a session retries
-  for (let round = 1; round <= 3; round++) {
+  for (let round = 1; round <= ROUNDS; round++) {
     const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
     const inputs: { subject: string; data: string }[] = [];
     for (const [id, j] of running.filter(() => chance(0.2))) {

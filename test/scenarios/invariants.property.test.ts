@@ -1,0 +1,204 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
+import { fold } from '../../libs/core/src/evolve.ts';
+import { runSession } from '../../libs/core/src/session/runSession.ts';
+import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
+import { initialState } from '../../libs/core/src/state.ts';
+import { stateHash } from '../../libs/core/src/stateHash.ts';
+import { job, node } from '../../libs/core/src/testing/fixtures.ts';
+import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
+import { cancel, close, Cluster, done, drain, lose, register, submit } from '../../libs/core/src/testing/given.ts';
+import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
+
+// DESIGN.md §7 over random clusters and workloads, driven like the leader drives the core: inputs
+// through `ingest` (submits, `done` completions, cancels, closes, drains, node losses, joins) and
+// sessions through `runSession`, every transaction folded and checked.
+
+const nodeArb: fc.Arbitrary<NodeOptions> = fc.record({
+  cpu: fc.constantFrom(2000, 4000, 8000),
+  memoryMb: fc.constantFrom(4096, 8192, 16384),
+  slots: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+  gpus: fc.constantFrom(0, 0, 2, 4, 8),
+  domains: fc.constantFrom(1, 2),
+  gpuMemoryMb: fc.constantFrom(16384, 40960),
+  labels: fc.record({ zone: fc.constantFrom('a', 'b') }),
+});
+
+const jobArb: fc.Arbitrary<JobOptions> = fc.record({
+  tasks: fc.integer({ min: 1, max: 7 }),
+  cpu: fc.constantFrom(0, 500, 1000, 3000),
+  memoryMb: fc.constantFrom(0, 1024, 4096),
+  gpus: fc.constantFrom(0, 0, 1, 2),
+  gpuMemoryMb: fc.constantFrom(0, 20000),
+  policy: fc.constantFrom('pack', 'pack', 'spread', 'same-node'),
+  ptile: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+  gpuLocality: fc.boolean(),
+  user: fc.constantFrom('alice', 'bob', 'carol'),
+  queue: fc.constantFrom('q1', 'q2'),
+  priority: fc.constantFrom(0, 0, 1),
+  select: fc.constantFrom('', '', "zone == 'a'", 'gpus >= 2', "zone == 'c'"),
+  warm: fc.boolean(),
+  timeoutMs: fc.option(fc.constantFrom(500, 3000), { nil: undefined }),
+  roles: fc.option(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 })), { nil: undefined }),
+}).map((o) => {
+  const size = o.roles === undefined ? o.tasks : o.roles[0] + o.roles[1];
+  const out: JobOptions = {
+    ...o,
+    ptile: o.policy === 'pack' ? o.ptile : undefined,
+    minInstances: o.warm ? size : 0,
+    roles: o.roles === undefined ? undefined : [
+      { name: 'head', count: o.roles[0], cpu: o.cpu ?? 0, memoryMb: o.memoryMb ?? 0 },
+      { name: 'work', count: o.roles[1], cpu: 500, memoryMb: 512, gpus: o.gpus ?? 0, gpuMemoryMb: o.gpuMemoryMb ?? 0 },
+    ],
+  };
+  return out;
+});
+
+type Command =
+  | { kind: 'submit'; job: JobOptions }
+  | { kind: 'schedule'; advanceMs: number }
+  | { kind: 'finish'; pick: number; ok: boolean }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'close'; pick: number }
+  | { kind: 'lose'; pick: number }
+  | { kind: 'drain'; pick: number }
+  | { kind: 'join'; node: NodeOptions };
+
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 5, arbitrary: jobArb.map((j): Command => ({ kind: 'submit', job: j })) },
+  { weight: 4, arbitrary: fc.constantFrom(0, 0, 400, 1500).map((ms): Command => ({ kind: 'schedule', advanceMs: ms })) },
+  { weight: 4, arbitrary: fc.record({ pick: fc.nat(), ok: fc.boolean() }).map((c): Command => ({ kind: 'finish', ...c })) },
+  { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'cancel', pick })) },
+  { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'close', pick })) },
+  { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'lose', pick })) },
+  { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'drain', pick })) },
+  { weight: 1, arbitrary: nodeArb.map((n): Command => ({ kind: 'join', node: n })) },
+);
+
+function pickOf<T>(xs: readonly T[], n: number): T | undefined {
+  return xs.length === 0 ? undefined : xs[n % xs.length];
+}
+
+function checkCommits(parts: SchedulerEvent[][]): void {
+  for (const part of parts) {
+    for (const e of part) {
+      if (e.type !== 'GangCommitted') continue;
+      const members = (e as GangCommitted).allocations.flatMap((a) => a.members).sort((a, b) => a - b);
+      // all or nothing: a commit binds every member of the gang exactly once
+      expect(members).toEqual(members.map((_, i) => i));
+      expect(part.filter((x) => x.type === 'MemberBound' && x.jobId === e.jobId)).toHaveLength(members.length);
+    }
+  }
+}
+
+function runCommands(nodes: NodeOptions[], commands: Command[]): void {
+  const c = new Cluster();
+  const step = (parts: SchedulerEvent[][]): void => {
+    // every transaction leaves the state consistent
+    expect(invariantViolations(c.state)).toEqual([]);
+    checkCommits(parts);
+  };
+  nodes.forEach((n, i) => step(c.run(register(node(`n${i}`, n)))));
+  let jobs = 0;
+  let joined = nodes.length;
+  for (const cmd of commands) {
+    const all = shardEntriesSorted(c.state.jobs).map(([, j]) => j);
+    const running = all.filter((j) => j.status === 'running');
+    const live = all.filter((j) => j.status === 'running' || j.status === 'pending');
+    const up = shardEntriesSorted(c.state.nodes).filter(([, n]) => n.status !== 'lost').map(([id]) => id);
+    switch (cmd.kind) {
+      case 'submit':
+        step(c.run(submit(job(`j${jobs++}`, cmd.job))));
+        break;
+      case 'schedule': {
+        c.at += cmd.advanceMs;
+        // determinism: the same state and time give the same events
+        expect(runSession(c.state, c.at).parts).toEqual(runSession(c.state, c.at).parts);
+        const parts = runSession(c.state, c.at).parts;
+        for (const part of parts) {
+          c.state = fold(c.state, part);
+          c.log.push(part);
+          step([part]);
+        }
+        break;
+      }
+      case 'finish': {
+        const j = pickOf(running, cmd.pick);
+        const m = j?.members.findIndex((x) => x !== null && !x.done) ?? -1;
+        if (j !== undefined && m >= 0) step(c.run(done(j.members[m]!.node, j.spec.id, m, cmd.ok)));
+        break;
+      }
+      case 'cancel': {
+        const j = pickOf(live, cmd.pick);
+        if (j !== undefined) step(c.run(cancel(j.spec.id)));
+        break;
+      }
+      case 'close': {
+        const j = pickOf(running.filter((x) => x.spec.minInstances > 0), cmd.pick);
+        if (j !== undefined) step(c.run(close(j.spec.id)));
+        break;
+      }
+      case 'lose': {
+        const id = pickOf(up, cmd.pick);
+        if (id !== undefined) step(c.run(lose(id)));
+        break;
+      }
+      case 'drain': {
+        const id = pickOf(up, cmd.pick);
+        if (id !== undefined) step(c.run(drain(id)));
+        break;
+      }
+      case 'join':
+        step(c.run(register(node(`n${joined++}`, cmd.node))));
+        break;
+    }
+  }
+  // replay: folding the log from the start gives the same state
+  let replayed = initialState();
+  for (const part of c.log) replayed = fold(replayed, part);
+  expect(stateHash(replayed)).toBe(stateHash(c.state));
+  // exact release: finish or cancel everything, then every node's use is back to zero
+  for (const [, j] of shardEntriesSorted(c.state.jobs)) {
+    if (j.status === 'running' && j.spec.minInstances > 0) step(c.run(close(j.spec.id)));
+    else if (j.status === 'running' || j.status === 'pending') step(c.run(cancel(j.spec.id)));
+  }
+  expect(shardEntriesSorted(c.state.jobs).every(([, j]) => j.status !== 'running' && j.status !== 'pending')).toBe(true);
+  expect(releaseViolations(c.state)).toEqual([]);
+  expect(shardGet(c.state.jobs, 'nope')).toBeUndefined();
+}
+
+describe('DESIGN.md §7 invariants over random clusters and workloads', () => {
+  test('no overcommit, all or nothing, no leftover provisional debit, exact release, determinism', () => {
+    fc.assert(
+      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 5 }), fc.array(commandArb, { minLength: 5, maxLength: 60 }), (nodes, commands) => {
+        runCommands(nodes, commands);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('members finishing one by one release exactly what was debited', () => {
+    fc.assert(
+      fc.property(fc.array(nodeArb, { minLength: 1, maxLength: 4 }), fc.array(jobArb, { minLength: 1, maxLength: 8 }), (nodes, jobs) => {
+        const c = new Cluster();
+        nodes.forEach((n, i) => c.run(register(node(`n${i}`, n))));
+        jobs.forEach((j, i) => c.run(submit(job(`j${i}`, { ...j, minInstances: 0, timeoutMs: undefined }))));
+        for (let round = 0; round < 10; round++) {
+          c.run({ kind: 'schedule' });
+          expect(invariantViolations(c.state)).toEqual([]);
+          for (const [id, j] of shardEntriesSorted(c.state.jobs)) {
+            if (j.status !== 'running') continue;
+            j.members.forEach((m, i) => {
+              if (m !== null && !m.done) c.run(done(m.node, id, i));
+              expect(invariantViolations(c.state)).toEqual([]);
+            });
+          }
+        }
+        for (const [id, j] of shardEntriesSorted(c.state.jobs)) if (j.status === 'pending') c.run(cancel(id));
+        expect(releaseViolations(c.state)).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
