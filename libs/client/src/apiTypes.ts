@@ -1,4 +1,4 @@
-import type { AbortReason, Allocation } from '@muster/core';
+import type { AbortReason, Allocation, Explanation, JobSpec } from '@muster/core';
 
 /** Used and total amount of one resource of a node. */
 export interface UsedTotal {
@@ -16,16 +16,19 @@ export interface JobSummary {
   priority: number;
   /** Gang size. */
   members: number;
-  /** Nodes the gang holds (empty unless running). */
+  /** Nodes the gang holds (or held), sorted. */
   nodes: string[];
   /** The latest pend reason category, or why it ended; null when none. */
   reason: string | null;
+  /** Position in submission order. */
+  submitIndex: number;
 }
 
-/** The answer of `muster.api.job.get`: the summary plus what the job holds and why it waits. */
+/** The answer of `muster.api.job.get`: the summary plus the normalised spec, what it holds and why it waits. */
 export interface JobDetails extends JobSummary {
-  allocations?: Allocation[];
-  pendReason?: AbortReason | null;
+  spec: JobSpec;
+  allocations: Allocation[];
+  pendReason: AbortReason | null;
 }
 
 /** One row of `muster.api.nodes.list`. */
@@ -43,15 +46,8 @@ export interface NodeSummary {
   jobs: string[];
 }
 
-/** The answer of `muster.api.explain`: why a job is where it is, in words and host counts. */
-export interface Explanation {
-  jobId: string;
-  status: string;
-  /** One or more sentences for a person. */
-  message: string;
-  /** The recorded reason (category, host counts per host-level reason), when it waits or was aborted. */
-  reason: AbortReason | null;
-}
+/** The answer of `muster.api.explain` (the core's `Explanation`): why a job is where it is, in words and host counts. */
+export type { Explanation };
 
 /** The answer to an accepted submission: the job id and its sequence in MUSTER_IN. */
 export interface Submitted {

@@ -1,5 +1,4 @@
 import { CommanderError } from 'commander';
-import { isMusterError } from '@muster/client';
 import { EXIT, isCliError } from './cliError.ts';
 import type { ExitCode } from './cliError.ts';
 
@@ -29,7 +28,11 @@ export function errorExit(err: unknown): ErrorExit {
   }
   // an empty message: the command already said everything on stdout
   if (isCliError(err)) return { line: err.message === '' ? null : oneLine(err.message), exitCode: err.exitCode };
-  if (isMusterError(err)) return { line: oneLine(err.message), exitCode: MUSTER_ERROR_EXITS[err.code] ?? EXIT.negative };
+  // the SDK's errors, by name: importing the SDK here would slow every start of the command
+  if (isNamedError(err, 'MusterError')) {
+    const code = (err as Error & { code?: unknown }).code;
+    return { line: oneLine(err.message), exitCode: (typeof code === 'string' ? MUSTER_ERROR_EXITS[code] : undefined) ?? EXIT.negative };
+  }
   // the agent's own errors (a NodeSpec that does not validate, an unreadable state file) are input errors
   if (isNamedError(err, 'AgentError')) return { line: oneLine(err.message), exitCode: EXIT.usage };
   const message = err instanceof Error ? err.message : String(err);

@@ -15,15 +15,17 @@ export interface LocalNatsServer {
 /** How to install nats-server where it is missing (Debian and Ubuntu). */
 export const INSTALL_NATS = 'apt-get update && apt-get install -y nats-server';
 
-/** The nats-server binary: `NATS_SERVER_BIN`, the first on PATH, or /usr/sbin/nats-server; null if none. */
+/**
+ * The nats-server binary: `NATS_SERVER_BIN` when set (and then only it), otherwise the first on
+ * PATH or /usr/sbin/nats-server (Debian's package puts it there); null if there is none.
+ */
 export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | null {
-  const candidates = [
-    env.NATS_SERVER_BIN,
-    ...(env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'nats-server')),
-    '/usr/sbin/nats-server',
-  ];
+  const explicit = env.NATS_SERVER_BIN;
+  const candidates =
+    explicit !== undefined && explicit !== ''
+      ? [explicit]
+      : [...(env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'nats-server')), '/usr/sbin/nats-server'];
   for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '') continue;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;

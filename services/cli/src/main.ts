@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { agentCommand } from './commands/agent.ts';
+import { auditCommand } from './commands/audit.ts';
 import { cancelCommand } from './commands/cancel.ts';
 import { closeCommand } from './commands/close.ts';
 import { explainCommand } from './commands/explain.ts';
@@ -26,6 +27,7 @@ const COMMANDS: (() => Command)[] = [
   schedulerCommand,
   agentCommand,
   simulateCommand,
+  auditCommand,
 ];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

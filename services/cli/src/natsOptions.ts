@@ -1,6 +1,5 @@
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
-import { connectClient, isMusterError } from '@muster/client';
 import type { MusterClient } from '@muster/client';
 import { CliError, EXIT } from './cliError.ts';
 
@@ -66,6 +65,8 @@ export function natsTarget(flags: NatsFlags, env: NodeJS.ProcessEnv = process.en
 /** Connects a client, runs `fn` with it and disconnects; an unreachable server is exit code 3. */
 export async function withClient<T>(flags: NatsFlags, fn: (client: MusterClient) => Promise<T>): Promise<T> {
   const target = natsTarget(flags);
+  // loaded on use, so that help and usage errors answer at once
+  const { connectClient, isMusterError } = await import('@muster/client');
   let client: MusterClient;
   try {
     client = await connectClient(target.servers, { ...target.auth, connectTimeoutMs: target.timeoutMs, timeoutMs: target.timeoutMs, name: 'muster-cli' });

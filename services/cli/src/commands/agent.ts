@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import type { Agent } from '@muster/agent';
-import { validateNodeSpec } from '@muster/core';
-import type { NodeSpec } from '@muster/core';
+import type { NodeSpec, Validated } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { natsTarget, positiveInt, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
@@ -33,8 +32,8 @@ export function agentCommand(): Command {
         throw new CliError(EXIT.usage, 'usage', 'give exactly one of --node FILE and --simulate N');
       }
       // loaded here, so the other subcommands start fast and do not depend on the agent's code
-      const { isAgentError, simulatedNodes, startAgent } = await import('@muster/agent');
-      const nodes = flags.node === undefined ? simulatedNodes(flags.simulate ?? 0) : readNodes(flags.node);
+      const [{ isAgentError, simulatedNodes, startAgent }, { validateNodeSpec }] = await Promise.all([import('@muster/agent'), import('@muster/core')]);
+      const nodes = flags.node === undefined ? simulatedNodes(flags.simulate ?? 0) : readNodes(flags.node, validateNodeSpec);
       const logger = serviceLogger(flags.logLevel);
       const target = natsTarget(flags);
       const stateDir = flags.stateDir ?? (flags.node === undefined ? null : '.muster/agent');
@@ -58,7 +57,7 @@ export function agentCommand(): Command {
     });
 }
 
-function readNodes(file: string): NodeSpec[] {
+function readNodes(file: string, validateNodeSpec: (input: unknown) => Validated<NodeSpec>): NodeSpec[] {
   const content = readJsonFile(file);
   const many = Array.isArray(content);
   const bodies: unknown[] = many ? content : [content];

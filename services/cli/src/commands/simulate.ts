@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { runScenarioText } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { readUserFile } from '../readJsonFile.ts';
 
@@ -8,7 +7,8 @@ export function simulateCommand(): Command {
   return new Command('simulate')
     .description('run a scenario through the scheduler core offline and print every decision as a JSON line, then a summary')
     .argument('<scenario>', 'scenario JSON file (- reads standard input)')
-    .action((file: string) => {
+    .action(async (file: string) => {
+      const { runScenarioText } = await import('@muster/core');
       const result = runScenarioText(readUserFile(file));
       if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${file}: ${result.error}`);
       process.stdout.write(result.lines.map((line) => `${line}\n`).join(''));

@@ -1,8 +1,6 @@
 import { Command } from 'commander';
 import { MultiBar, Presets } from 'cli-progress';
-import { isMusterError, settles } from '@muster/client';
 import type { MusterClient } from '@muster/client';
-import { validateJobSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { decisionLine } from '../format.ts';
@@ -25,7 +23,7 @@ export function submitCommand(): Command {
     .option('--wait-timeout <seconds>', 'with --wait: give up after this many seconds (exit 1)', positiveInt)
     .option('--json', 'print JSON lines (one per submission or decision) instead of text')
     .action(async (file: string, flags: SubmitFlags) => {
-      const specs = readSpecs(file);
+      const specs = await readSpecs(file);
       await withClient(flags, (client) => submitAll(client, specs, flags));
     });
 }
@@ -36,7 +34,8 @@ interface Spec {
 }
 
 // every spec is checked before anything is sent: a bad file submits nothing
-function readSpecs(file: string): Spec[] {
+async function readSpecs(file: string): Promise<Spec[]> {
+  const { validateJobSpec } = await import('@muster/core');
   const content = readJsonFile(file);
   const many = Array.isArray(content);
   const bodies: unknown[] = many ? content : [content];
@@ -53,6 +52,7 @@ function readSpecs(file: string): Spec[] {
 }
 
 async function submitAll(client: MusterClient, specs: Spec[], flags: SubmitFlags): Promise<void> {
+  const { isMusterError } = await import('@muster/client');
   const out = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
@@ -78,6 +78,7 @@ async function submitAll(client: MusterClient, specs: Spec[], flags: SubmitFlags
 
 // Follows every job until it settles; returns one failure text per job that did not get placed.
 async function waitAll(client: MusterClient, jobIds: string[], flags: SubmitFlags, out: (line: string) => void): Promise<string[]> {
+  const { settles } = await import('@muster/client');
   const deadline = new AbortController();
   const timer = flags.waitTimeout === undefined ? undefined : setTimeout(() => deadline.abort(), flags.waitTimeout * 1000);
   const showBar = flags.json !== true && jobIds.length > 1 && process.stdout.isTTY === true;

@@ -3,9 +3,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import pino from 'pino';
-import { connectClient, isMusterError } from '@muster/client';
 import type { MusterClient } from '@muster/client';
-import { validateJobSpec } from '@muster/core';
+import type { JobSpec, Validated } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { cores, gib, renderTable } from '../format.ts';
 import { followDecisions } from '../liveView.ts';
@@ -44,28 +43,33 @@ export function upCommand(): Command {
 
 async function up(flags: UpFlags): Promise<void> {
   // loaded here, so the other subcommands start fast and do not depend on the services' code
-  const [{ simulatedNodes, startAgent }, { startScheduler }] = await Promise.all([import('@muster/agent'), import('@muster/scheduler')]);
+  const [{ simulatedNodes, startAgent }, { startScheduler }, { connectClient }, { validateJobSpec }] = await Promise.all([
+    import('@muster/agent'),
+    import('@muster/scheduler'),
+    import('@muster/client'),
+    import('@muster/core'),
+  ]);
   const workloadFile = flags.jobs ?? SAMPLE_WORKLOAD;
-  const workload = readWorkload(workloadFile);
+  const workload = readWorkload(workloadFile, validateJobSpec);
   const print = (line: string): void => {
     process.stdout.write(`${line}\n`);
   };
+  const external = flags.nats ?? process.env.NATS_URL;
+  const binary = external === undefined ? findNatsServer() : null;
+  if (external === undefined && binary === null) {
+    throw new CliError(EXIT.unreachable, 'nats-server-missing', `nats-server is not installed; install it with: ${INSTALL_NATS} (or point --nats/NATS_URL at a running server)`);
+  }
   mkdirSync(flags.dir, { recursive: true });
   const logFile = join(flags.dir, 'up.log');
-  const logger = serviceLogger(flags.logLevel, pino.destination({ dest: logFile, append: true, sync: false }));
+  // synchronous writes: nothing to flush when stopping, even after a failed start
+  const logger = serviceLogger(flags.logLevel, pino.destination({ dest: logFile, append: true, sync: true }));
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => logger.error({ err }, 'stopping'));
-    logger.flush();
   };
   try {
-    const external = flags.nats ?? process.env.NATS_URL;
     let target = natsTarget(flags);
-    if (external === undefined) {
-      const binary = findNatsServer();
-      if (binary === null) {
-        throw new CliError(EXIT.unreachable, 'nats-server-missing', `nats-server is not installed; install it with: ${INSTALL_NATS} (or point --nats/NATS_URL at a running server)`);
-      }
+    if (binary !== null) {
       const dataDir = join(flags.dir, 'nats');
       if (flags.keepData !== true) rmSync(dataDir, { recursive: true, force: true });
       const server = await startLocalNatsServer({ binary, dataDir, logFile: join(flags.dir, 'nats-server.log') });
@@ -116,7 +120,7 @@ async function up(flags: UpFlags): Promise<void> {
   print('stopped');
 }
 
-function readWorkload(file: string): unknown[] {
+function readWorkload(file: string, validateJobSpec: (input: unknown) => Validated<JobSpec>): unknown[] {
   const content = readJsonFile(file);
   const specs: unknown[] = Array.isArray(content) ? content : [content];
   specs.forEach((spec, i) => {
@@ -127,6 +131,7 @@ function readWorkload(file: string): unknown[] {
 }
 
 async function submitOne(client: MusterClient, spec: unknown, print: (line: string) => void): Promise<void> {
+  const { isMusterError } = await import('@muster/client');
   try {
     const { jobId } = await client.submit(spec);
     print(`submitted ${jobId}`);

@@ -1,0 +1,24 @@
+// `--help` works on the command and on every subcommand: usage on stdout, exit 0.
+import { describe, expect, it } from 'vitest';
+import { runMuster } from './runMuster.ts';
+
+const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'scheduler', 'agent', 'simulate'];
+
+describe('muster --help', () => {
+  it('lists every subcommand', async () => {
+    const run = await runMuster(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    for (const name of SUBCOMMANDS) expect(run.stdout).toMatch(new RegExp(`^\\s+${name}\\b`, 'm'));
+  });
+
+  it.each(SUBCOMMANDS)('%s --help shows its usage and exits 0', async (name) => {
+    const run = await runMuster([name, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`Usage: muster ${name}`);
+    // every networked subcommand takes --nats; simulate runs offline
+    if (name === 'simulate') expect(run.stdout).not.toContain('--nats');
+    else expect(run.stdout).toContain('--nats <url>');
+  });
+});

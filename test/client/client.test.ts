@@ -1,0 +1,170 @@
+// The publisher SDK against a real nats-server: local validation, submission straight into
+// MUSTER_IN with the contract's msg id, the API's answers and errors, and decisions for watchers
+// that come after the decision was published.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readInputs } from '@muster/bus';
+import type { InputMessage } from '@muster/bus';
+import { canonicalHash } from '@muster/core';
+import type { Decision } from '@muster/core';
+import { MusterClient, isMusterError } from '@muster/client';
+import type { MusterError } from '@muster/client';
+import { startTestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
+
+const spec = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  identity: { user: 'alice', queue: 'default', project: 'p' },
+  tasks: 2,
+  resources: { cpu: 500, memoryMb: 256 },
+  ...extra,
+});
+
+const committed = (jobId: string, session: number): Decision => ({
+  type: 'GangCommitted',
+  jobId,
+  session,
+  at: 1_700_000_000_000 + session,
+  allocations: [{ node: 'n1', role: 'task', members: [0, 1], gpuIds: [], resources: { cpu: 1000, memoryMb: 512, gpus: 0 } }],
+});
+
+const aborted = (jobId: string, session: number, final: boolean): Decision => ({
+  type: 'GangAborted',
+  jobId,
+  session,
+  at: 1_700_000_000_000 + session,
+  final,
+  reason: final
+    ? { category: 'timeout', message: 'waited too long', hosts: {} }
+    : { category: 'insufficient-resources', message: 'no room now', hosts: { 'insufficient-cpu': 3 } },
+});
+
+async function rejection(promise: Promise<unknown>): Promise<MusterError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isMusterError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected a MusterError');
+}
+
+describe('MusterClient on a real nats-server', () => {
+  let bus: TestBus;
+  let client: MusterClient;
+  let decisionSeq = 0;
+
+  const publishDecision = async (decision: Decision): Promise<void> => {
+    decisionSeq += 1;
+    await bus.js.publish(`muster.decision.${decision.jobId}`, JSON.stringify(decision), { msgID: `muster:${decisionSeq}:0` });
+  };
+
+  const inputs = async (subject: string): Promise<InputMessage[]> => {
+    const all: InputMessage[] = [];
+    for await (const input of readInputs(bus.js)) if (input.subject === subject) all.push(input);
+    return all;
+  };
+
+  beforeAll(async () => {
+    bus = await startTestBus();
+    client = new MusterClient(bus.nc, { timeoutMs: 1_000 });
+  });
+
+  afterAll(async () => {
+    await bus?.stop();
+  });
+
+  it('rejects an invalid JobSpec locally, naming the field, and sends nothing', async () => {
+    const err = await rejection(client.submit(spec('bad', { tasks: 0 })));
+    expect(err.code).toBe('invalid');
+    expect(err.path).toBe('tasks');
+    expect(err.message).toContain('tasks');
+    const typo = await rejection(client.submit({ ...spec('bad2'), priorty: 3 }));
+    expect(typo).toMatchObject({ code: 'invalid', path: 'priorty' });
+    expect(await inputs('muster.in.submit')).toHaveLength(0);
+  });
+
+  it('rejects a job id that cannot be a subject token for cancel, close and watch', async () => {
+    expect(await rejection(client.cancel('a.b'))).toMatchObject({ code: 'invalid', path: 'jobId' });
+    expect(await rejection(client.close('*'))).toMatchObject({ code: 'invalid', path: 'jobId' });
+    expect(await rejection(client.wait('a b', { timeoutMs: 10 }))).toMatchObject({ code: 'invalid', path: 'jobId' });
+  });
+
+  it('with no scheduler answering, submits straight into MUSTER_IN under the contract msg id, once', async () => {
+    const body = spec('queued');
+    const first = await client.submit(body);
+    const again = await client.submit(body);
+    expect(again).toEqual(first);
+    const stored = await inputs('muster.in.submit');
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.seq).toBe(first.inputSeq);
+    expect(stored[0]!.msgId).toBe(`queued:${canonicalHash(body).slice(0, 12)}`);
+    expect(JSON.parse(stored[0]!.data)).toEqual(body);
+    // a corrected spec under the same id is a new intent, not a duplicate
+    const corrected = await client.submit({ ...body, tasks: 3 });
+    expect(corrected.inputSeq).toBeGreaterThan(first.inputSeq);
+  });
+
+  it('says unavailable when only the API is asked and no scheduler answers', async () => {
+    expect((await rejection(client.submit(spec('api-only'), { via: 'api' }))).code).toBe('unavailable');
+    expect((await rejection(client.jobs())).code).toBe('unavailable');
+  });
+
+  it('publishes cancel and close as inputs with a {jobId} body', async () => {
+    const cancel = await client.cancel('queued');
+    const close = await client.close('queued');
+    expect((await inputs('muster.in.cancel')).map((i) => [i.seq, JSON.parse(i.data)])).toEqual([[cancel.inputSeq, { jobId: 'queued' }]]);
+    expect((await inputs('muster.in.close')).map((i) => [i.seq, JSON.parse(i.data)])).toEqual([[close.inputSeq, { jobId: 'queued' }]]);
+  });
+
+  it('reads the API answers and turns an error answer into a MusterError with code and path', async () => {
+    const rows = [{ id: 'j1', status: 'pending', user: 'alice', queue: 'default', priority: 0, members: 2, nodes: [], reason: 'insufficient-resources' }];
+    const sub = bus.nc.subscribe('muster.api.>', {
+      callback: (_err, msg) => {
+        if (msg.subject === 'muster.api.jobs.list') msg.respond(JSON.stringify({ ok: true, jobs: rows }));
+        else if (msg.subject === 'muster.api.submit') msg.respond(JSON.stringify({ ok: false, error: { code: 'duplicate', message: 'job dup was already accepted', path: 'id' } }));
+        else if (msg.subject === 'muster.api.explain') msg.respond('not json');
+        else msg.respond(JSON.stringify({ ok: false, error: { code: 'not-found', message: 'unknown job nope', path: 'jobId' } }));
+      },
+    });
+    try {
+      expect(await client.jobs()).toEqual(rows);
+      expect(await rejection(client.submit(spec('dup')))).toMatchObject({ code: 'duplicate', path: 'id', message: 'job dup was already accepted' });
+      expect(await rejection(client.job('nope'))).toMatchObject({ code: 'not-found', path: 'jobId' });
+      expect((await rejection(client.explain('x'))).code).toBe('bad-reply');
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('lets a watcher that comes after the decision see it, in order, and ends after a final abort', async () => {
+    await publishDecision(aborted('late', 1, false));
+    await publishDecision(committed('other', 1));
+    await publishDecision(aborted('late', 2, true));
+    const seen: Decision[] = [];
+    for await (const decision of client.watch('late')) seen.push(decision);
+    expect(seen).toEqual([aborted('late', 1, false), aborted('late', 2, true)]);
+  });
+
+  it('wait() returns the decision that settles a job, passing non-final aborts to onDecision', async () => {
+    await publishDecision(aborted('settle', 1, false));
+    await publishDecision(committed('settle', 2));
+    const onTheWay: Decision[] = [];
+    const decision = await client.wait('settle', { timeoutMs: 5_000, onDecision: (d) => onTheWay.push(d) });
+    expect(decision).toEqual(committed('settle', 2));
+    expect(onTheWay).toEqual([aborted('settle', 1, false), committed('settle', 2)]);
+  });
+
+  it('wait() also sees a decision published while it waits', async () => {
+    const waiting = client.wait('live', { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await publishDecision(committed('live', 5));
+    expect(await waiting).toEqual(committed('live', 5));
+  });
+
+  it('wait() gives up with a timeout error when nothing settles the job', async () => {
+    await publishDecision(aborted('stuck', 1, false));
+    const started = Date.now();
+    expect((await rejection(client.wait('stuck', { timeoutMs: 300 }))).code).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
