@@ -100,7 +100,7 @@ export function configUsers(text: string): Map<string, string> {
   return users;
 }
 
-/** A user's credentials and its reply prefix (`_INBOX_<user>`; admin keeps the default `_INBOX`). */
+/** A user's credentials and its reply prefix (`_INBOX_<user>`; scheduler and admin keep the default `_INBOX`). */
 export interface DeployCredentials {
   user: string;
   pass: string;
@@ -230,7 +230,7 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
     const variable = users.get(user);
     const pass = variable === undefined ? undefined : passwords.get(variable);
     if (pass === undefined) throw new Error(`no user ${user} in ${layout.includes.join(', ')}`);
-    return user === 'admin' ? { user, pass } : { user, pass, inboxPrefix: `_INBOX_${user}` };
+    return user === 'admin' || user === 'scheduler' ? { user, pass } : { user, pass, inboxPrefix: `_INBOX_${user}` };
   };
   return {
     urls,

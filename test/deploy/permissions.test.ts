@@ -1,0 +1,327 @@
+// Every role of deploy/nats/accounts.conf against the real three-node cluster started from the
+// committed configuration: what each user may do works, and each denial holds, observed as a user
+// would (an error instead of an ack, and the stream unchanged).
+import {
+  DECISIONS_STREAM,
+  IN_STREAM,
+  LOG_STREAM,
+  LOG_SUBJECT,
+  appendTransactions,
+  ensureStreams,
+  jetStream,
+  jetStreamManager,
+  listSnapshots,
+  openLeaderLease,
+  publishDecisions,
+  publishInput,
+  readLog,
+  saveSnapshot,
+  streamDefinitions,
+} from '@muster/bus';
+import type { JetStreamClient, JetStreamManager, NatsConnection } from '@muster/bus';
+import { MusterClient, subjectMessages } from '@muster/client';
+import { transactionHash } from '@muster/core';
+import type { Transaction } from '@muster/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeployedCluster } from '../support/natsConfig.ts';
+import type { DeployedCluster } from '../support/natsConfig.ts';
+
+const DENIED = /Permissions Violation/;
+
+let cluster: DeployedCluster;
+const connections: NatsConnection[] = [];
+let admin: JetStreamManager;
+let scheduler: NatsConnection;
+let schedulerJs: JetStreamClient;
+let decisionSeq = 0;
+
+async function login(user: string): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
+  const nc = await cluster.connectAs(user);
+  connections.push(nc);
+  return { nc, js: jetStream(nc, { timeoutMs: 3_000 }) };
+}
+
+async function messages(stream: string): Promise<number> {
+  return (await admin.streams.info(stream)).state.messages;
+}
+
+/** The leader's next transaction after the log's current end (event-less, chained). */
+async function nextTransaction(): Promise<{ tx: Transaction; lastSeq: number }> {
+  const lastSeq = (await admin.streams.info(LOG_STREAM)).state.last_seq;
+  let prev: string | null = null;
+  for await (const logged of readLog(schedulerJs)) prev = transactionHash(logged.tx);
+  const tx: Transaction = { v: 1, kind: 'fact', term: 1, leader: 's1', at: lastSeq + 1, prev, session: 0, part: 1, parts: 1, events: [] };
+  return { tx, lastSeq };
+}
+
+/** Publishes decision messages as the leader does (msg id, log seq header). */
+async function publishAsLeader(subject: string, payload: unknown): Promise<void> {
+  decisionSeq += 1;
+  const result = await publishDecisions(schedulerJs, [{ subject, payload, msgId: `muster:${decisionSeq}:0`, logSeq: decisionSeq }]);
+  expect(result.ok).toBe(true);
+}
+
+async function firstMessage(js: JetStreamClient, filter: string): Promise<{ subject: string; body: unknown }> {
+  for await (const m of subjectMessages(js, DECISIONS_STREAM, filter)) return { subject: m.subject, body: m.json() };
+  throw new Error(`no message on ${filter}`);
+}
+
+/** A plain JetStream publish, as any client could send it (the SDK's own checks left aside). */
+function publishJson(js: JetStreamClient, subject: string, body: unknown): Promise<unknown> {
+  return js.publish(subject, JSON.stringify(body));
+}
+
+async function readDenied(js: JetStreamClient, filter: string): Promise<void> {
+  await expect(subjectMessages(js, DECISIONS_STREAM, filter).next()).rejects.toThrow(DENIED);
+}
+
+async function subscribeDenied(nc: NatsConnection, subject: string): Promise<void> {
+  const sub = nc.subscribe(subject);
+  await expect(sub[Symbol.asyncIterator]().next()).rejects.toThrow(DENIED);
+}
+
+const spec = (id: string): unknown => ({
+  id,
+  identity: { user: 'alice', queue: 'default', project: 'p1' },
+  tasks: 1,
+  resources: { cpu: 100, memoryMb: 64 },
+});
+
+beforeAll(async () => {
+  cluster = await startDeployedCluster();
+  ({ nc: scheduler, js: schedulerJs } = await login('scheduler'));
+  await ensureStreams(scheduler, { replicas: 3 });
+  admin = await jetStreamManager((await login('admin')).nc);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(connections.map((nc) => nc.close()));
+  await cluster?.stop();
+});
+
+describe('scheduler', () => {
+  it('creates and updates the streams, the lease bucket and the snapshot store with three replicas', async () => {
+    expect((await ensureStreams(scheduler, { replicas: 3 })).map((r) => r.action)).toEqual(streamDefinitions.map(() => 'unchanged'));
+    const changed = streamDefinitions.map((d) => (d.config.name === IN_STREAM ? { ...d, config: { ...d.config, description: 'changed' } } : d));
+    const updated = await ensureStreams(scheduler, { replicas: 3, definitions: changed });
+    expect(updated.find((r) => r.name === IN_STREAM)?.action).toBe('updated');
+    for (const def of streamDefinitions) {
+      const info = await admin.streams.info(def.config.name);
+      expect(info.config.num_replicas, def.config.name).toBe(3);
+      expect(info.cluster?.replicas ?? [], def.config.name).toHaveLength(2);
+    }
+  });
+
+  it('appends to the log, holds the lease, publishes decisions and saves snapshots', async () => {
+    const { tx, lastSeq } = await nextTransaction();
+    expect(await appendTransactions(schedulerJs, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
+    const lease = await openLeaderLease(schedulerJs);
+    const taken = await lease.createLease('s1', 1);
+    expect(taken.ok).toBe(true);
+    if (taken.ok) expect((await lease.updateLease(taken.revision, { id: 's1', term: 1 })).ok).toBe(true);
+    await publishAsLeader('muster.decision.sched-1', { type: 'GangCommitted', jobId: 'sched-1', session: 1, at: 1, allocations: [] });
+    // a second save into a single slot overwrites: the object store purges the old chunks
+    for (const seq of [1, 2]) await saveSnapshot(schedulerJs, { schema: 1, seq, hash: `h${seq}`, state: { seq } }, { keep: 1 });
+    expect((await listSnapshots(schedulerJs)).map((s) => s.seq)).toEqual([2]);
+  });
+
+  it('cannot delete or purge the muster streams, nor delete a message', async () => {
+    const before = await messages(LOG_STREAM);
+    for (const subject of [`$JS.API.STREAM.PURGE.${LOG_STREAM}`, `$JS.API.STREAM.DELETE.${LOG_STREAM}`, `$JS.API.STREAM.DELETE.${IN_STREAM}`]) {
+      await expect(scheduler.request(subject, '{}', { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+    }
+    await expect(scheduler.request(`$JS.API.STREAM.MSG.DELETE.${LOG_STREAM}`, '{"seq":1}', { timeout: 3_000 })).rejects.toThrow(DENIED);
+    expect(await messages(LOG_STREAM)).toBe(before);
+  });
+});
+
+describe('submitter', () => {
+  it('submits, cancels and closes jobs through JetStream and gets acks', async () => {
+    const { nc } = await login('submitter');
+    const client = new MusterClient(nc, { timeoutMs: 3_000 });
+    const before = await messages(IN_STREAM);
+    const submitted = await client.submit(spec('sub-1'), { via: 'stream' });
+    expect(submitted.inputSeq).toBeGreaterThan(0);
+    expect((await client.cancel('sub-1')).inputSeq).toBe(submitted.inputSeq + 1);
+    expect((await client.close('sub-1')).inputSeq).toBe(submitted.inputSeq + 2);
+    expect(await messages(IN_STREAM)).toBe(before + 3);
+  });
+
+  it('asks the scheduler API and gets its answer', async () => {
+    const served = scheduler.subscribe('muster.api.jobs.list', {
+      callback: (_err, msg) => {
+        msg.respond(JSON.stringify({ ok: true, jobs: [{ jobId: 'api-1' }] }));
+      },
+    });
+    await scheduler.flush();
+    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 3_000 });
+    expect(await client.jobs()).toEqual([{ jobId: 'api-1' }]);
+    served.unsubscribe();
+  });
+
+  it('watches a job\'s decisions, including one published before it came', async () => {
+    await publishAsLeader('muster.decision.watch-1', { type: 'GangAborted', jobId: 'watch-1', session: 1, at: 2, final: true, reason: { category: 'cancelled', message: 'cancelled' } });
+    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 3_000 });
+    const seen = [];
+    for await (const decision of client.watch('watch-1')) seen.push(decision);
+    expect(seen).toEqual([expect.objectContaining({ type: 'GangAborted', jobId: 'watch-1', final: true })]);
+  });
+
+  it('cannot append a forged GangCommitted to the log', async () => {
+    const { js } = await login('submitter');
+    const { tx, lastSeq } = await nextTransaction();
+    const forged = { ...tx, kind: 'session', events: [{ type: 'GangCommitted', jobId: 'forged', session: 9, at: 9, allocations: [{ node: 'n1', role: 'task', members: [0], gpuIds: [], resources: { cpu: 1, memoryMb: 1 } }] }] };
+    await expect(js.publish(LOG_SUBJECT, JSON.stringify(forged), { expect: { lastSequence: lastSeq } })).rejects.toThrow(DENIED);
+    expect((await admin.streams.info(LOG_STREAM)).state.last_seq).toBe(lastSeq);
+    // the leader's fenced append after the attempt still lands where it expects
+    expect(await appendTransactions(schedulerJs, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
+  });
+
+  it('cannot report for a node, nor publish decisions, binds or stops', async () => {
+    const { js } = await login('submitter');
+    const [inBefore, decisionsBefore] = [await messages(IN_STREAM), await messages(DECISIONS_STREAM)];
+    for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
+      await expect(publishJson(js, subject, { jobId: 'sub-2' }), subject).rejects.toThrow(DENIED);
+    }
+    expect(await messages(IN_STREAM)).toBe(inBefore);
+    expect(await messages(DECISIONS_STREAM)).toBe(decisionsBefore);
+  });
+
+  it('cannot read binds, the log or the inputs', async () => {
+    const { nc, js } = await login('submitter');
+    await readDenied(js, 'muster.bind.n1');
+    await expect(nc.request(`$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, '{}', { timeout: 3_000 })).rejects.toThrow(DENIED);
+    await expect(nc.request(`$JS.API.STREAM.MSG.GET.${IN_STREAM}`, '{"seq":1}', { timeout: 3_000 })).rejects.toThrow(DENIED);
+  });
+
+  it('cannot delete or purge streams, nor delete messages', async () => {
+    const { nc } = await login('submitter');
+    for (const subject of ['STREAM.DELETE', 'STREAM.PURGE', 'STREAM.MSG.DELETE'].flatMap((op) => [IN_STREAM, LOG_STREAM, DECISIONS_STREAM].map((s) => `$JS.API.${op}.${s}`))) {
+      await expect(nc.request(subject, '{"seq":1}', { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+    }
+    expect((await admin.streams.info(LOG_STREAM)).state.first_seq).toBe(1);
+  });
+
+  it('cannot listen to other users\' replies nor to stored subjects', async () => {
+    const { nc } = await login('submitter');
+    for (const subject of ['_INBOX.>', '_INBOX_agent-n1.>', 'muster.log.>', 'muster.bind.n1', 'muster.hb.*']) await subscribeDenied(nc, subject);
+  });
+});
+
+describe('agent n1', () => {
+  it('registers and reports for its own node, and its heartbeats reach the scheduler', async () => {
+    const { nc, js } = await login('agent-n1');
+    const before = await messages(IN_STREAM);
+    const node = { id: 'n1', labels: {}, capacity: { cpu: 1000, memoryMb: 1024 }, gpus: [] };
+    expect((await publishInput(js, 'muster.in.node.n1.register', node, 'n1:register:b:1')).seq).toBeGreaterThan(0);
+    expect((await publishInput(js, 'muster.in.node.n1.done', { jobId: 'j1', member: 0, ok: true }, 'n1:done:b:2')).seq).toBeGreaterThan(0);
+    expect(await messages(IN_STREAM)).toBe(before + 2);
+
+    const heard: string[] = [];
+    const hb = scheduler.subscribe('muster.hb.*', {
+      callback: (_err, m) => {
+        heard.push(m.subject);
+      },
+    });
+    await scheduler.flush();
+    // publishes on one connection arrive in order: once n1's beat is heard, n2's would have been
+    nc.publish('muster.hb.n2', '{}');
+    nc.publish('muster.hb.n1', '{}');
+    await expect.poll(() => heard, { timeout: 5_000 }).toContain('muster.hb.n1');
+    expect(heard).toEqual(['muster.hb.n1']);
+    hb.unsubscribe();
+  });
+
+  it('cannot report for another node, submit jobs or write the log', async () => {
+    const { js } = await login('agent-n1');
+    const [inBefore, logBefore] = [await messages(IN_STREAM), await messages(LOG_STREAM)];
+    for (const subject of ['muster.in.node.n2.done', 'muster.in.node.n2.register', 'muster.in.submit', 'muster.in.cancel', LOG_SUBJECT, 'muster.bind.n1']) {
+      await expect(publishJson(js, subject, { jobId: 'j1', member: 0, ok: true }), subject).rejects.toThrow(DENIED);
+    }
+    expect(await messages(IN_STREAM)).toBe(inBefore);
+    expect(await messages(LOG_STREAM)).toBe(logBefore);
+  });
+
+  it('reads its own binds and stops, and not another node\'s', async () => {
+    await publishAsLeader('muster.bind.n2', { type: 'Bind', jobId: 'b-2', session: 1, at: 3, parts: [] });
+    await publishAsLeader('muster.bind.n1', { type: 'Bind', jobId: 'b-1', session: 1, at: 3, parts: [] });
+    await publishAsLeader('muster.stop.n1', { type: 'Stop', jobId: 'b-1', members: [0], reason: 'cancel' });
+    const { nc, js } = await login('agent-n1');
+    expect(await firstMessage(js, 'muster.bind.n1')).toEqual({ subject: 'muster.bind.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
+    expect(await firstMessage(js, 'muster.stop.n1')).toEqual({ subject: 'muster.stop.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
+    for (const filter of ['muster.bind.n2', 'muster.stop.n2', 'muster.bind.*', 'muster.>']) await readDenied(js, filter);
+    // nor by reading another agent's replies
+    await subscribeDenied(nc, '_INBOX_agent-n2.>');
+  });
+
+  it('cannot widen a consumer behind a create subject it is allowed', async () => {
+    const { nc } = await login('agent-n1');
+    const name = 'widened';
+    const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.bind.n2', ack_policy: 'none', deliver_policy: 'all' } };
+    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.bind.n1`, JSON.stringify(request), { timeout: 3_000 });
+    expect(reply.json<{ error?: { description: string } }>().error?.description).toMatch(/did not match filtered subject/);
+    await expect(admin.consumers.info(DECISIONS_STREAM, name)).rejects.toThrow(/consumer not found/);
+    // the forms without a filter in the subject are not allowed at all
+    for (const subject of [`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}`, `$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}`, `$JS.API.CONSUMER.DURABLE.CREATE.${DECISIONS_STREAM}.${name}`]) {
+      await expect(nc.request(subject, JSON.stringify(request), { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+    }
+  });
+});
+
+describe('simulator', () => {
+  it('speaks and reads for its simulated nodes, and writes nothing else', async () => {
+    const { js } = await login('simulator');
+    const node = { id: 'sim-1', labels: {}, capacity: { cpu: 1000, memoryMb: 1024 }, gpus: [] };
+    expect((await publishInput(js, 'muster.in.node.sim-1.register', node, 'sim-1:register:b:1')).seq).toBeGreaterThan(0);
+    await publishAsLeader('muster.bind.sim-1', { type: 'Bind', jobId: 'b-sim', session: 1, at: 4, parts: [] });
+    expect((await firstMessage(js, 'muster.bind.sim-1')).subject).toBe('muster.bind.sim-1');
+    for (const subject of ['muster.in.submit', LOG_SUBJECT, 'muster.decision.b-sim']) {
+      await expect(publishJson(js, subject, {}), subject).rejects.toThrow(DENIED);
+    }
+    await readDenied(js, 'muster.decision.b-sim');
+  });
+});
+
+describe('auditor', () => {
+  it('reads the log, the inputs, the lease and the snapshots', async () => {
+    const { js } = await login('auditor');
+    const logged = [];
+    for await (const entry of readLog(js)) logged.push(entry.seq);
+    expect(logged).toEqual(Array.from({ length: await messages(LOG_STREAM) }, (_, i) => i + 1));
+    expect(await (await openLeaderLease(js)).readLease()).toMatchObject({ id: 's1', term: 1 });
+    expect((await listSnapshots(js)).map((s) => s.seq)).toEqual([2]);
+    expect((await firstMessage(js, 'muster.decision.*')).subject).toMatch(/^muster\.decision\./);
+  });
+
+  it('writes nothing: no log, no input, no lease, no submission through the API', async () => {
+    const { nc, js } = await login('auditor');
+    const logBefore = await messages(LOG_STREAM);
+    for (const subject of [LOG_SUBJECT, 'muster.in.submit', '$KV.muster_leader.leader']) {
+      await expect(publishJson(js, subject, {}), subject).rejects.toThrow(DENIED);
+    }
+    await expect(nc.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeout: 3_000 })).rejects.toThrow(DENIED);
+    expect(await messages(LOG_STREAM)).toBe(logBefore);
+  });
+});
+
+describe('push consumers', () => {
+  it('cannot carry stored messages into the log, because nobody may listen on a stored subject', async () => {
+    // nats-server 2.9.10 does not check a push consumer's deliver subject against its creator's
+    // permissions (nats-server#8274); it delivers only while someone listens there
+    const { nc } = await login('submitter');
+    const name = 'into-log';
+    const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.decision.push-1', deliver_subject: LOG_SUBJECT, ack_policy: 'none', deliver_policy: 'all' } };
+    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.decision.push-1`, JSON.stringify(request), { timeout: 3_000 });
+    expect(reply.json<{ error?: unknown }>().error).toBeUndefined();
+    const adminNc = (await login('admin')).nc;
+    await subscribeDenied(adminNc, LOG_SUBJECT);
+    const logBefore = await messages(LOG_STREAM);
+    await publishAsLeader('muster.decision.push-1', { type: 'GangCommitted', jobId: 'push-1', session: 1, at: 5, allocations: [] });
+    // the consumer has the decision to deliver, and delivers nothing: no one listens on the log subject
+    await expect.poll(async () => (await admin.consumers.info(DECISIONS_STREAM, name)).num_pending, { timeout: 5_000 }).toBe(1);
+    const info = await admin.consumers.info(DECISIONS_STREAM, name);
+    expect(info.delivered.consumer_seq).toBe(0);
+    expect(info.push_bound ?? false).toBe(false);
+    expect(await messages(LOG_STREAM)).toBe(logBefore);
+  });
+});
