@@ -1,30 +1,50 @@
 import { produce } from 'immer';
+import { copyOnWrite, created, writable } from './copyOnWrite.ts';
 import type { LoggedTransaction, Transaction } from './envelope.ts';
 import type {
   AllocationReleased,
   AllocationResources,
   GangAborted,
   GangCommitted,
-  HostDebited,
   SchedulerEvent,
 } from './events.ts';
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
-import { shardDelete, shardGet, shardSet } from './shard.ts';
-import type { JobState, NodeState, State } from './state.ts';
+import { shardOf } from './shard.ts';
+import type { Sharded } from './shard.ts';
+import type { JobState, MemberState, NodeState, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
 import { unsatisfiableKey } from './spec/index.ts';
-import type { NodeSpec } from './spec/types.ts';
+import type { Identity, NodeSpec } from './spec/types.ts';
 
-// evolve: the one recipe that folds a fact into state. It mutates what it is given, so the same
-// function runs inside immer's `produce` (live transactions) and directly on a private copy (bulk
-// replay). It is total: a fact that does not apply (an unknown job, a stale node) changes nothing
-// and never throws, because the log is history and history cannot be refused.
+// evolve: the one recipe that folds a fact into state, and the drivers that run it.
+//
+// `apply(state, event)` mutates what it is given. It is total: a fact that does not apply (an
+// unknown job, a stale node) changes nothing and never throws, because the log is history and
+// history cannot be refused. It is written once and run by three drivers (CONVENTIONS: one
+// function, two drivers; the third is the trivial one):
+//   - immer: `evolve` (one event, one `produce`) and the scheduling session's draft. Live
+//     transactions go here; the result is frozen by immer's autoFreeze.
+//   - copy-on-write: `fold` and `foldTransactions` (a batch). No proxies: `copyOnWrite` hands
+//     `apply` a shallow copy of the root, and every object `apply` mutates is copied once per batch
+//     on its way down (copyOnWrite.ts). The result shares everything the batch did not touch with
+//     the input, the input is never written to, and what is new is frozen at the end the way
+//     immer's autoFreeze would. Replay, catch-up and the auditor fold in batches.
+//   - in place: a private mutable state nobody else holds (a benchmark's upper bound).
+// So that one recipe serves all three, `apply` keeps two rules:
+//   1. It reads freely, but reaches every object it mutates through `writable(parent, key)`
+//      (`writableNode`, `writableJob` below), starting from the root it was given, and registers
+//      each object it makes and will mutate later in the batch with `created()`. Under immer and in
+//      place, `writable` is just `parent[key]`; in copy-on-write it is the copy.
+//   2. Values taken from events (specs, member lists, GPU ids, allocations, reasons) are stored by
+//      reference and never mutated in place, here or anywhere: they are replaced whole.
+// evolve.test.ts proves, over generated event streams, that `fold` gives the same canonical state
+// as `produce` running `apply` over the same events, and leaves its input untouched.
 
 /** Categories that mean "every plan was exhausted": those enter the unsatisfiable cache. */
 const EXHAUSTED = new Set(['insufficient-resources', 'no-matching-hosts', 'placement-unsatisfiable']);
 
-/** Applies one event to a mutable state (a draft or a private copy). */
+/** Applies one event to a mutable state (an immer draft, a private copy, or a copy-on-write root). */
 export function apply(state: State, event: SchedulerEvent): void {
   switch (event.type) {
     case 'LeaderElected':
@@ -37,18 +57,20 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'NodeDrained': {
       seenInput(state, event.inputSeq);
-      const node = shardGet(state.nodes, event.nodeId);
+      const key = shardOf(event.nodeId);
+      const node = state.nodes[key]?.[event.nodeId];
       if (node === undefined || node.status !== 'up') return;
-      node.status = 'drained';
+      writableNode(state, key, event.nodeId).status = 'drained';
       addCapacity(state, node.spec, -1);
       return;
     }
     case 'NodeLost': {
       if (event.inputSeq !== undefined) seenInput(state, event.inputSeq);
-      const node = shardGet(state.nodes, event.nodeId);
+      const key = shardOf(event.nodeId);
+      const node = state.nodes[key]?.[event.nodeId];
       if (node === undefined || node.status === 'lost') return;
       if (node.status === 'up') addCapacity(state, node.spec, -1);
-      node.status = 'lost';
+      writableNode(state, key, event.nodeId).status = 'lost';
       return;
     }
     case 'JobSubmitted':
@@ -64,46 +86,53 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'TaskCompleted': {
       seenInput(state, event.inputSeq);
-      const member = shardGet(state.jobs, event.jobId)?.members[event.member];
+      const key = shardOf(event.jobId);
+      const member = state.jobs[key]?.[event.jobId]?.members[event.member];
       if (member === undefined || member === null || member.done) return;
-      member.done = true;
-      member.ok = event.ok;
+      const written = writable(writable(writableJob(state, key, event.jobId), 'members'), event.member)!;
+      written.done = true;
+      written.ok = event.ok;
       return;
     }
     case 'SessionStarted':
       state.session = Math.max(state.session, event.session);
       state.sessionEpoch = state.epoch;
-      state.unsatisfiable = {};
+      state.unsatisfiable = created({});
       return;
-    case 'HostDebited':
-      debit(state, event, 1);
-      shardGet(state.jobs, event.jobId)?.provisional.push({
+    case 'HostDebited': {
+      debit(state, event.node, event.resources, event.gpuIds, 1);
+      const key = shardOf(event.jobId);
+      if (state.jobs[key]?.[event.jobId] === undefined) return;
+      writable(writableJob(state, key, event.jobId), 'provisional').push({
         node: event.node,
         role: event.role,
-        members: [...event.members],
-        resources: { ...event.resources },
-        gpuIds: [...event.gpuIds],
+        members: event.members,
+        resources: event.resources,
+        gpuIds: event.gpuIds,
       });
       return;
+    }
     case 'DebitReversed': {
-      debit(state, event, -1);
-      const job = shardGet(state.jobs, event.jobId);
+      debit(state, event.node, event.resources, event.gpuIds, -1);
+      const key = shardOf(event.jobId);
+      const job = state.jobs[key]?.[event.jobId];
       if (job === undefined) return;
       const i = job.provisional.findIndex((d) => d.node === event.node && d.role === event.role);
-      if (i >= 0) job.provisional.splice(i, 1);
+      if (i >= 0) writable(writableJob(state, key, event.jobId), 'provisional').splice(i, 1);
       return;
     }
     case 'MemberBound': {
-      const job = shardGet(state.jobs, event.jobId);
+      const key = shardOf(event.jobId);
+      const job = state.jobs[key]?.[event.jobId];
       if (job === undefined || event.member < 0 || event.member >= job.members.length) return;
-      job.members[event.member] = {
+      writable(writableJob(state, key, event.jobId), 'members')[event.member] = created<MemberState>({
         node: event.node,
         role: event.role,
-        gpuIds: [...event.gpuIds],
+        gpuIds: event.gpuIds,
         done: false,
         ok: false,
         released: false,
-      };
+      });
       return;
     }
     case 'GangCommitted':
@@ -113,20 +142,23 @@ export function apply(state: State, event: SchedulerEvent): void {
       abortGang(state, event);
       return;
     case 'JobPended': {
-      const job = shardGet(state.jobs, event.jobId);
+      const key = shardOf(event.jobId);
+      const job = state.jobs[key]?.[event.jobId];
       if (job === undefined) return;
-      job.status = 'pending';
-      job.pendingSince = event.at;
-      job.pendingEpoch = ++state.epoch;
-      shardSet(state.pending, event.jobId, job.submitIndex);
+      const written = writableJob(state, key, event.jobId);
+      written.status = 'pending';
+      written.pendingSince = event.at;
+      written.pendingEpoch = ++state.epoch;
+      insert(writable(state, 'pending'), key, event.jobId, job.submitIndex);
       return;
     }
     case 'JobFinished': {
-      const job = shardGet(state.jobs, event.jobId);
-      if (job === undefined) return;
-      job.status = event.outcome;
-      job.finishedAt = event.at;
-      shardDelete(state.pending, event.jobId);
+      const key = shardOf(event.jobId);
+      if (state.jobs[key]?.[event.jobId] === undefined) return;
+      const written = writableJob(state, key, event.jobId);
+      written.status = event.outcome;
+      written.finishedAt = event.at;
+      unpend(state, key, event.jobId);
       return;
     }
     case 'AllocationReleased':
@@ -151,57 +183,104 @@ export function applyTransaction(state: State, seq: number, tx: Transaction): vo
   for (const event of tx.events) apply(state, event);
 }
 
-/** One event folded into a new immutable state. */
+/** One event folded into a new immutable state, in one immer `produce` (live transactions). */
 export function evolve(state: State, event: SchedulerEvent): State {
   return produce(state, (draft) => {
     apply(draft, event);
   });
 }
 
-/** A batch of events folded in one `produce`. */
+/**
+ * A batch of events folded into a new frozen state by copy-on-write: the same canonical state as
+ * one `produce` over the batch, sharing everything untouched with `state`, which is left as it was.
+ */
 export function fold(state: State, events: readonly SchedulerEvent[]): State {
-  return produce(state, (draft) => {
-    for (const event of events) apply(draft, event);
+  if (events.length === 0) return state;
+  return copyOnWrite(state, (root) => {
+    for (const event of events) apply(root, event);
   });
 }
 
-/** A batch of logged transactions folded in one `produce`. */
+/** A batch of logged transactions folded like `fold` (copy-on-write, one copy per touched object). */
 export function foldTransactions(state: State, txs: readonly LoggedTransaction[]): State {
-  return produce(state, (draft) => {
-    for (const { seq, tx } of txs) applyTransaction(draft, seq, tx);
+  if (txs.length === 0) return state;
+  return copyOnWrite(state, (root) => {
+    for (const { seq, tx } of txs) applyTransaction(root, seq, tx);
   });
 }
+
+// ---- writable paths: every mutation of a node, a job or a shard goes down one of these ----
+
+function writableNode(state: State, key: string, id: string): NodeState {
+  return writable(writable(writable(state, 'nodes'), key), id);
+}
+
+function writableJob(state: State, key: string, id: string): JobState {
+  return writable(writable(writable(state, 'jobs'), key), id);
+}
+
+/** Sets `id` in shard `key` of a writable sharded record, making the shard when it is missing. */
+function insert<T>(sharded: Sharded<T>, key: string, id: string, value: T): void {
+  const shard = sharded[key];
+  if (shard === undefined) {
+    const made: Record<string, T> = created({});
+    made[id] = value;
+    sharded[key] = made;
+  } else {
+    writable(sharded, key)[id] = value;
+  }
+}
+
+/** Takes a job out of the pending record, dropping its shard when it empties. */
+function unpend(state: State, key: string, id: string): void {
+  const shard = state.pending[key];
+  if (shard === undefined || !(id in shard)) return;
+  const pending = writable(state, 'pending');
+  for (const other in shard) {
+    if (other !== id) {
+      delete writable(pending, key)[id];
+      return;
+    }
+  }
+  delete pending[key];
+}
+
+// ---- the effects ----
 
 function seenInput(state: State, inputSeq: number): void {
   if (inputSeq > state.lastInputSeq) state.lastInputSeq = inputSeq;
 }
 
-function nodeCapacity(spec: NodeSpec): Resources {
-  return { cpu: spec.capacity.cpu, memoryMb: spec.capacity.memoryMb, slots: spec.capacity.slots ?? 0, gpus: spec.gpus.length };
-}
-
 function addCapacity(state: State, spec: NodeSpec, factor: 1 | -1): void {
-  addResources(state.capacity, nodeCapacity(spec), factor);
+  const capacity = writable(state, 'capacity');
+  capacity.cpu += spec.capacity.cpu * factor;
+  capacity.memoryMb += spec.capacity.memoryMb * factor;
+  capacity.slots += (spec.capacity.slots ?? 0) * factor;
+  capacity.gpus += spec.gpus.length * factor;
 }
 
 function registerNode(state: State, spec: NodeSpec): void {
-  const existing = shardGet(state.nodes, spec.id);
+  const key = shardOf(spec.id);
+  const existing = state.nodes[key]?.[spec.id];
   if (existing === undefined) {
-    const node: NodeState = { spec, status: 'up', used: zeroResources(), gpusUsed: [], jobs: {} };
-    shardSet(state.nodes, spec.id, node);
+    const node: NodeState = { spec, status: 'up', used: created(zeroResources()), gpusUsed: [], jobs: created({}) };
+    insert(writable(state, 'nodes'), key, spec.id, created(node));
   } else {
     if (existing.status === 'up') addCapacity(state, existing.spec, -1);
-    existing.spec = spec;
-    existing.status = 'up';
+    const node = writableNode(state, key, spec.id);
+    node.spec = spec;
+    node.status = 'up';
   }
   addCapacity(state, spec, 1);
   state.freeEpoch = ++state.epoch;
 }
 
 function submitJob(state: State, spec: JobState['spec'], fingerprint: string): void {
-  if (shardGet(state.jobs, spec.id) !== undefined) return;
+  const key = shardOf(spec.id);
+  if (state.jobs[key]?.[spec.id] !== undefined) return;
   const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
-  const size = spec.roles.reduce((n, r) => n + r.count, 0);
+  let size = 0;
+  for (const role of spec.roles) size += role.count;
   const job: JobState = {
     spec,
     fingerprint,
@@ -213,92 +292,114 @@ function submitJob(state: State, spec: JobState['spec'], fingerprint: string): v
     pendingEpoch: ++state.epoch,
     session: null,
     allocations: [],
-    members: new Array<null>(size).fill(null),
-    provisional: [],
+    members: created(new Array<null>(size).fill(null)),
+    provisional: created([]),
     pendReason: null,
     finishedAt: null,
   };
-  shardSet(state.jobs, spec.id, job);
-  shardSet(state.pending, spec.id, job.submitIndex);
+  insert(writable(state, 'jobs'), key, spec.id, created(job));
+  insert(writable(state, 'pending'), key, spec.id, job.submitIndex);
 }
 
-function debit(state: State, event: HostDebited | AllocationReleased | { node: string; resources: Resources; gpuIds: number[] }, factor: 1 | -1): void {
-  const node = shardGet(state.nodes, event.node);
+/** Debits (factor 1) or credits (-1) a node's use; GPU ids stay ascending and distinct. */
+function debit(state: State, nodeId: string, resources: Resources, gpuIds: readonly number[], factor: 1 | -1): void {
+  const key = shardOf(nodeId);
+  const node = state.nodes[key]?.[nodeId];
   if (node === undefined) return;
-  addResources(node.used, event.resources, factor);
-  if (factor === 1) {
-    const set = new Set(node.gpusUsed);
-    for (const id of event.gpuIds) set.add(id);
-    node.gpusUsed = [...set].sort((a, b) => a - b);
-  } else if (event.gpuIds.length > 0) {
-    const drop = new Set(event.gpuIds);
-    node.gpusUsed = node.gpusUsed.filter((id) => !drop.has(id));
-  }
+  const written = writableNode(state, key, nodeId);
+  addResources(writable(written, 'used'), resources, factor);
+  // an empty id list leaves `gpusUsed` as it is (it is ascending and distinct by construction)
+  if (gpuIds.length === 0) return;
+  written.gpusUsed = factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id));
 }
 
-function addUsage(state: State, job: JobState, amount: AllocationResources, factor: 1 | -1): void {
-  const { user, queue } = job.spec.identity;
-  for (const [table, key] of [[state.usage.users, user], [state.usage.queues, queue]] as const) {
-    const row = table[key] ?? (table[key] = { cpu: 0, memoryMb: 0, gpus: 0 });
-    row.cpu += amount.cpu * factor;
-    row.memoryMb += amount.memoryMb * factor;
-    row.gpus += amount.gpus * factor;
-    if (row.cpu === 0 && row.memoryMb === 0 && row.gpus === 0) delete table[key];
+/** The ascending, distinct union of `used` (ascending, distinct) and `add`, as a new array. */
+function withGpus(used: readonly number[], add: readonly number[]): number[] {
+  const out = used.slice();
+  for (const id of add) {
+    let i = out.length;
+    while (i > 0 && out[i - 1]! > id) i--;
+    if (i > 0 && out[i - 1] === id) continue;
+    out.splice(i, 0, id);
   }
+  return out;
+}
+
+function addUsage(state: State, identity: Identity, amount: AllocationResources, factor: 1 | -1): void {
+  const usage = writable(state, 'usage');
+  addUsageRow(writable(usage, 'users'), identity.user, amount, factor);
+  addUsageRow(writable(usage, 'queues'), identity.queue, amount, factor);
+}
+
+function addUsageRow(table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {
+  const row = table[key] === undefined ? (table[key] = created({ cpu: 0, memoryMb: 0, gpus: 0 })) : writable(table, key);
+  row.cpu += amount.cpu * factor;
+  row.memoryMb += amount.memoryMb * factor;
+  row.gpus += amount.gpus * factor;
+  if (row.cpu === 0 && row.memoryMb === 0 && row.gpus === 0) delete table[key];
 }
 
 function commitGang(state: State, event: GangCommitted): void {
-  const job = shardGet(state.jobs, event.jobId);
+  const key = shardOf(event.jobId);
+  const job = state.jobs[key]?.[event.jobId];
   if (job === undefined) return;
-  job.status = 'running';
-  job.session = event.session;
-  job.allocations = event.allocations.map((a) => ({ ...a, members: [...a.members], gpuIds: [...a.gpuIds], resources: { ...a.resources } }));
-  job.provisional = [];
-  job.pendReason = null;
-  shardDelete(state.pending, event.jobId);
+  const written = writableJob(state, key, event.jobId);
+  written.status = 'running';
+  written.session = event.session;
+  written.allocations = event.allocations;
+  written.provisional = created([]);
+  written.pendReason = null;
+  unpend(state, key, event.jobId);
   for (const a of event.allocations) {
-    addUsage(state, job, a.resources, 1);
-    const node = shardGet(state.nodes, a.node);
-    if (node !== undefined) node.jobs[event.jobId] = (node.jobs[event.jobId] ?? 0) + a.members.length;
+    addUsage(state, job.spec.identity, a.resources, 1);
+    const nodeKey = shardOf(a.node);
+    if (state.nodes[nodeKey]?.[a.node] === undefined) continue;
+    const jobs = writable(writableNode(state, nodeKey, a.node), 'jobs');
+    jobs[event.jobId] = (jobs[event.jobId] ?? 0) + a.members.length;
   }
 }
 
 function abortGang(state: State, event: GangAborted): void {
-  const job = shardGet(state.jobs, event.jobId);
+  const key = shardOf(event.jobId);
+  const job = state.jobs[key]?.[event.jobId];
   if (job === undefined) return;
-  job.pendReason = event.reason;
+  const written = writableJob(state, key, event.jobId);
+  written.pendReason = event.reason;
   if (event.final) {
-    job.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
-    job.finishedAt = event.at;
-    shardDelete(state.pending, event.jobId);
+    written.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
+    written.finishedAt = event.at;
+    unpend(state, key, event.jobId);
     return;
   }
   if (event.reason.category === 'node-lost') {
     // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
-    job.allocations = [];
-    job.members = job.members.map(() => null);
-    job.session = null;
+    written.allocations = [];
+    written.members = created(job.members.map(() => null));
+    written.session = null;
     return;
   }
   if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
-    state.unsatisfiable[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
+    writable(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
   }
 }
 
 function releaseAllocation(state: State, event: AllocationReleased): void {
-  debit(state, event, -1);
+  debit(state, event.node, event.resources, event.gpuIds, -1);
   state.freeEpoch = ++state.epoch;
-  const job = shardGet(state.jobs, event.jobId);
+  const key = shardOf(event.jobId);
+  const job = state.jobs[key]?.[event.jobId];
   if (job === undefined) return;
-  addUsage(state, job, { cpu: event.resources.cpu, memoryMb: event.resources.memoryMb, gpus: event.resources.gpus }, -1);
+  addUsage(state, job.spec.identity, event.resources, -1);
+  let members: (MemberState | null)[] | undefined;
   for (const m of event.members) {
-    const member = job.members[m];
-    if (member !== undefined && member !== null) member.released = true;
+    const member = (members ?? job.members)[m];
+    if (member === undefined || member === null || member.released) continue;
+    members ??= writable(writableJob(state, key, event.jobId), 'members');
+    writable(members, m)!.released = true;
   }
-  const node = shardGet(state.nodes, event.node);
-  if (node !== undefined) {
-    const left = (node.jobs[event.jobId] ?? 0) - event.members.length;
-    if (left > 0) node.jobs[event.jobId] = left;
-    else delete node.jobs[event.jobId];
-  }
+  const nodeKey = shardOf(event.node);
+  const held = state.nodes[nodeKey]?.[event.node]?.jobs[event.jobId];
+  const left = (held ?? 0) - event.members.length;
+  if (left > 0) writable(writableNode(state, nodeKey, event.node), 'jobs')[event.jobId] = left;
+  else if (held !== undefined) delete writable(writableNode(state, nodeKey, event.node), 'jobs')[event.jobId];
 }

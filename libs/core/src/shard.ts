@@ -1,6 +1,9 @@
 /** How many shards node and job records are spread over (keeps immer's per-write copies small). */
 export const SHARD_COUNT = 256;
 
+/** The shard keys, made once: `shardOf` returns one of these strings instead of building one per call. */
+const SHARD_KEYS: readonly string[] = Array.from({ length: SHARD_COUNT }, (_, i) => String(i));
+
 /** The shard key of an id: FNV-1a (32 bit) of its UTF-16 code units, modulo SHARD_COUNT. */
 export function shardOf(id: string): string {
   let h = 0x811c9dc5;
@@ -8,7 +11,7 @@ export function shardOf(id: string): string {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return String((h >>> 0) % SHARD_COUNT);
+  return SHARD_KEYS[(h >>> 0) % SHARD_COUNT]!;
 }
 
 /** A record of records keyed by shard, then by id. */
