@@ -112,6 +112,10 @@ export interface DeployedNode {
   name: string;
   url: string;
   monitorUrl: string;
+  /** The route port, for tests of who may join. */
+  clusterPort: number;
+  /** Stops this node (SIGTERM, then SIGKILL) and awaits its exit; its folder stays until the cluster stops. */
+  stop(): Promise<void>;
   /** The server's log so far. */
   log(): string;
 }
@@ -121,7 +125,7 @@ export interface DeployedCluster {
   urls: string[];
   nodes: DeployedNode[];
   credentials(user: string): DeployCredentials;
-  /** A connection of `user` to the whole cluster through @muster/bus; the caller closes it. */
+  /** A connection of `user` to the whole cluster through @muster/bus (failing over between nodes); the caller closes it. */
   connectAs(user: string, opts?: { inboxPrefix?: string }): Promise<NatsConnection>;
   /** Stops every node (SIGTERM, then SIGKILL), awaits their exit and removes their folders. */
   stop(): Promise<void>;
@@ -165,17 +169,16 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
   };
 
   const procs: { proc: ChildProcess; exited: Promise<void> }[] = [];
+  const stopProcess = async ({ proc, exited }: { proc: ChildProcess; exited: Promise<void> }): Promise<void> => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
   const stop = async (): Promise<void> => {
-    await Promise.all(
-      procs.map(async ({ proc, exited }) => {
-        if (proc.exitCode === null && proc.signalCode === null) {
-          proc.kill('SIGTERM');
-          const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(timer);
-        }
-      }),
-    );
+    await Promise.all(procs.map(stopProcess));
     for (const n of nodes) rmSync(n.dir, { recursive: true, force: true });
   };
   const logPath = (dir: string): string => join(dir, 'nats.log');
@@ -234,15 +237,17 @@ export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
   };
   return {
     urls,
-    nodes: nodes.map((n) => ({
+    nodes: nodes.map((n, i) => ({
       name: n.name,
       url: `nats://127.0.0.1:${n.port}`,
       monitorUrl: `http://127.0.0.1:${n.monitorPort}`,
+      clusterPort: n.clusterPort,
+      stop: () => stopProcess(procs[i] as { proc: ChildProcess; exited: Promise<void> }),
       log: () => readLog(n.dir),
     })),
     credentials,
     connectAs: (user, opts = {}) =>
-      connect({ servers: urls, name: `test ${user}`, maxReconnectAttempts: 0, ...credentials(user), ...opts }),
+      connect({ servers: urls, name: `test ${user}`, reconnectTimeWaitMs: 100, ...credentials(user), ...opts }),
     stop,
   };
 }
