@@ -1,4 +1,4 @@
-import { foldTransactions, initialState, shardGet, stateHash } from '@muster/core';
+import { foldTransactions, initialState, shardEntriesSorted, shardGet, stateHash } from '@muster/core';
 import type { LoggedTransaction, NodeState, SchedulerEvent, State } from '@muster/core';
 
 /** The drill's own replay of the log: hashes where asked, overcommit after every transaction, the final state. */
@@ -29,19 +29,13 @@ export function replayLog(log: readonly LoggedTransaction[], hashAt: ReadonlySet
 
 /** Nodes whose use is not zero although no job is pending or running (exact release, DESIGN.md §7.5). */
 export function unreleased(state: State): string[] {
-  const out: string[] = [];
-  let busy = false;
-  for (const shard of Object.values(state.jobs)) {
-    for (const job of Object.values(shard)) if (job.status === 'pending' || job.status === 'running') busy = true;
-  }
-  if (busy) return out;
-  for (const shard of Object.values(state.nodes)) {
-    for (const [id, node] of Object.entries(shard)) {
+  if (shardEntriesSorted(state.jobs).some(([, job]) => job.status === 'pending' || job.status === 'running')) return [];
+  return shardEntriesSorted(state.nodes)
+    .filter(([, node]) => {
       const u = node.used;
-      if (u.cpu !== 0 || u.memoryMb !== 0 || u.slots !== 0 || u.gpus !== 0 || node.gpusUsed.length !== 0) out.push(id);
-    }
-  }
-  return out.sort();
+      return u.cpu !== 0 || u.memoryMb !== 0 || u.slots !== 0 || u.gpus !== 0 || node.gpusUsed.length !== 0;
+    })
+    .map(([id]) => id);
 }
 
 function touchedNodes(events: readonly SchedulerEvent[]): Set<string> {

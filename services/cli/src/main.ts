@@ -6,6 +6,7 @@ import { agentCommand } from './commands/agent.ts';
 import { auditCommand } from './commands/audit.ts';
 import { cancelCommand } from './commands/cancel.ts';
 import { closeCommand } from './commands/close.ts';
+import { drillCommand } from './commands/drill.ts';
 import { explainCommand } from './commands/explain.ts';
 import { jobsCommand } from './commands/jobs.ts';
 import { nodesCommand } from './commands/nodes.ts';
@@ -28,6 +29,7 @@ const COMMANDS: (() => Command)[] = [
   agentCommand,
   simulateCommand,
   auditCommand,
+  drillCommand,
 ];
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -1,0 +1,90 @@
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import type { DrillOptions, DrillSchedule, FaultKind } from '@muster/auditor';
+import { CliError, EXIT } from '../cliError.ts';
+import { positiveInt } from '../natsOptions.ts';
+import { untilStopped } from '../untilStopped.ts';
+
+interface DrillFlags {
+  duration?: number;
+  schedule?: DrillSchedule;
+  faultEvery?: number;
+  seed?: number;
+  faults?: FaultKind[];
+  rate?: number;
+  json?: boolean;
+  keepLogs?: string;
+}
+
+/**
+ * `muster drill`: an HA drill on loopback (three NATS nodes, three scheduler replica processes,
+ * simulated agents, a workload under faults), then the checks; exit 0 only when every one passes.
+ */
+export function drillCommand(): Command {
+  return new Command('drill')
+    .description('run an HA drill on loopback: 3 NATS nodes, 3 scheduler replicas, simulated agents and a workload under faults (kill -9 and SIGSTOP of the leader, NATS node and standby restarts); exit 0 only when nothing was lost, duplicated, overcommitted or divergent and no work waited')
+    .option('--duration <s>', 'seconds of workload under faults (default 120)', positiveNumber)
+    .option('--schedule <kind>', 'sequential (one fault at a time, recovery between) or chaotic (random faults from a seeded PRNG)', schedule)
+    .option('--fault-every <s>', 'sequential: seconds of quiet between faults; chaotic: mean seconds between faults (default 8)', positiveNumber)
+    .option('--seed <n>', 'seed of the workload and the fault schedule (default 1)', integer)
+    .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby)', faultList)
+    .option('--rate <n>', 'gang submissions per second (default 4)', positiveInt)
+    .option('--json', 'print the report as JSON')
+    .option('--keep-logs <dir>', 'keep every log (NATS nodes, replicas, agents) under this folder')
+    .action(async (flags: DrillFlags) => {
+      const { drillTable, resolveDrillOptions, runDrill } = await import('@muster/auditor');
+      const partial: Partial<DrillOptions> = {
+        durationS: flags.duration,
+        schedule: flags.schedule,
+        faultEveryS: flags.faultEvery,
+        seed: flags.seed,
+        faults: flags.faults,
+        rate: flags.rate,
+        keepLogsDir: flags.keepLogs === undefined ? undefined : resolve(flags.keepLogs),
+      };
+      try {
+        resolveDrillOptions(partial);
+      } catch (err) {
+        throw new CliError(EXIT.usage, 'usage', (err as Error).message);
+      }
+      // Ctrl-C ends the workload and the faults early; the drill still stops everything and reports
+      const interrupt = new AbortController();
+      const finished = new AbortController();
+      const stopped = untilStopped(finished.signal).then((why) => {
+        if (why !== 'done') interrupt.abort();
+      });
+      const report = await runDrill(partial, { progress: (line) => process.stderr.write(`${line}\n`), signal: interrupt.signal });
+      finished.abort();
+      await stopped;
+      process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${drillTable(report)}\n`);
+      if (report.logsDir !== null) process.stderr.write(`logs kept in ${report.logsDir}\n`);
+      if (!report.ok) {
+        const more = report.failures.length > 1 ? ` (and ${report.failures.length - 1} more)` : '';
+        throw new CliError(EXIT.negative, 'drill-failed', `drill failed: ${report.failures[0] ?? 'unknown'}${more}`);
+      }
+    });
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be an integer');
+  return n;
+}
+
+function schedule(value: string): DrillSchedule {
+  if (value !== 'sequential' && value !== 'chaotic') throw new InvalidArgumentError('must be sequential or chaotic');
+  return value;
+}
+
+// the kinds themselves are checked with the other options, by the drill's own resolveDrillOptions
+function faultList(value: string): FaultKind[] {
+  const kinds = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (kinds.length === 0) throw new InvalidArgumentError('must name at least one fault');
+  return kinds as FaultKind[];
+}
