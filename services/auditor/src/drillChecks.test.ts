@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredDecision } from '@muster/bus';
+import { canonicalJson, decide, fold, ingest, initialState, validateJobSpec } from '@muster/core';
+import type { GangAborted, GangCommitted, LoggedTransaction, SchedulerEvent, State, TransactionKind } from '@muster/core';
+import type { InputMessage } from '@muster/bus';
+import { checkDecisions, lostJobs } from './drillDecisions.ts';
+import type { FaultRecord } from './drillFaults.ts';
+import { drillJob } from './drillJobs.ts';
+import { checkLiveness } from './drillLiveness.ts';
+import { drillRandom } from './drillRandom.ts';
+import { replayLog, unreleased } from './drillReplay.ts';
+import { spread, takeovers } from './drillTakeover.ts';
+
+interface Step {
+  at: number;
+  events: SchedulerEvent[];
+  leader?: string;
+  kind?: TransactionKind;
+}
+
+/** A log of the given transactions, numbered from 1 (the drill's checks read events, times and leaders). */
+function logOf(steps: Step[]): LoggedTransaction[] {
+  return steps.map((s, i) => ({
+    seq: i + 1,
+    tx: { v: 1, kind: s.kind ?? 'session', term: 1, leader: s.leader ?? 's1', at: s.at, prev: null, session: 1, part: 1, parts: 1, events: s.events },
+  }));
+}
+
+const commit = (jobId: string, at = 1): GangCommitted => ({ type: 'GangCommitted', jobId, session: 1, at, allocations: [] });
+const abort = (jobId: string, final: boolean, category: GangAborted['reason']['category'] = 'timeout'): GangAborted => ({
+  type: 'GangAborted',
+  jobId,
+  session: 1,
+  at: 1,
+  final,
+  reason: { category, message: '', hosts: {} },
+});
+const submitted = (id: string): SchedulerEvent => ({ type: 'JobSubmitted', v: 1, inputSeq: 1, fingerprint: 'f', job: { id } as never });
+const onStream = (log: LoggedTransaction[], seq: number, index: number, extra: Partial<StoredDecision> = {}): StoredDecision => {
+  const event = log[seq - 1]?.tx.events[index] as GangCommitted | GangAborted;
+  return { seq: 0, subject: `muster.decision.${event.jobId}`, msgId: `muster:${seq}:${index}`, logSeq: seq, data: canonicalJson(event), ...extra };
+};
+
+describe('drill: decisions, lost, duplicated, contradicted', () => {
+  it('finds nothing wrong when every accepted job was ingested, decided once in the log and published as logged', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), abort('j2', false, 'insufficient-resources')] }, { at: 3, events: [commit('j2')] }]);
+    const stream = [onStream(log, 2, 0), onStream(log, 2, 1), onStream(log, 3, 0)];
+    const f = checkDecisions(['j1', 'j2'], log, stream);
+    expect(lostJobs(f)).toEqual([]);
+    expect(f.duplicated).toEqual([]);
+    expect(f.contradicted).toEqual([]);
+    expect(f.neverCommitted).toEqual([]);
+    expect([f.decisionsInLog, f.decisionsOnStream]).toEqual([3, 3]);
+  });
+
+  it('counts an accepted job as lost when it is not ingested, not decided, or not on the stream', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), commit('j2')] }]);
+    const f = checkDecisions(['j1', 'j2', 'j3'], log, [onStream(log, 2, 0)]);
+    expect(f.notIngested).toEqual(['j3']);
+    expect(f.undecidedInLog).toEqual(['j3']);
+    expect(f.missingOnStream).toEqual(['j2', 'j3']);
+    expect(lostJobs(f)).toEqual(['j2', 'j3']);
+  });
+
+  it('finds a second commit of a running gang, a msg id stored twice, and more commits on the stream than in the log', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1')] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [commit('j1')] }]);
+    const twice = onStream(log, 2, 0);
+    const f = checkDecisions(['j1'], log, [twice, { ...twice, seq: 7 }, onStream(log, 3, 0), onStream(log, 3, 0, { msgId: 'muster:3:0', seq: 9 })]);
+    expect(f.duplicated.some((d) => d.includes('committed again at log 3'))).toBe(true);
+    expect(f.duplicated.some((d) => d.startsWith('muster:2:0: stored twice'))).toBe(true);
+    expect(f.duplicated.some((d) => d.includes('4 commits on MUSTER_DECISIONS, 2 in the log'))).toBe(true);
+  });
+
+  it('a commit after a node-lost requeue is not a duplicate', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1')] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [abort('j1', false, 'node-lost')] }, { at: 4, events: [commit('j1')] }]);
+    expect(checkDecisions(['j1'], log, []).duplicated).toEqual([]);
+  });
+
+  it('finds contradictions: a committed gang finally aborted, two bodies under one msg id, a stream body unlike its log event', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), commit('j2')] }, { at: 3, events: [abort('j1', true)] }]);
+    const first = onStream(log, 2, 1);
+    const f = checkDecisions(['j1', 'j2'], log, [first, { ...first, seq: 5, data: canonicalJson(commit('j2', 99)) }]);
+    expect(f.contradicted.some((c) => c.startsWith('j1: final abort (timeout) at log 3'))).toBe(true);
+    expect(f.contradicted.some((c) => c.startsWith('muster:2:1: two different bodies'))).toBe(true);
+    expect(f.contradicted.some((c) => c.includes('differs from log 2 event 1'))).toBe(true);
+  });
+});
+
+describe('drill: takeover times', () => {
+  const fault = (n: number, kind: FaultRecord['kind'], target: string, at: number): FaultRecord => ({ n, kind, target, at, endedAt: at, skipped: null, error: null, nextLeader: null });
+
+  it('measures from the fault to the new leader election and to its first decision, and says when nobody took over', () => {
+    const log = logOf([
+      { at: 900, leader: 's1', events: [commit('a')] },
+      { at: 1_500, leader: 's2', kind: 'election', events: [{ type: 'LeaderElected', term: 2, leader: 's2' }] },
+      { at: 1_600, leader: 's2', kind: 'ingest', events: [] },
+      { at: 1_800, leader: 's2', events: [commit('b')] },
+      { at: 5_400, leader: 's3', kind: 'election', events: [{ type: 'LeaderElected', term: 3, leader: 's3' }] },
+      { at: 5_700, leader: 's3', events: [commit('c')] },
+    ]);
+    const faults = [fault(1, 'kill-leader', 's1', 1_000), fault(2, 'restart-nats', 'n1', 2_000), fault(3, 'pause-leader', 's2', 5_000), fault(4, 'kill-leader', 's3', 9_000)];
+    const t = takeovers(faults, log);
+    expect(t.map((x) => [x.fault, x.from, x.to, x.electedMs, x.decisionMs])).toEqual([
+      [1, 's1', 's2', 500, 800],
+      [3, 's2', 's3', 400, 700],
+      [4, 's3', null, null, null],
+    ]);
+    expect(spread(t.map((x) => x.decisionMs))).toEqual({ count: 2, p50: 700, p99: 800, max: 800 });
+    expect(spread([])).toEqual({ count: 0, p50: null, p99: null, max: null });
+  });
+});
+
+const node = { id: 'n1', labels: {}, capacity: { cpu: 4_000, memoryMb: 4_096, slots: 8 }, gpus: [] };
+const job = (id: string, cpu: number) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu, memoryMb: 256 } });
+const input = (seq: number, subject: string, body: unknown, storedAt: number): InputMessage => {
+  const data = JSON.stringify(body);
+  return { seq, subject, data, size: data.length, storedAt };
+};
+
+/** The log a leader would write for these inputs, each ingested at its stored time; `decideAt` adds sessions. */
+function ingestedLog(inputs: InputMessage[], decideAt: number[] = []): LoggedTransaction[] {
+  let state: State = initialState();
+  const steps: Step[] = [];
+  const times = [...inputs.map((i) => ({ at: i.storedAt ?? 0, input: i })), ...decideAt.map((at) => ({ at, input: null }))].sort((a, b) => a.at - b.at);
+  for (const { at, input: i } of times) {
+    const events = i === null ? decide(state, at).flat() : ingest(state, { seq: i.seq, subject: i.subject, data: i.data }, at);
+    state = fold(state, events);
+    steps.push({ at, events, kind: i === null ? 'session' : 'ingest' });
+  }
+  return logOf(steps);
+}
+
+describe('drill: liveness', () => {
+  const register = input(1, 'muster.in.node.n1.register', node, 1_000);
+
+  it('flags a gap over the bound while a job that fits waits in the log', () => {
+    const inputs = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
+    const r = checkLiveness(ingestedLog(inputs), inputs, { from: 0, to: 20_000 }, 10_000);
+    expect(r.violations).toEqual([{ from: 0, to: 20_000, ms: 20_000, fitting: ['j1'] }]);
+    expect(r.longestGapMs).toBe(20_000);
+  });
+
+  it('flags work stored in MUSTER_IN that no leader ingested', () => {
+    const inputs = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
+    const r = checkLiveness(ingestedLog([register]), inputs, { from: 0, to: 20_000 }, 10_000);
+    expect(r.violations.map((v) => v.fitting)).toEqual([['j1']]);
+  });
+
+  it('does not flag a long gap when the waiting job does not fit, nor a short one', () => {
+    const tooBig = [register, input(2, 'muster.in.submit', job('j1', 3_000), 2_000)];
+    expect(checkLiveness(ingestedLog(tooBig), tooBig, { from: 0, to: 20_000 }, 10_000).violations).toEqual([]);
+    const fits = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
+    const r = checkLiveness(ingestedLog(fits, [9_000]), fits, { from: 0, to: 12_000 }, 10_000);
+    expect(r.violations).toEqual([]);
+    expect(r.longestGapMs).toBe(9_000);
+  });
+});
+
+describe('drill: replay', () => {
+  it('finds a node over its capacity after a transaction, and use left behind when nothing runs', () => {
+    const registered = ingest(initialState(), { seq: 1, subject: 'muster.in.node.n1.register', data: JSON.stringify(node) }, 1);
+    const debit: SchedulerEvent = { type: 'HostDebited', jobId: 'j1', node: 'n1', role: 'task', members: [0], resources: { cpu: 5_000, memoryMb: 1, slots: 1, gpus: 0 }, gpuIds: [] };
+    const log = logOf([{ at: 1, events: registered }, { at: 2, events: [debit] }]);
+    const r = replayLog(log, new Set([1, 2]));
+    expect(r.overcommits).toEqual(['log 2: n1 cpu 5000 > 4000']);
+    expect([...r.hashes.keys()]).toEqual([1, 2]);
+    expect(unreleased(r.final)).toEqual(['n1']);
+    expect(replayLog(logOf([{ at: 1, events: registered }]), new Set()).overcommits).toEqual([]);
+  });
+});
+
+describe('drill: workload', () => {
+  it('draws the same valid JobSpecs from the same seed', () => {
+    const a = drillRandom(7);
+    const b = drillRandom(7);
+    const specs = Array.from({ length: 50 }, (_, n) => drillJob('t', n, a));
+    expect(Array.from({ length: 50 }, (_, n) => drillJob('t', n, b))).toEqual(specs);
+    for (const spec of specs) expect(validateJobSpec(spec).ok, JSON.stringify(spec)).toBe(true);
+    expect(new Set(specs.map((s) => ('roles' in s ? 'gpu' : 'cpu')))).toEqual(new Set(['gpu', 'cpu']));
+  });
+});
