@@ -85,7 +85,7 @@ describe('the deployment\'s NATS cluster, from the committed configuration', () 
     expect(info.config.num_replicas).toBe(3);
     expect(info.cluster?.replicas).toHaveLength(2);
 
-    const js = jetStream(scheduler, { timeoutMs: 3_000 });
+    const js = jetStream(scheduler, { timeoutMs: 10_000 });
     const first = tx(null, 1);
     expect(await appendTransactions(js, [first], 0)).toEqual({ ok: true, seqs: [1] });
 

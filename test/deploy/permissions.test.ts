@@ -38,7 +38,7 @@ let decisionSeq = 0;
 async function login(user: string): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
   const nc = await cluster.connectAs(user);
   connections.push(nc);
-  return { nc, js: jetStream(nc, { timeoutMs: 3_000 }) };
+  return { nc, js: jetStream(nc, { timeoutMs: 10_000 }) };
 }
 
 async function messages(stream: string): Promise<number> {
@@ -112,13 +112,15 @@ describe('scheduler', () => {
     }
   });
 
-  it('appends to the log, holds the lease, publishes decisions and saves snapshots', async () => {
+  it('appends to the log, holds the lease, forwards submissions, publishes decisions and saves snapshots', async () => {
     const { tx, lastSeq } = await nextTransaction();
     expect(await appendTransactions(schedulerJs, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
     const lease = await openLeaderLease(schedulerJs);
     const taken = await lease.createLease('s1', 1);
     expect(taken.ok).toBe(true);
     if (taken.ok) expect((await lease.updateLease(taken.revision, { id: 's1', term: 1 })).ok).toBe(true);
+    // muster.api.submit forwards a validated submission into MUSTER_IN
+    expect((await publishInput(schedulerJs, 'muster.in.submit', spec('sched-1'), 'sched-1:forwarded')).seq).toBeGreaterThan(0);
     await publishAsLeader('muster.decision.sched-1', { type: 'GangCommitted', jobId: 'sched-1', session: 1, at: 1, allocations: [] });
     // a second save into a single slot overwrites: the object store purges the old chunks
     for (const seq of [1, 2]) await saveSnapshot(schedulerJs, { schema: 1, seq, hash: `h${seq}`, state: { seq } }, { keep: 1 });
@@ -126,19 +128,19 @@ describe('scheduler', () => {
   });
 
   it('cannot delete or purge the muster streams, nor delete a message', async () => {
-    const before = await messages(LOG_STREAM);
-    for (const subject of [`$JS.API.STREAM.PURGE.${LOG_STREAM}`, `$JS.API.STREAM.DELETE.${LOG_STREAM}`, `$JS.API.STREAM.DELETE.${IN_STREAM}`]) {
-      await expect(scheduler.request(subject, '{}', { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+    const streams = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM];
+    const before = await Promise.all(streams.map(messages));
+    for (const subject of ['STREAM.DELETE', 'STREAM.PURGE', 'STREAM.MSG.DELETE'].flatMap((op) => streams.map((s) => `$JS.API.${op}.${s}`))) {
+      await expect(scheduler.request(subject, '{"seq":1}', { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
     }
-    await expect(scheduler.request(`$JS.API.STREAM.MSG.DELETE.${LOG_STREAM}`, '{"seq":1}', { timeout: 3_000 })).rejects.toThrow(DENIED);
-    expect(await messages(LOG_STREAM)).toBe(before);
+    expect(await Promise.all(streams.map(messages))).toEqual(before);
   });
 });
 
 describe('submitter', () => {
   it('submits, cancels and closes jobs through JetStream and gets acks', async () => {
     const { nc } = await login('submitter');
-    const client = new MusterClient(nc, { timeoutMs: 3_000 });
+    const client = new MusterClient(nc, { timeoutMs: 10_000 });
     const before = await messages(IN_STREAM);
     const submitted = await client.submit(spec('sub-1'), { via: 'stream' });
     expect(submitted.inputSeq).toBeGreaterThan(0);
@@ -154,14 +156,14 @@ describe('submitter', () => {
       },
     });
     await scheduler.flush();
-    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 3_000 });
+    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 10_000 });
     expect(await client.jobs()).toEqual([{ jobId: 'api-1' }]);
     served.unsubscribe();
   });
 
   it('watches a job\'s decisions, including one published before it came', async () => {
     await publishAsLeader('muster.decision.watch-1', { type: 'GangAborted', jobId: 'watch-1', session: 1, at: 2, final: true, reason: { category: 'cancelled', message: 'cancelled' } });
-    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 3_000 });
+    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 10_000 });
     const seen = [];
     for await (const decision of client.watch('watch-1')) seen.push(decision);
     expect(seen).toEqual([expect.objectContaining({ type: 'GangAborted', jobId: 'watch-1', final: true })]);
@@ -190,14 +192,14 @@ describe('submitter', () => {
   it('cannot read binds, the log or the inputs', async () => {
     const { nc, js } = await login('submitter');
     await readDenied(js, 'muster.bind.n1');
-    await expect(nc.request(`$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, '{}', { timeout: 3_000 })).rejects.toThrow(DENIED);
-    await expect(nc.request(`$JS.API.STREAM.MSG.GET.${IN_STREAM}`, '{"seq":1}', { timeout: 3_000 })).rejects.toThrow(DENIED);
+    await expect(nc.request(`$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, '{}', { timeout: 10_000 })).rejects.toThrow(DENIED);
+    await expect(nc.request(`$JS.API.STREAM.MSG.GET.${IN_STREAM}`, '{"seq":1}', { timeout: 10_000 })).rejects.toThrow(DENIED);
   });
 
   it('cannot delete or purge streams, nor delete messages', async () => {
     const { nc } = await login('submitter');
     for (const subject of ['STREAM.DELETE', 'STREAM.PURGE', 'STREAM.MSG.DELETE'].flatMap((op) => [IN_STREAM, LOG_STREAM, DECISIONS_STREAM].map((s) => `$JS.API.${op}.${s}`))) {
-      await expect(nc.request(subject, '{"seq":1}', { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+      await expect(nc.request(subject, '{"seq":1}', { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
     }
     expect((await admin.streams.info(LOG_STREAM)).state.first_seq).toBe(1);
   });
@@ -227,7 +229,7 @@ describe('agent n1', () => {
     // publishes on one connection arrive in order: once n1's beat is heard, n2's would have been
     nc.publish('muster.hb.n2', '{}');
     nc.publish('muster.hb.n1', '{}');
-    await expect.poll(() => heard, { timeout: 5_000 }).toContain('muster.hb.n1');
+    await expect.poll(() => heard, { timeout: 15_000 }).toContain('muster.hb.n1');
     expect(heard).toEqual(['muster.hb.n1']);
     hb.unsubscribe();
   });
@@ -258,12 +260,12 @@ describe('agent n1', () => {
     const { nc } = await login('agent-n1');
     const name = 'widened';
     const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.bind.n2', ack_policy: 'none', deliver_policy: 'all' } };
-    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.bind.n1`, JSON.stringify(request), { timeout: 3_000 });
+    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.bind.n1`, JSON.stringify(request), { timeout: 10_000 });
     expect(reply.json<{ error?: { description: string } }>().error?.description).toMatch(/did not match filtered subject/);
     await expect(admin.consumers.info(DECISIONS_STREAM, name)).rejects.toThrow(/consumer not found/);
     // the forms without a filter in the subject are not allowed at all
     for (const subject of [`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}`, `$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}`, `$JS.API.CONSUMER.DURABLE.CREATE.${DECISIONS_STREAM}.${name}`]) {
-      await expect(nc.request(subject, JSON.stringify(request), { timeout: 3_000 }), subject).rejects.toThrow(DENIED);
+      await expect(nc.request(subject, JSON.stringify(request), { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
     }
   });
 });
@@ -299,7 +301,7 @@ describe('auditor', () => {
     for (const subject of [LOG_SUBJECT, 'muster.in.submit', '$KV.muster_leader.leader']) {
       await expect(publishJson(js, subject, {}), subject).rejects.toThrow(DENIED);
     }
-    await expect(nc.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeout: 3_000 })).rejects.toThrow(DENIED);
+    await expect(nc.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeout: 10_000 })).rejects.toThrow(DENIED);
     expect(await messages(LOG_STREAM)).toBe(logBefore);
   });
 });
@@ -311,14 +313,14 @@ describe('push consumers', () => {
     const { nc } = await login('submitter');
     const name = 'into-log';
     const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.decision.push-1', deliver_subject: LOG_SUBJECT, ack_policy: 'none', deliver_policy: 'all' } };
-    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.decision.push-1`, JSON.stringify(request), { timeout: 3_000 });
+    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.decision.push-1`, JSON.stringify(request), { timeout: 10_000 });
     expect(reply.json<{ error?: unknown }>().error).toBeUndefined();
     const adminNc = (await login('admin')).nc;
     await subscribeDenied(adminNc, LOG_SUBJECT);
     const logBefore = await messages(LOG_STREAM);
     await publishAsLeader('muster.decision.push-1', { type: 'GangCommitted', jobId: 'push-1', session: 1, at: 5, allocations: [] });
     // the consumer has the decision to deliver, and delivers nothing: no one listens on the log subject
-    await expect.poll(async () => (await admin.consumers.info(DECISIONS_STREAM, name)).num_pending, { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => (await admin.consumers.info(DECISIONS_STREAM, name)).num_pending, { timeout: 15_000 }).toBe(1);
     const info = await admin.consumers.info(DECISIONS_STREAM, name);
     expect(info.delivered.consumer_seq).toBe(0);
     expect(info.push_bound ?? false).toBe(false);

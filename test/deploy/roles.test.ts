@@ -1,0 +1,79 @@
+// muster's own processes and libraries under the deployment's users: a real scheduler replica
+// connected as `scheduler`, a node reported as `agent-n1`, a job submitted through the API and
+// watched as `submitter`, the log read as `auditor`, on the cluster started from deploy/nats.
+// Every server log is then free of permission violations.
+import { DECISIONS_STREAM, jetStream, publishInput, readLog } from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
+import { MusterClient, subjectMessages } from '@muster/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeployedCluster } from '../support/natsConfig.ts';
+import type { DeployedCluster } from '../support/natsConfig.ts';
+import { eventually, replicaStatus, spawnScheduler } from '../support/schedulerProcess.ts';
+import type { SchedulerProcess } from '../support/schedulerProcess.ts';
+
+let cluster: DeployedCluster;
+let scheduler: SchedulerProcess | undefined;
+const connections: NatsConnection[] = [];
+
+async function login(user: string): Promise<NatsConnection> {
+  const nc = await cluster.connectAs(user);
+  connections.push(nc);
+  return nc;
+}
+
+beforeAll(async () => {
+  cluster = await startDeployedCluster();
+  // the replica reads its credentials from the environment, as in docker-compose.yml
+  const { user, pass } = cluster.credentials('scheduler');
+  const saved = { user: process.env['NATS_USER'], pass: process.env['NATS_PASSWORD'] };
+  process.env['NATS_USER'] = user;
+  process.env['NATS_PASSWORD'] = pass;
+  try {
+    scheduler = spawnScheduler({ id: 's1', urls: cluster.urls, replicas: 3, leaseMs: 500 });
+  } finally {
+    for (const [key, value] of [['NATS_USER', saved.user], ['NATS_PASSWORD', saved.pass]] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(connections.map((nc) => nc.close()));
+  await scheduler?.stop();
+  await cluster?.stop();
+});
+
+describe('muster under the deployment\'s users', () => {
+  it('places a job submitted through the API on the node that registered itself, and the agent sees its bind', async () => {
+    const auditor = await login('auditor');
+    await eventually(async () => (await replicaStatus(auditor, 's1'))?.role === 'leader', 30_000, `s1 to lead:\n${scheduler?.log() ?? ''}`);
+
+    const agentJs = jetStream(await login('agent-n1'));
+    const node = { id: 'n1', labels: { zone: 'a' }, capacity: { cpu: 4000, memoryMb: 8192 }, gpus: [] };
+    await publishInput(agentJs, 'muster.in.node.n1.register', node, 'n1:register:e2e:1');
+
+    const client = new MusterClient(await login('submitter'), { timeoutMs: 10_000 });
+    const spec = { id: 'e2e-1', identity: { user: 'alice', queue: 'default', project: 'p1' }, tasks: 2, resources: { cpu: 500, memoryMb: 256 } };
+    const submitted = await client.submit(spec, { via: 'api' });
+    expect(submitted.jobId).toBe('e2e-1');
+    const decision = await client.wait('e2e-1', { timeoutMs: 30_000 });
+    expect(decision).toMatchObject({ type: 'GangCommitted', jobId: 'e2e-1', allocations: [expect.objectContaining({ node: 'n1', members: [0, 1] })] });
+
+    for await (const m of subjectMessages(agentJs, DECISIONS_STREAM, 'muster.bind.n1')) {
+      expect(m.json()).toMatchObject({ type: 'Bind', jobId: 'e2e-1' });
+      break;
+    }
+    for (const member of [0, 1]) {
+      await publishInput(agentJs, 'muster.in.node.n1.done', { jobId: 'e2e-1', member, ok: true }, `n1:done:e2e:${member}`);
+    }
+    await eventually(async () => (await client.job('e2e-1')).status === 'succeeded', 30_000, 'e2e-1 to succeed');
+
+    const types: string[] = [];
+    for await (const { tx } of readLog(jetStream(auditor))) types.push(...tx.events.map((e) => e.type));
+    expect(types).toEqual(expect.arrayContaining(['LeaderElected', 'NodeRegistered', 'JobSubmitted', 'GangCommitted', 'TaskCompleted', 'JobFinished']));
+
+    const violations = cluster.nodes.flatMap((n) => n.log().split('\n')).filter((line) => line.includes('Violation'));
+    expect(violations).toEqual([]);
+  });
+});
