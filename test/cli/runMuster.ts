@@ -26,13 +26,15 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Kill the process (SIGKILL) after this long; the run then has a null code. */
   timeoutMs?: number;
+  /** Start it as the leader of a process group (signal the group as a terminal's Ctrl-C does). */
+  detached?: boolean;
 }
 
 /** Starts `muster args…` in the background. */
 export function spawnMuster(args: string[], opts: RunOptions = {}): MusterProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env };
   if (opts.env?.NATS_URL === undefined) delete env.NATS_URL;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

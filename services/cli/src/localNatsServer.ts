@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve as resolvePath } from 'node:path';
 import { CliError, EXIT } from './cliError.ts';
 
 /** A nats-server that `muster up` started and will stop. */
@@ -61,8 +61,9 @@ export async function startLocalNatsServer(opts: { binary: string; dataDir: stri
   try {
     child = spawn(
       opts.binary,
-      ['--jetstream', '--store_dir', opts.dataDir, '--addr', '127.0.0.1', '--port', String(port), '--http_port', String(monitorPort), '--server_name', 'muster-up'],
-      { stdio: ['ignore', log, log] },
+      ['--jetstream', '--store_dir', resolvePath(opts.dataDir), '--addr', '127.0.0.1', '--port', String(port), '--http_port', String(monitorPort), '--server_name', 'muster-up'],
+      // a group of its own: Ctrl-C in the terminal reaches the command line, which stops the server last
+      { stdio: ['ignore', log, log], detached: true },
     );
   } finally {
     closeSync(log);

@@ -37,6 +37,8 @@ export function agentCommand(): Command {
       const logger = serviceLogger(flags.logLevel);
       const target = natsTarget(flags);
       const stateDir = flags.stateDir ?? (flags.node === undefined ? null : '.muster/agent');
+      // Ctrl-C while starting still ends in a clean stop once started
+      const stopRequested = untilStopped();
       let agent: Agent;
       try {
         agent = await startAgent({
@@ -52,7 +54,7 @@ export function agentCommand(): Command {
         if (isAgentError(err)) throw err;
         throw new CliError(EXIT.unreachable, 'unreachable', `cannot reach NATS at ${target.servers.join(',')}: ${(err as Error).message}`, { cause: err });
       }
-      await untilStopped();
+      await stopRequested;
       await agent.stop();
     });
 }

@@ -7,7 +7,6 @@ import { CliError, EXIT } from '../cliError.ts';
 import { oneLine } from '../errorExit.ts';
 import { natsTarget, nonNegativeInt, positiveInt, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
-import { renderAudit, renderState, renderStory } from './auditOutput.ts';
 
 interface AuditFlags extends NatsFlags {
   json?: boolean;
@@ -47,6 +46,7 @@ export function auditCommand(): Command {
         ...(flags.to === undefined ? {} : { toSeq: flags.to }),
         ...(progress === null ? {} : { onProgress: progress.update }),
       })).finally(() => progress?.stop());
+      const { renderAudit } = await import('./auditOutput.ts');
       process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : renderAudit(report));
       if (!report.clean) {
         const first = report.failures[0];
@@ -79,7 +79,7 @@ function checkUsage(flags: AuditFlags): void {
 }
 
 async function timeTravel(flags: AuditFlags, seq: number): Promise<void> {
-  const { jobStory, stateAt } = await import('@muster/auditor');
+  const [{ jobStory, stateAt }, { renderState, renderStory }] = await Promise.all([import('@muster/auditor'), import('./auditOutput.ts')]);
   const json = flags.json === true;
   const jobId = flags.job;
   if (jobId !== undefined) {

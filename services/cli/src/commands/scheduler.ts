@@ -39,6 +39,8 @@ export function schedulerCommand(): Command {
       };
       // loaded here, so the other subcommands start fast and do not depend on the scheduler's code
       const { startScheduler: start } = await import('@muster/scheduler');
+      // Ctrl-C while starting still ends in a clean stop once started
+      const stopRequested = untilStopped();
       let handle: Awaited<ReturnType<typeof startScheduler>>;
       try {
         handle = await start({
@@ -51,7 +53,7 @@ export function schedulerCommand(): Command {
       } catch (err) {
         throw new CliError(EXIT.unreachable, 'unreachable', `scheduler could not start on ${target.servers.join(',')}: ${(err as Error).message}`, { cause: err });
       }
-      await untilStopped();
+      await stopRequested;
       await handle.stop();
     });
 }

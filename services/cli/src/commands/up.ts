@@ -63,6 +63,12 @@ async function up(flags: UpFlags): Promise<void> {
   const logFile = join(flags.dir, 'up.log');
   // synchronous writes: nothing to flush when stopping, even after a failed start
   const logger = serviceLogger(flags.logLevel, pino.destination({ dest: logFile, append: true, sync: true }));
+  // Ctrl-C from the first moment on: whatever has started by then is stopped, in reverse order
+  const timeUp = new AbortController();
+  let interrupted = false;
+  const stopRequested = untilStopped(timeUp.signal).then(() => {
+    interrupted = true;
+  });
   const cleanups: (() => Promise<void>)[] = [];
   const stopAll = async (): Promise<void> => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((err: unknown) => logger.error({ err }, 'stopping'));
@@ -103,11 +109,13 @@ async function up(flags: UpFlags): Promise<void> {
       live.abort();
       await following.catch(() => undefined);
     });
-    for (const spec of workload) await submitOne(client, spec, print);
+    for (const spec of workload) {
+      if (interrupted) break;
+      await submitOne(client, spec, print);
+    }
 
-    const timer = new AbortController();
-    const handle = flags.duration === undefined ? undefined : setTimeout(() => timer.abort(), flags.duration * 1000);
-    await untilStopped(timer.signal);
+    const handle = flags.duration === undefined ? undefined : setTimeout(() => timeUp.abort(), flags.duration * 1000);
+    await stopRequested;
     clearTimeout(handle);
     live.abort();
     const counts = await following.catch(() => ({ placed: 0, waiting: 0, aborted: 0 }));
