@@ -1,7 +1,7 @@
 // Runs a workload against real scheduler replicas on a nats-server of its own and reads back what
 // they wrote: the log, the inputs it ingested, and the leader's own state hash.
 import pino from 'pino';
-import { connect, jetStream, readInputs, readLog } from '@muster/bus';
+import { connect, ensureStreams, jetStream, readInputs, readLog } from '@muster/bus';
 import type { JetStreamClient, NatsConnection } from '@muster/bus';
 import { stateHash } from '@muster/core';
 import type { Input, LoggedTransaction } from '@muster/core';
@@ -65,12 +65,14 @@ export async function runLive(workload: Workload): Promise<LiveRun> {
         }
       },
     };
+    nc = await connect({ servers: server.url, name: `workload-${workload.name}` });
+    // the streams exist before any replica starts, so inputs can queue up before a leader reads them
+    await ensureStreams(nc, { replicas: 1 });
     for (const id of workload.replicas) {
       await replicas.start(id);
       // the first replica leads before the next one starts, so every recording begins the same way
       if (id === workload.replicas[0]) await replicas.leader();
     }
-    nc = await connect({ servers: server.url, name: `workload-${workload.name}` });
     const js = jetStream(nc);
     driver = new WorkloadDriver(workload.name, nc, js, replicas);
     await workload.run(driver);

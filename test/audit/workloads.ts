@@ -131,5 +131,29 @@ export const lossAndFailover: Workload = {
   },
 };
 
+/**
+ * A session too large for one transaction: 170 gangs wait in MUSTER_IN before the scheduler starts,
+ * so one ingest and one session take them all, and the session is split into parts.
+ */
+export const bigSession: Workload = {
+  name: 'big-session',
+  description: 'inputs queued before the leader starts: one ingest batch, then one session of 170 gangs split into two transactions (part 1 and 2 of 2), DRF order over three users; then some completions',
+  replicas: [],
+  async run(d) {
+    for (let i = 1; i <= 20; i++) {
+      await d.register({ id: `b${String(i).padStart(2, '0')}`, labels: { zone: i % 2 === 0 ? 'a' : 'b' }, capacity: { cpu: 64000, memoryMb: 262144, slots: 40 }, gpus: [] });
+    }
+    const users = ['ann', 'ben', 'cy'];
+    for (let i = 0; i < 170; i++) {
+      await d.submit(tasks(`s${String(i).padStart(3, '0')}`, 4, { identity: { user: users[i % 3], queue: 'default', project: 'p1' }, priority: i % 10 === 0 ? 1 : 0 }));
+    }
+    await d.replicas.start('s1');
+    await d.job('s169', running, 20_000);
+    for (let i = 0; i < 10; i++) await d.complete(`s${String(i).padStart(3, '0')}`);
+    const last = await d.input('muster.in.cancel', { jobId: 's169' });
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession];

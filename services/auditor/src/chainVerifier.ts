@@ -15,16 +15,18 @@ export interface ChainBreak {
  */
 export class ChainVerifier {
   private expectedSeq = 1;
-  private previous: { tx: Transaction; payloadHash: string | null } | null = null;
+  private previous: { tx: Transaction; payloadHash: string } | null = null;
 
   /**
-   * Checks the next transaction; `payload` is its stored bytes when known (a canonical writer's
-   * bytes hash to the transaction's hash, natively and without serialising again).
+   * Checks the next transaction. The hash of a transaction is taken first of its stored bytes
+   * (`payload`, when read from NATS) or else of `JSON.stringify(tx)`, natively: a canonical writer's
+   * bytes are its canonical JSON, and a transaction parsed from canonical JSON stringifies back to
+   * it. Only when that does not match is the canonical hash computed (and then it decides).
    */
   check(seq: number, tx: Transaction, payload?: Uint8Array): ChainBreak | null {
     const previous = this.previous;
     const expectedSeq = this.expectedSeq;
-    this.previous = { tx, payloadHash: payload === undefined ? null : createHash('sha256').update(payload).digest('hex') };
+    this.previous = { tx, payloadHash: createHash('sha256').update(payload ?? JSON.stringify(tx)).digest('hex') };
     this.expectedSeq = seq + 1;
     if (seq > expectedSeq) {
       const missing = seq - expectedSeq === 1 ? `transaction ${expectedSeq} is missing` : `transactions ${expectedSeq}..${seq - 1} are missing`;
@@ -34,7 +36,7 @@ export class ChainVerifier {
     if (previous === null) {
       return tx.prev === null ? null : { seq, message: `transaction ${seq} is the first of the log but records prev ${short(tx.prev)}, not null` };
     }
-    if (tx.prev !== null && tx.prev === previous.payloadHash) return null;
+    if (tx.prev === previous.payloadHash) return null;
     const wanted = transactionHash(previous.tx);
     if (tx.prev === wanted) return null;
     return {
