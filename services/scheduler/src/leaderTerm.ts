@@ -1,4 +1,3 @@
-import { produce } from 'immer';
 import type { Logger } from 'pino';
 import {
   appendTransactions,
@@ -12,10 +11,10 @@ import {
 import type { InputMessage } from '@muster/bus';
 import {
   STATE_SCHEMA,
-  apply,
-  applyTransaction,
   decide,
   decisionMessages,
+  fold,
+  foldTransactions,
   heartbeatLost,
   ingest,
   makeTransaction,
@@ -70,9 +69,9 @@ export class LeaderTerm {
   async run(): Promise<TermEnd> {
     const { opts } = this.deps;
     const log = this.log.child({ component: 'append' });
-    const elected = await this.append([
-      { kind: 'election', events: [{ type: 'LeaderElected', term: this.won.term, leader: opts.id }] },
-    ]);
+    const election = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
+    election.add('election', [{ type: 'LeaderElected', term: this.won.term, leader: opts.id }]);
+    const elected = await this.append(election);
     if (!elected) return this.end();
     log.info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
@@ -115,8 +114,7 @@ export class LeaderTerm {
       if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
       const { opts } = this.deps;
       const batch = this.inputs.splice(0, opts.maxBatchInputs);
-      const at = Math.max(opts.wallClock(), this.ledger.state.lastAt);
-      const plan = new Plan(this.ledger.state, at);
+      const plan = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
       plan.ingest(batch);
       const now = performance.now();
       // scanning every node is not free: look for silent nodes about once a second
@@ -126,7 +124,7 @@ export class LeaderTerm {
       }
       plan.session();
       plan.checkpoint(opts.checkpointEvery);
-      if (plan.txs.length > 0) await this.append(plan.txs);
+      if (plan.logged.length > 0) await this.append(plan);
       if (this.inputs.length > 0) this.wake.notify();
       this.maybeSnapshot();
     } catch (err) {
@@ -135,36 +133,28 @@ export class LeaderTerm {
     }
   }
 
-  /** Appends planned transactions fenced on the ledger's sequence, folds and publishes them. */
-  private async append(planned: PlannedTx[]): Promise<boolean> {
+  /** A plan for this turn, chained onto the ledger and stamped with this term. */
+  private plan(at: number): Plan {
+    return new Plan(this.ledger.state, this.ledger.lastHash, { term: this.won.term, leader: this.deps.opts.id, at });
+  }
+
+  /** Appends a plan's transactions fenced on the ledger's sequence; on success adopts its state and publishes. */
+  private async append(plan: Plan): Promise<boolean> {
     const log = this.log.child({ component: 'append' });
-    const { opts } = this.deps;
-    let prev = this.ledger.lastHash;
-    let state = this.ledger.state;
-    const txs: Transaction[] = [];
-    const logged: LoggedTransaction[] = [];
-    for (const p of planned) {
-      const at = p.at ?? Math.max(opts.wallClock(), state.lastAt);
-      const stamp: Stamp = { kind: p.kind, term: this.won.term, leader: opts.id, at, session: p.session ?? state.session, part: p.part ?? 1, parts: p.parts ?? 1 };
-      const tx = makeTransaction(prev, stamp, p.events);
-      const seq = state.seq + 1;
-      state = produce(state, (draft) => applyTransaction(draft, seq, tx));
-      prev = transactionHash(tx);
-      txs.push(tx);
-      logged.push({ seq, tx });
-    }
+    const txs = plan.logged.map((l) => l.tx);
     const result = await appendTransactions(this.deps.js, txs, this.ledger.seq);
     if (!result.ok) {
       log.warn({ code: result.code, committed: result.committed.length, of: txs.length, err: result.cause }, 'append failed: stepping down');
       this.finish(result.code === 'conflict' ? 'fenced' : result.code === 'timeout' ? 'unknown-outcome' : 'error');
       return false;
     }
-    this.ledger.state = state;
-    this.ledger.lastHash = prev;
-    for (const { tx } of logged) {
+    // the fence held, so the log now holds exactly what the plan folded
+    this.ledger.state = plan.state;
+    this.ledger.lastHash = plan.lastHash;
+    for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
-    await this.publish(logged);
+    await this.publish(plan.logged);
     return true;
   }
 
@@ -264,84 +254,73 @@ export class LeaderTerm {
   }
 }
 
-/** A transaction planned but not yet appended. */
-interface PlannedTx {
-  kind: TransactionKind;
-  events: SchedulerEvent[];
-  session?: number;
-  part?: number;
-  parts?: number;
-  at?: number;
-}
-
 /**
- * The transactions of one leader turn, computed against a tentative state that folds each as it
- * is planned (so the session sees the ingested inputs), with the same core the replay uses.
+ * The transactions of one leader turn, chained and stamped as they will be appended, each folded
+ * as it is planned (so the session sees the ingested inputs) with the same core the replay uses.
+ * When the append lands, `state` is exactly the fold of the log.
  */
 class Plan {
-  readonly txs: PlannedTx[] = [];
-  private state: State;
+  readonly logged: LoggedTransaction[] = [];
 
   constructor(
-    state: State,
-    private readonly at: number,
-  ) {
-    this.state = state;
-  }
+    public state: State,
+    public lastHash: string | null,
+    private readonly stamp: { term: number; leader: string; at: number },
+  ) {}
 
   ingest(inputs: InputMessage[]): void {
     let events: SchedulerEvent[] = [];
     let bytes = 0;
-    let draftState = this.state;
+    // each input is ingested against the state its predecessors in the batch left
+    let scratch: State = { ...this.state, lastAt: Math.max(this.state.lastAt, this.stamp.at) };
     for (const input of inputs) {
-      let produced: SchedulerEvent[] = [];
-      draftState = produce(draftState, (draft) => {
-        draft.lastAt = Math.max(draft.lastAt, this.at);
-        produced = ingest(draft, { seq: input.seq, subject: input.subject, data: input.data }, this.at);
-        for (const e of produced) apply(draft, e);
-      });
+      const produced = ingest(scratch, { seq: input.seq, subject: input.subject, data: input.data }, this.stamp.at);
+      scratch = fold(scratch, produced);
       const size = JSON.stringify(produced).length;
       if (events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES) {
-        this.add({ kind: 'ingest', events });
+        this.add('ingest', events);
         events = [];
         bytes = 0;
       }
       events.push(...produced);
       bytes += size;
     }
-    if (events.length > 0) this.add({ kind: 'ingest', events });
+    if (events.length > 0) this.add('ingest', events);
   }
 
   facts(lostNodes: string[]): void {
     const events: SchedulerEvent[] = [];
+    // each loss is decided against the state the losses before it left; `add` folds them for real
+    let scratch = this.state;
     for (const nodeId of lostNodes) {
-      const produced = heartbeatLost(this.state, nodeId, this.at);
+      const produced = heartbeatLost(scratch, nodeId, this.stamp.at);
       if (produced.length === 0) continue;
-      this.state = produce(this.state, (draft) => {
-        for (const e of produced) apply(draft, e);
-      });
+      scratch = fold(scratch, produced);
       events.push(...produced);
     }
-    if (events.length > 0) this.add({ kind: 'fact', events });
+    if (events.length > 0) this.add('fact', events);
   }
 
   session(): void {
-    if (!needsSession(this.state, this.at)) return;
-    const parts = decide(this.state, this.at);
+    if (!needsSession(this.state, this.stamp.at)) return;
+    const parts = decide(this.state, this.stamp.at);
     const session = this.state.session + 1;
-    parts.forEach((events, i) => this.add({ kind: 'session', events, session, part: i + 1, parts: parts.length }));
+    parts.forEach((events, i) => this.add('session', events, session, i + 1, parts.length));
   }
 
   checkpoint(every: number): void {
     const since = this.state.seq - (this.state.lastCheckpoint?.seq ?? 0);
     if (every <= 0 || since < every) return;
-    this.add({ kind: 'checkpoint', events: [{ type: 'Checkpoint', seq: this.state.seq, stateHash: stateHash(this.state) }] });
+    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: stateHash(this.state) }]);
   }
 
-  private add(p: PlannedTx): void {
+  /** Chains, stamps and folds one transaction. */
+  add(kind: TransactionKind, events: SchedulerEvent[], session = this.state.session, part = 1, parts = 1): void {
+    const stamp: Stamp = { kind, ...this.stamp, session, part, parts };
+    const tx: Transaction = makeTransaction(this.lastHash, stamp, events);
     const seq = this.state.seq + 1;
-    const tx = makeTransaction(null, { kind: p.kind, term: 0, leader: '', at: this.at, session: p.session ?? this.state.session }, p.events);
-    this.state = produce(this.state, (draft) => applyTransaction(draft, seq, tx));
-    this.txs.push({ ...p, at: this.at });
+    this.state = foldTransactions(this.state, [{ seq, tx }]);
+    this.lastHash = transactionHash(tx);
+    this.logged.push({ seq, tx });
   }
 }

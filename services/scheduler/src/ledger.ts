@@ -1,5 +1,4 @@
-import { produce } from 'immer';
-import { applyTransaction, initialState, stateHash, transactionHash } from '@muster/core';
+import { foldTransactions, initialState, stateHash, transactionHash } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /** A checkpoint in the log whose hash differs from the state this replica folded. */
@@ -54,8 +53,5 @@ export class Ledger {
 }
 
 function foldRange(state: State, txs: readonly LoggedTransaction[]): State {
-  if (txs.length === 0) return state;
-  return produce(state, (draft) => {
-    for (const { seq, tx } of txs) applyTransaction(draft, seq, tx);
-  });
+  return txs.length === 0 ? state : foldTransactions(state, txs);
 }

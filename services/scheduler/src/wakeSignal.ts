@@ -16,14 +16,12 @@ export class WakeSignal {
       return;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
-      const self = this;
-      function done(): void {
+      const timer = setTimeout(() => this.resolve?.(), Math.max(0, ms));
+      this.resolve = () => {
         clearTimeout(timer);
-        self.resolve = null;
+        this.resolve = null;
         resolve();
-      }
-      this.resolve = done;
+      };
     });
     this.pending = false;
   }

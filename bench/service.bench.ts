@@ -1,0 +1,232 @@
+// npm run bench:service — the scheduler service on a real nats-server, measured in one run:
+// raw JetStream publish rate (the baseline), end-to-end gangs/s from submit to published decision,
+// submit-to-decision latency at a fixed offered load, takeover after kill -9 of the leader, and
+// cold rebuild of a 1,000,000-event log with and without a snapshot.
+import pino from 'pino';
+import {
+  appendTransactions,
+  connect,
+  ensureStreams,
+  jetStream,
+  jetStreamManager,
+  openLeaderLease,
+  publishInput,
+  saveSnapshot,
+} from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
+import { STATE_SCHEMA, makeTransaction, stateHash, transactionHash } from '@muster/core';
+import type { Transaction } from '@muster/core';
+import { HeartbeatMonitor, Replica, resolveOptions } from '@muster/scheduler';
+import { spawnScheduler, startNatsServer } from '@muster/stack';
+import type { NatsServerHandle, SchedulerProcess } from '@muster/stack';
+import { realisticEvents } from './realisticLog.ts';
+
+const GANGS = Number(process.env.BENCH_GANGS ?? 5000);
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 5);
+const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
+const TAKEOVERS = Number(process.env.BENCH_TAKEOVERS ?? 3);
+const silent = pino({ level: 'silent' });
+
+const node = (id: string) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 10_000_000, memoryMb: 10_000_000, slots: 100_000 }, gpus: [] });
+const gang = (id: string) => ({ id, identity: { user: `u${id.length % 7}` }, tasks: 4, resources: { cpu: 100, memoryMb: 128 } });
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function line(label: string, value: string): void {
+  console.log(`${label.padEnd(52)} ${value}`);
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}
+
+/** Arrival times of decisions by job id (core NATS sees every JetStream publish too). */
+function decisionClock(nc: NatsConnection): Map<string, number> {
+  const seen = new Map<string, number>();
+  nc.subscribe('muster.decision.*', {
+    callback: (_err, msg) => {
+      const id = msg.subject.slice('muster.decision.'.length);
+      if (!seen.has(id)) seen.set(id, performance.now());
+    },
+  });
+  return seen;
+}
+
+async function rawPublishRate(nc: NatsConnection): Promise<number> {
+  const jsm = await jetStreamManager(nc);
+  await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' as never });
+  const js = jetStream(nc);
+  const body = JSON.stringify(gang('j-raw-000000'));
+  const started = performance.now();
+  const acks = [];
+  for (let i = 0; i < GANGS; i++) acks.push(js.publish('bench.raw.submit', body, { msgID: `raw-${i}` }));
+  await Promise.all(acks);
+  const rate = GANGS / ((performance.now() - started) / 1000);
+  await jsm.streams.delete('BENCH_RAW');
+  return rate;
+}
+
+async function endToEnd(nc: NatsConnection, seen: Map<string, number>): Promise<number> {
+  const js = jetStream(nc);
+  const started = performance.now();
+  const acks = [];
+  for (let i = 0; i < GANGS; i++) acks.push(publishInput(js, 'muster.in.submit', gang(`e${i}`), `e${i}:1`));
+  await Promise.all(acks);
+  const done = await waitFor(() => [...Array(GANGS).keys()].every((i) => seen.has(`e${i}`)), 120_000);
+  if (!done) throw new Error('end-to-end: not every gang was decided within 120 s');
+  return GANGS / ((performance.now() - started) / 1000);
+}
+
+async function latencyAtLoad(nc: NatsConnection, seen: Map<string, number>): Promise<number[]> {
+  const js = jetStream(nc);
+  const total = RATE * RATE_SECONDS;
+  const sent = new Map<string, number>();
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const id = `l${i}`;
+    sent.set(id, performance.now());
+    void publishInput(js, 'muster.in.submit', gang(id), `${id}:1`);
+  }
+  await waitFor(() => [...sent.keys()].every((id) => seen.has(id)), 60_000);
+  return [...sent.entries()].flatMap(([id, t]) => (seen.has(id) ? [seen.get(id)! - t] : [])).sort((a, b) => a - b);
+}
+
+async function takeover(server: NatsServerHandle): Promise<number[]> {
+  const url = server.url;
+  const replicas: SchedulerProcess[] = [spawnScheduler({ id: 'ta', urls: [url], leaseMs: 500, logLevel: 'warn' }), spawnScheduler({ id: 'tb', urls: [url], leaseMs: 500, logLevel: 'warn' })];
+  const nc = await connect({ servers: url, name: 'bench-takeover' });
+  const seen = decisionClock(nc);
+  const js = jetStream(nc);
+  const times: number[] = [];
+  try {
+    const leaderId = async (): Promise<string | null> => {
+      for (const r of replicas) {
+        const reply = await nc.request(`muster.replica.${r.id}.status`, '', { timeout: 500 }).catch(() => null);
+        if (reply !== null && (reply.json() as { role: string }).role === 'leader') return r.id;
+      }
+      return null;
+    };
+    let n = 0;
+    for (let round = 0; round < TAKEOVERS; round++) {
+      let leader: string | null = null;
+      await waitFor(() => false, 0);
+      for (let i = 0; i < 200 && leader === null; i++) {
+        leader = await leaderId();
+        if (leader === null) await new Promise((r) => setTimeout(r, 50));
+      }
+      // warm: a decision from this leader first
+      const warm = `w${round}`;
+      await publishInput(js, 'muster.in.submit', gang(warm), `${warm}:1`);
+      await waitFor(() => seen.has(warm), 20_000);
+      const victim = replicas.findIndex((r) => r.id === leader);
+      const killedAt = performance.now();
+      await replicas[victim]!.kill();
+      // a steady trickle of submissions; the first decision after the kill ends the takeover
+      const ids: string[] = [];
+      while (!ids.some((id) => seen.has(id)) && performance.now() - killedAt < 30_000) {
+        const id = `t${n++}`;
+        ids.push(id);
+        void publishInput(js, 'muster.in.submit', gang(id), `${id}:1`).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const first = Math.min(...ids.filter((id) => seen.has(id)).map((id) => seen.get(id)!));
+      times.push(first - killedAt);
+      replicas[victim] = spawnScheduler({ id: `${replicas[victim]!.id}${round}`, urls: [url], leaseMs: 500, logLevel: 'warn' });
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  } finally {
+    await Promise.all(replicas.map((r) => r.kill()));
+    await nc.close();
+  }
+  return times;
+}
+
+async function coldRebuild(): Promise<{ without: number; withSnapshot: number; events: number; txs: number }> {
+  const server = await startNatsServer();
+  const nc = await connect({ servers: server.url, name: 'bench-rebuild' });
+  try {
+    await ensureStreams(nc, { replicas: 1 });
+    const js = jetStream(nc);
+    const events = realisticEvents(REBUILD_EVENTS);
+    const PER_TX = 100;
+    let prev: string | null = null;
+    let seq = 0;
+    let batch: Transaction[] = [];
+    for (let i = 0; i < events.length; i += PER_TX) {
+      const tx = makeTransaction(prev, { kind: 'ingest', term: 1, leader: 'bench', at: i, session: 0 }, events.slice(i, i + PER_TX));
+      prev = transactionHash(tx);
+      batch.push(tx);
+      if (batch.length === 200) {
+        const r = await appendTransactions(js, batch, seq);
+        if (!r.ok) throw new Error(`append failed: ${r.code}`);
+        seq += batch.length;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) {
+      const r = await appendTransactions(js, batch, seq);
+      if (!r.ok) throw new Error(`append failed: ${r.code}`);
+      seq += batch.length;
+    }
+    const replica = async (): Promise<Replica> => {
+      const js2 = jetStream(nc);
+      return new Replica({ nc, js: js2, jsm: await jetStreamManager(nc), lease: await openLeaderLease(js2), heartbeats: new HeartbeatMonitor(0), opts: resolveOptions({ natsUrl: server.url, id: 'bench', logger: silent }), log: silent });
+    };
+    const cold = await replica();
+    const t0 = performance.now();
+    await cold.rebuild();
+    const without = performance.now() - t0;
+    await saveSnapshot(js, { schema: STATE_SCHEMA, seq: cold.state.seq, hash: stateHash(cold.state), state: cold.state });
+    const warm = await replica();
+    const t1 = performance.now();
+    const report = await warm.rebuild();
+    const withSnapshot = performance.now() - t1;
+    if (report.snapshotSeq !== seq || stateHash(warm.state) !== stateHash(cold.state)) throw new Error('snapshot rebuild differs from replay');
+    return { without, withSnapshot, events: events.length, txs: seq };
+  } finally {
+    await nc.close();
+    await server.stop();
+  }
+}
+
+console.log(`service benchmark: node ${process.version}, ${GANGS} gangs of 4, offered load ${RATE}/s for ${RATE_SECONDS} s`);
+const server = await startNatsServer();
+const nc = await connect({ servers: server.url, name: 'bench' });
+let leader: SchedulerProcess | null = null;
+try {
+  await ensureStreams(nc, { replicas: 1 });
+  const raw = await rawPublishRate(nc);
+  line('raw JetStream publish (one message per submission)', `${Math.round(raw).toLocaleString('en-US')} msgs/s`);
+  leader = spawnScheduler({ id: 'bench', urls: [server.url], leaseMs: 1000, logLevel: 'warn' });
+  const js = jetStream(nc);
+  for (let i = 0; i < 100; i++) await publishInput(js, `muster.in.node.n${i}.register`, node(`n${i}`));
+  const seen = decisionClock(nc);
+  await publishInput(js, 'muster.in.submit', gang('warmup'), 'warmup:1');
+  if (!(await waitFor(() => seen.has('warmup'), 30_000))) throw new Error('scheduler did not decide the warm-up gang');
+  const e2e = await endToEnd(nc, seen);
+  line('end-to-end gangs/s (submit to published decision)', `${Math.round(e2e).toLocaleString('en-US')} gangs/s  (${(e2e / raw).toFixed(2)} of raw; goal >= 0.5)`);
+  const lat = await latencyAtLoad(nc, seen);
+  line(`submit-to-decision latency at ${RATE} gangs/s`, `p50 ${pct(lat, 50).toFixed(1)} ms  p99 ${pct(lat, 99).toFixed(1)} ms  (${lat.length} gangs; goal p99 < 50 ms)`);
+  await leader.kill();
+  leader = null;
+  const takeovers = (await takeover(server)).sort((a, b) => a - b);
+  line('takeover: kill -9 of the leader to first new decision', `p50 ${pct(takeovers, 50).toFixed(0)} ms  max ${takeovers[takeovers.length - 1]?.toFixed(0)} ms  (${takeovers.length} kills, lease 500 ms; goal < 2000 ms)`);
+} finally {
+  await leader?.kill();
+  await nc.close();
+  await server.stop();
+}
+const rebuild = await coldRebuild();
+line(`cold rebuild, ${rebuild.events.toLocaleString('en-US')} events (${rebuild.txs} txs), no snapshot`, `${rebuild.without.toFixed(0)} ms`);
+line('cold rebuild from a snapshot at the end', `${rebuild.withSnapshot.toFixed(0)} ms  (goal < 1000 ms)`);
