@@ -173,7 +173,7 @@ async function check(
       statuses,
     },
     liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs),
-    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running },
+    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running, unsettled: settled.unsettled },
   };
   report.auditor = auditor;
   progress(`checked ${log.length} transactions, ${inputs.length} inputs, ${stream.length} decision messages; audit ${auditor === null ? `failed: ${report.auditorError}` : auditor.clean ? 'clean' : 'NOT clean'}`);
@@ -206,7 +206,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longGaps: 0, violations: [] },
-      settle: { trouble: null, pending: 0, running: 0 },
+      settle: { trouble: null, pending: 0, running: 0, unsettled: [] },
     },
     auditor: null,
     auditorError: null,

@@ -63,7 +63,7 @@ export interface DrillReport {
       statuses: ReplicaStatus[];
     };
     liveness: LivenessResult;
-    settle: { trouble: string | null; pending: number; running: number };
+    settle: { trouble: string | null; pending: number; running: number; unsettled: string[] };
   };
   auditor: DrillAuditSummary | null;
   /** Why the auditor did not run, or null. */
@@ -100,7 +100,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(d.notAtEnd > 0, `${d.notAtEnd} replicas not at the log's end after quiescing`);
   fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
   fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} liveness gaps over ${c.liveness.boundMs} ms with work that fits (longest ${c.liveness.longestGapMs} ms)`);
-  fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}`);
+  fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 3).join(', ')})` : ''}`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
   if (r.auditor === null) fail(r.error === null, `the auditor did not run: ${r.auditorError ?? 'no reason given'}`);

@@ -12,6 +12,8 @@ export interface SettleResult {
   statuses: Map<string, ReplicaStatus | null>;
   pending: number;
   running: number;
+  /** Some of the jobs still pending or running (the first 10), for a report that did not settle. */
+  unsettled: string[];
   /** What kept it from resting, or null. */
   trouble: string | null;
 }
@@ -26,7 +28,7 @@ export async function settleDrill(cluster: DrillCluster, client: MusterClient, t
   const deadline = Date.now() + timeoutMs;
   let lastSaid = 0;
   let previousSeq = -1;
-  let result: SettleResult = { at: Date.now(), logLastSeq: 0, statuses: new Map(), pending: -1, running: -1, trouble: 'not checked yet' };
+  let result: SettleResult = { at: Date.now(), logLastSeq: 0, statuses: new Map(), pending: -1, running: -1, unsettled: [], trouble: 'not checked yet' };
   while (Date.now() < deadline) {
     result = await look(cluster, client);
     const quiet = result.trouble === null && result.logLastSeq === previousSeq;
@@ -46,7 +48,7 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   const logLastSeq = await lastLogSequence(cluster.jsm).catch(() => -1);
   const inLastSeq = await cluster.jsm.streams.info(IN_STREAM).then((i) => i.state.last_seq, () => -1);
   const statuses = await cluster.statuses(1_000);
-  const base = { at, logLastSeq, statuses, pending: -1, running: -1 };
+  const base = { at, logLastSeq, statuses, pending: -1, running: -1, unsettled: [] };
   const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   if (answered.length < statuses.size) return { ...base, trouble: `${statuses.size - answered.length} replica(s) not answering` };
   const leader = answered.find((s) => s.role === 'leader');
@@ -54,11 +56,10 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   if (leader.lastInputSeq < inLastSeq) return { ...base, trouble: `leader ingested inputs up to ${leader.lastInputSeq} of ${inLastSeq}` };
   const behind = answered.filter((s) => s.seq !== logLastSeq);
   if (behind.length > 0) return { ...base, trouble: `replicas at ${answered.map((s) => `${s.id}:${s.seq}`).join(' ')}, log at ${logLastSeq}` };
-  const [pending, running] = await Promise.all([client.jobs({ status: 'pending' }), client.jobs({ status: 'running' })]).then(
-    ([p, r]) => [p.length, r.length],
-    () => [-1, -1],
-  );
-  const counts = { ...base, pending: pending ?? -1, running: running ?? -1 };
-  if (pending !== 0 || running !== 0) return { ...counts, trouble: `${pending} jobs pending, ${running} running` };
+  const jobs = await Promise.all([client.jobs({ status: 'pending' }), client.jobs({ status: 'running' })]).catch(() => null);
+  if (jobs === null) return { ...base, trouble: 'jobs could not be listed' };
+  const [pending, running] = jobs;
+  const counts = { ...base, pending: pending.length, running: running.length, unsettled: [...pending, ...running].slice(0, 10).map((j) => j.id) };
+  if (pending.length > 0 || running.length > 0) return { ...counts, trouble: `${pending.length} jobs pending, ${running.length} running` };
   return { ...counts, trouble: null };
 }

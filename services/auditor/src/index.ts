@@ -30,3 +30,5 @@ export type { ReplicaStatus } from './drillCluster.ts';
 export type { FaultRecord } from './drillFaults.ts';
 export type { LivenessResult, LivenessViolation } from './drillLiveness.ts';
 export type { Spread, Takeover } from './drillTakeover.ts';
+export { runSoak } from './soak.ts';
+export type { SoakOptions, SoakReport } from './soak.ts';

@@ -1,0 +1,76 @@
+// npm run soak -- [--duration S] [--fault-every S] [--schedule both|sequential|chaotic] [--seed N]
+//                 [--rate N] [--json] [--keep-logs DIR]
+// The HA soak: a long drill per schedule (sequential, then chaotic), each on a fresh loopback
+// cluster (three NATS nodes, three scheduler replicas, simulated agents); prints each drill's
+// report and exits 0 only when every drill passed.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { drillTable, runSoak } from '@muster/auditor';
+import type { DrillSchedule } from '@muster/auditor';
+
+const USAGE = 'usage: npm run soak -- [--duration S] [--fault-every S] [--schedule both|sequential|chaotic] [--seed N] [--rate N] [--json] [--keep-logs DIR]';
+
+function fail(message: string): never {
+  process.stderr.write(`soak: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function numberFlag(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) fail(`--${name} must be a number, got ${raw}`);
+  return n;
+}
+
+let values: ReturnType<typeof parse>['values'];
+function parse() {
+  return parseArgs({
+    options: {
+      duration: { type: 'string' },
+      'fault-every': { type: 'string' },
+      schedule: { type: 'string' },
+      seed: { type: 'string' },
+      rate: { type: 'string' },
+      json: { type: 'boolean' },
+      'keep-logs': { type: 'string' },
+    },
+    strict: true,
+  });
+}
+try {
+  values = parse().values;
+} catch (err) {
+  fail((err as Error).message);
+}
+
+const schedule = values.schedule ?? 'both';
+if (schedule !== 'both' && schedule !== 'sequential' && schedule !== 'chaotic') fail(`--schedule must be both, sequential or chaotic, got ${schedule}`);
+const schedules: DrillSchedule[] = schedule === 'both' ? ['sequential', 'chaotic'] : [schedule];
+
+const interrupt = new AbortController();
+process.once('SIGINT', () => interrupt.abort());
+process.once('SIGTERM', () => interrupt.abort());
+
+let soak: Awaited<ReturnType<typeof runSoak>>;
+try {
+  soak = await runSoak(
+    {
+      schedules,
+      durationS: numberFlag('duration', values.duration, 300),
+      faultEveryS: numberFlag('fault-every', values['fault-every'], 10),
+      seed: numberFlag('seed', values.seed, 1),
+      rate: numberFlag('rate', values.rate, 4),
+      keepLogsDir: values['keep-logs'] === undefined ? null : resolve(values['keep-logs']),
+    },
+    {
+      progress: (line) => process.stderr.write(`${line}\n`),
+      signal: interrupt.signal,
+      onReport: (report) => process.stdout.write(values.json === true ? `${JSON.stringify(report, null, 2)}\n` : `\n${drillTable(report)}\n`),
+    },
+  );
+} catch (err) {
+  // resolveDrillOptions refuses a bad value before anything starts
+  fail((err as Error).message);
+}
+process.stderr.write(`soak: ${soak.ok ? 'PASS' : 'FAIL'} (${soak.drills.filter((d) => d.ok).length} of ${schedules.length} drills passed)\n`);
+process.exit(soak.ok ? 0 : 1);
