@@ -1,5 +1,6 @@
 // The whole path as a user drives it: `muster submit/jobs/nodes/explain/cancel` against a real
 // nats-server, a real scheduler replica and a real node agent that runs commands.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +152,21 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
 
   it('explain of an unknown job is exit 1, one line', async () => {
     expectOneLineError(await muster(['explain', 'nobody']), 1, /unknown job nobody/);
+  });
+
+  it('the SDK example of docs/client.md runs: submits, waits for the placement, explains', async () => {
+    const example = new URL('../../examples/sdk/submitAndWait.ts', import.meta.url).pathname;
+    const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', example], { env: { ...process.env, NATS_URL: nats.join(',') } });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      child.once('close', (code) => resolve({ code, out }));
+    });
+    expect(run.code, run.out).toBe(0);
+    expect(run.out).toMatch(/^submitted sdk-demo-\w+ \(MUSTER_IN sequence \d+\)$/m);
+    expect(run.out).toMatch(/^placed worker members 0,1 on gpu-1 \(GPUs 0,1\)$/m);
+    expect(run.out).toMatch(/^job sdk-demo-\w+ is (running|succeeded)/m);
   });
 
   it('muster agent --simulate N registers N nodes and stops cleanly on SIGINT', async () => {

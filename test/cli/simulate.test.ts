@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectOneLineError, runMuster } from './runMuster.ts';
 
-const SCENARIO = new URL('../../examples/scenario.json', import.meta.url).pathname;
+const SCENARIO = new URL('../../examples/scenarios/reject-and-cancel.json', import.meta.url).pathname;
+const BASIC = new URL('../../examples/scenarios/basic.json', import.meta.url).pathname;
 
 describe('muster simulate', () => {
   it('prints the same bytes twice for the example scenario: decisions as JSON lines, then a summary', async () => {
@@ -18,6 +19,13 @@ describe('muster simulate', () => {
     expect(lines.at(-1)?.type).toBe('Summary');
     expect(lines.map((l) => l.type)).toContain('GangCommitted');
     expect(lines.find((l) => l.type === 'JobRejected')).toMatchObject({ jobId: 'bad', reason: { category: 'invalid', path: 'minInstances' } });
+  });
+
+  it('prints the same bytes twice for the README scenario', async () => {
+    const [first, second] = await Promise.all([runMuster(['simulate', BASIC]), runMuster(['simulate', BASIC])]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).not.toBe('');
+    expect(second.stdout).toBe(first.stdout);
   });
 
   it('rejects a file that is not a scenario with one line and exit 2', async () => {
