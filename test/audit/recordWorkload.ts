@@ -29,6 +29,8 @@ export interface LiveRun extends Recording {
   server: NatsServerHandle;
   nc: NatsConnection;
   js: JetStreamClient;
+  /** Stops the scheduler replicas only (the server and the connection stay up). */
+  stopReplicas(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,9 +40,13 @@ export async function runLive(workload: Workload): Promise<LiveRun> {
   const handles = new Map<string, SchedulerHandle>();
   let nc: NatsConnection | null = null;
   let driver: WorkloadDriver | null = null;
-  const stop = async (): Promise<void> => {
+  const stopReplicas = async (): Promise<void> => {
     driver?.close();
     await Promise.all([...handles.values()].map((h) => h.stop()));
+    handles.clear();
+  };
+  const stop = async (): Promise<void> => {
+    await stopReplicas();
     await nc?.close();
     await server.stop();
   };
@@ -81,7 +87,7 @@ export async function runLive(workload: Workload): Promise<LiveRun> {
     for await (const entry of readLog(js)) log.push(entry);
     const inputs: Input[] = [];
     for await (const { seq, subject, data } of readInputs(js)) inputs.push({ seq, subject, data });
-    return { log, inputs, leaderStateHash, server, nc, js, stop };
+    return { log, inputs, leaderStateHash, server, nc, js, stopReplicas, stop };
   } catch (err) {
     await stop();
     throw err;

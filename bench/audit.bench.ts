@@ -1,0 +1,131 @@
+// npm run bench:audit — audit speed against reading the stream, in one run on one log: a real
+// scheduler (in process) on a nats-server of its own takes a gang workload through MUSTER_IN, a
+// simulated agent reports every member done, and the resulting MUSTER_LOG (100k+ events by
+// default) is then read plainly (readLog, no fold) and audited in full (auditLog: replay, every
+// session and input re-derived, invariants, checkpoints, snapshots, MUSTER_DECISIONS). Goal: the
+// audit runs at 0.8 or more of the plain read's rate.
+import pino from 'pino';
+import { connect, jetStream, publishInput, readLog } from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
+import { auditLog } from '@muster/auditor';
+import type { AuditReport } from '@muster/auditor';
+import { shardSize } from '@muster/core';
+import type { State } from '@muster/core';
+import { startScheduler } from '@muster/scheduler';
+import { startNatsServer } from '@muster/stack';
+import { prng } from './realisticLog.ts';
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 6000);
+const NODES = Number(process.env.BENCH_NODES ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BUILD_TIMEOUT_MS = Number(process.env.BENCH_BUILD_TIMEOUT_MS ?? 600_000);
+
+interface BindPart {
+  members: number[];
+}
+
+function line(label: string, value: string): void {
+  console.log(`${label.padEnd(44)} ${value}`);
+}
+
+function rate(n: number, ms: number): string {
+  return `${Math.round(n / (ms / 1000)).toLocaleString('en-US').padStart(10)} events/s  (${n.toLocaleString('en-US')} events in ${Math.round(ms).toLocaleString('en-US')} ms)`;
+}
+
+/** Reports every member of every bind done, as simulated agents would (each bind names its node). */
+function simulatedAgents(nc: NatsConnection): void {
+  const js = jetStream(nc);
+  nc.subscribe('muster.bind.*', {
+    callback: (_err, msg) => {
+      const node = msg.subject.slice('muster.bind.'.length);
+      const bind = JSON.parse(msg.string()) as { jobId: string; parts: BindPart[] };
+      for (const part of bind.parts) {
+        for (const member of part.members) {
+          void publishInput(js, `muster.in.node.${node}.done`, { jobId: bind.jobId, member, ok: true }, `${bind.jobId}:${member}:done`);
+        }
+      }
+    },
+  });
+}
+
+async function buildLog(url: string): Promise<{ state: State; ms: number }> {
+  const started = performance.now();
+  const scheduler = await startScheduler({ natsUrl: url, id: 'bench', logger: pino({ level: 'silent' }), heartbeatTimeoutMs: 0 });
+  const nc = await connect({ servers: url, name: 'bench-audit-load' });
+  try {
+    simulatedAgents(nc);
+    const js = jetStream(nc);
+    const rand = prng(11);
+    const acks: Promise<unknown>[] = [];
+    for (let i = 0; i < NODES; i++) {
+      const id = `n${String(i).padStart(4, '0')}`;
+      acks.push(publishInput(js, `muster.in.node.${id}.register`, { id, labels: { zone: `z${i % 4}` }, capacity: { cpu: 32_000, memoryMb: 131_072, slots: 32 }, gpus: [] }, `${id}:register`));
+    }
+    await Promise.all(acks.splice(0));
+    for (let j = 0; j < JOBS; j++) {
+      const id = `j${String(j).padStart(6, '0')}`;
+      const tasks = 1 + Math.floor(rand() * 8);
+      const policy = j % 7 === 0 ? 'spread' : 'pack';
+      acks.push(publishInput(js, 'muster.in.submit', { id, identity: { user: `u${j % 13}` }, tasks, resources: { cpu: 1000, memoryMb: 2048 }, placement: { policy } }, id));
+      if (acks.length >= 500) await Promise.all(acks.splice(0));
+    }
+    await Promise.all(acks.splice(0));
+    const deadline = performance.now() + BUILD_TIMEOUT_MS;
+    for (;;) {
+      const state = scheduler.state();
+      if (shardSize(state.jobs) === JOBS && shardSize(state.pending) === 0 && state.usage.users && Object.keys(state.usage.users).length === 0) break;
+      if (performance.now() > deadline) throw new Error(`the workload did not finish in ${BUILD_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { state: scheduler.state(), ms: performance.now() - started };
+  } finally {
+    await scheduler.stop();
+    await nc.close();
+  }
+}
+
+async function plainRead(nc: NatsConnection): Promise<{ events: number; ms: number }> {
+  const started = performance.now();
+  let events = 0;
+  for await (const { tx } of readLog(jetStream(nc), { verifyChain: false })) events += tx.events.length;
+  return { events, ms: performance.now() - started };
+}
+
+async function fullAudit(nc: NatsConnection): Promise<{ report: AuditReport; ms: number }> {
+  const started = performance.now();
+  const report = await auditLog(jetStream(nc));
+  return { report, ms: performance.now() - started };
+}
+
+const server = await startNatsServer();
+try {
+  console.log(`audit benchmark: ${JOBS} gangs of 1-8 members on ${NODES} nodes through a real scheduler, node ${process.version}`);
+  const built = await buildLog(server.url);
+  const nc = await connect({ servers: server.url, name: 'bench-audit' });
+  try {
+    const first = await plainRead(nc);
+    line('log built (scheduler + simulated agents)', `${built.state.seq.toLocaleString('en-US')} transactions, ${first.events.toLocaleString('en-US')} events in ${Math.round(built.ms).toLocaleString('en-US')} ms`);
+    let bestRead = first;
+    let bestAudit: { report: AuditReport; ms: number } | null = null;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const read = await plainRead(nc);
+      const audit = await fullAudit(nc);
+      line(`round ${round}: plain read (readLog, no fold)`, rate(read.events, read.ms));
+      line(`round ${round}: full audit (auditLog)`, rate(audit.report.events, audit.ms));
+      if (read.ms < bestRead.ms) bestRead = read;
+      if (bestAudit === null || audit.ms < bestAudit.ms) bestAudit = audit;
+    }
+    const r = bestAudit!.report;
+    if (!r.clean) throw new Error(`the audit of the benchmark log is not clean: ${JSON.stringify(r.failures.slice(0, 3))}`);
+    line('audit', `clean; ${r.sessions} sessions and ${r.ingest.rederived} inputs re-derived, ${r.decisionsStream.checked} decision messages compared, ${r.checkpoints.checked} checkpoints, ${r.snapshots.checked} snapshots`);
+    const readRate = bestRead.events / bestRead.ms;
+    const auditRate = r.events / bestAudit!.ms;
+    line('best plain read', rate(bestRead.events, bestRead.ms));
+    line('best full audit', rate(r.events, bestAudit!.ms));
+    line('audit / read', `${(auditRate / readRate).toFixed(2)}   goal >= 0.8 -> ${auditRate / readRate >= 0.8 ? 'met' : 'not met'}`);
+  } finally {
+    await nc.close();
+  }
+} finally {
+  await server.stop();
+}
