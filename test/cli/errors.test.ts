@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBus } from '../support/natsBus.ts';
 import { expectOneLineError, runMuster } from './runMuster.ts';
 
 const EXAMPLES = new URL('../../examples/', import.meta.url).pathname;
@@ -84,6 +85,20 @@ describe('muster command-line errors', () => {
     expectOneLineError(await runMuster(['submit', join(EXAMPLES, 'job.json'), '--nats', unreachable, '--timeout', '1000']), 3, /cannot reach NATS/);
     expectOneLineError(await runMuster(['cancel', 'j1'], { env: { NATS_URL: unreachable } }), 3, /cannot reach NATS/);
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('a NATS with no scheduler answering is exit 3; --direct queues the job in MUSTER_IN instead', async () => {
+    const bus = await startTestBus();
+    try {
+      const url = bus.urls.join(',');
+      expectOneLineError(await runMuster(['submit', join(EXAMPLES, 'job.json'), '--nats', url, '--timeout', '2000']), 3, /no muster service answers \(is a scheduler running\?\)/);
+      expectOneLineError(await runMuster(['nodes', '--nats', url, '--timeout', '2000']), 3, /no muster service answers/);
+      const direct = await runMuster(['submit', join(EXAMPLES, 'job.json'), '--direct', '--nats', url]);
+      expect(direct.code).toBe(0);
+      expect(direct.stdout).toBe('submitted hello (input 1)\n');
+    } finally {
+      await bus.stop();
+    }
   });
 
   it('muster up without nats-server says exactly how to install it (exit 3)', async () => {

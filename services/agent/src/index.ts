@@ -4,4 +4,3 @@ export type { Agent, AgentOptions } from './startAgent.ts';
 export { simulatedNodes } from './simulatedNodes.ts';
 export { AgentError, isAgentError } from './agentError.ts';
 export type { AgentErrorCode } from './agentError.ts';
-export { memberEnv } from './memberProcess.ts';

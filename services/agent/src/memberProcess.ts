@@ -39,7 +39,7 @@ export interface MemberHandle {
 }
 
 /** The environment of a member's process: the agent's, the role's, then muster's own variables. */
-export function memberEnv(launch: MemberLaunch, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function memberEnv(launch: MemberLaunch, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     ...base,
     ...launch.env,

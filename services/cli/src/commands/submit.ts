@@ -9,6 +9,7 @@ import type { NatsFlags } from '../natsOptions.ts';
 import { readJsonFile } from '../readJsonFile.ts';
 
 interface SubmitFlags extends NatsFlags {
+  direct?: boolean;
   wait?: boolean;
   waitTimeout?: number;
   json?: boolean;
@@ -22,6 +23,7 @@ export function submitCommand(): Command {
     .option('--wait', 'wait until each job is placed (or finally aborted), printing every decision')
     .option('--wait-timeout <seconds>', 'with --wait: give up after this many seconds (exit 1)', positiveInt)
     .option('--json', 'print JSON lines (one per submission or decision) instead of text')
+    .option('--direct', 'publish straight into MUSTER_IN, even when no scheduler answers (it ingests the job when it runs)')
     .action(async (file: string, flags: SubmitFlags) => {
       const specs = await readSpecs(file);
       await withClient(flags, (client) => submitAll(client, specs, flags));
@@ -60,7 +62,8 @@ async function submitAll(client: MusterClient, specs: Spec[], flags: SubmitFlags
   const accepted: string[] = [];
   for (const spec of specs) {
     try {
-      const { jobId, inputSeq } = await client.submit(spec.body);
+      // the API by default, so that "no scheduler is running" is an error now rather than a silent wait
+      const { jobId, inputSeq } = await client.submit(spec.body, { via: flags.direct === true ? 'stream' : 'api' });
       accepted.push(jobId);
       out(flags.json === true ? JSON.stringify({ type: 'Submitted', jobId, inputSeq }) : `submitted ${jobId} (input ${inputSeq})`);
     } catch (err) {
