@@ -139,8 +139,8 @@ process.once('exit', () => {
 
 /**
  * Starts the deployment's NATS cluster (deploy/nats/nats.conf on `size` nodes, 3 by default) on
- * free loopback ports with temporary store folders and waits until routes are up and JetStream has
- * a meta leader on every node.
+ * free loopback ports with temporary store folders and waits until, on every node, the routes are up
+ * and JetStream has a meta leader and all `size` peers.
  */
 export async function startDeployedCluster(size = 3): Promise<DeployedCluster> {
   const confText = readFileSync(NATS_CONF, 'utf8');
@@ -271,10 +271,11 @@ async function waitClustered(
     try {
       const base = `http://127.0.0.1:${node.monitorPort}`;
       const routez = (await (await fetch(`${base}/routez`)).json()) as { num_routes?: number };
-      const jsz = (await (await fetch(`${base}/jsz`)).json()) as { meta_cluster?: { leader?: string } };
-      // every other node routed (authenticated) and a JetStream meta leader elected
-      if ((routez.num_routes ?? 0) >= size - 1 && (jsz.meta_cluster?.leader ?? '') !== '') return;
-      last = `routes ${routez.num_routes ?? 0}/${size - 1}, meta leader '${jsz.meta_cluster?.leader ?? ''}'`;
+      const jsz = (await (await fetch(`${base}/jsz`)).json()) as { meta_cluster?: { leader?: string; cluster_size?: number } };
+      const meta = jsz.meta_cluster;
+      // every other node routed (authenticated), a JetStream meta leader, and every peer in the meta group
+      if ((routez.num_routes ?? 0) >= size - 1 && (meta?.leader ?? '') !== '' && (meta?.cluster_size ?? 0) >= size) return;
+      last = `routes ${routez.num_routes ?? 0}/${size - 1}, meta leader '${meta?.leader ?? ''}', meta peers ${meta?.cluster_size ?? 0}/${size}`;
     } catch (err) {
       last = err instanceof Error ? err.message : String(err);
     }
