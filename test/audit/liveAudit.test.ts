@@ -10,6 +10,9 @@ import { lifecycle } from './workloads.ts';
 
 // The log of a live integration run (a real scheduler on a real nats-server), audited over NATS:
 // MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS and the snapshot store.
+// each `muster` run starts a fresh node with tsx: slow on a loaded machine
+const CLI_TESTS_MS = 180_000;
+
 describe('muster audit on the log of a live run', () => {
   let run: LiveRun;
   beforeAll(async () => {
@@ -43,7 +46,7 @@ describe('muster audit on the log of a live run', () => {
     const json = await runCli(['audit', '--nats', run.server.url, '--json', '--from', '10', '--to', '40']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ clean: true, fromSeq: 10, lastSeq: 40, transactions: 31 });
-  });
+  }, CLI_TESTS_MS);
 
   it('travels in time: --at SEQ --state is the state as of SEQ, --job tells one job\'s story', async () => {
     const commit = run.log.find((l) => l.tx.events.some((e) => e.type === 'GangCommitted' && e.jobId === 'big-j'))!;
@@ -69,7 +72,7 @@ describe('muster audit on the log of a live run', () => {
     const beyond = await runCli(['audit', '--nats', run.server.url, '--at', String(run.log.length + 100), '--state']);
     expect(beyond.code).toBe(2);
     expect(beyond.stderr).toMatch(/the log ends at sequence/);
-  });
+  }, CLI_TESTS_MS);
 
   it('`muster explain JOB --at SEQ` says why the job was pending then', async () => {
     const aborted = run.log.find((l) => l.tx.events.some((e) => e.type === 'GangAborted' && e.jobId === 'big-j'))!;
@@ -79,7 +82,7 @@ describe('muster audit on the log of a live run', () => {
     expect(e).toMatchObject({ jobId: 'big-j', status: 'pending', reason: { category: 'insufficient-resources' } });
     const now = await runCli(['explain', 'big-j', '--at', String(run.log.at(-1)!.seq), '--nats', run.server.url, '--json']);
     expect((JSON.parse(now.stdout) as Explanation).status).toBe('succeeded');
-  });
+  }, CLI_TESTS_MS);
 
   it('reports decisions a leader appended but did not publish before dying as in flight, not failed', async () => {
     await run.stopReplicas();
@@ -106,7 +109,7 @@ describe('muster audit on the log of a live run', () => {
     expect(report.notes.join(' ')).toMatch(/in flight/);
     const cli = await runCli(['audit', '--nats', run.server.url]);
     expect(cli.code).toBe(0);
-  });
+  }, CLI_TESTS_MS);
 
   it('fails on a decision on MUSTER_DECISIONS that the log does not derive', async () => {
     const seq = run.log.at(-1)!.seq;
@@ -119,7 +122,7 @@ describe('muster audit on the log of a live run', () => {
     const cli = await runCli(['audit', '--nats', run.server.url]);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(`first bad sequence ${seq} (decisions-stream)`);
-  });
+  }, CLI_TESTS_MS);
 
   it('exits 3 when NATS is unreachable and 2 on a usage error, with one line', async () => {
     const unreachable = await runCli(['audit', '--nats', 'nats://127.0.0.1:1', '--timeout', '500']);
@@ -128,5 +131,5 @@ describe('muster audit on the log of a live run', () => {
     const usage = await runCli(['audit', '--state']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--state and --job need --at/);
-  });
+  }, CLI_TESTS_MS);
 });

@@ -52,7 +52,7 @@ describe('a tampered history', () => {
     expect(cli.stderr.trim().split('\n')).toHaveLength(1);
     expect(cli.stdout).toContain(`first divergence at sequence ${seq}, event ${index}, field allocations.0.node`);
     expect(cli.stdout).toContain(`"node":"${original}"`);
-  });
+  }, 180_000);
 
   it('with one ingested event changed fails at its sequence against the input it came from', async () => {
     const log = copyLog(lifecycle.log);
@@ -87,7 +87,7 @@ describe('a tampered history', () => {
     const cli = await runCli(['audit', '--file', writeHistory('removed', log), '--json']);
     expect(cli.code).toBe(1);
     expect(JSON.parse(cli.stdout)).toMatchObject({ clean: false, chain: { ok: false, brokenAt: seq } });
-  });
+  }, 180_000);
 
   it('with one transaction removed and the rest renumbered fails at that sequence', async () => {
     const log = copyLog(lifecycle.log);
