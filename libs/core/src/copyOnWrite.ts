@@ -42,6 +42,11 @@ export function writable<P extends object, K extends keyof P>(parent: P, key: K)
   return copy;
 }
 
+/** Whether `value` may be mutated in place now: always outside a copy-on-write run. */
+export function isWritable(value: object): boolean {
+  return owned === null || owned.has(value);
+}
+
 /** Marks an object the recipe just made as writable for the rest of the run (saves a needless copy). */
 export function created<T extends object>(value: T): T {
   if (owned !== null) owned.add(value);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical.ts';
 import { evolve, fold } from './evolve.ts';
-import { initialState } from './state.ts';
+import { STATE_SCHEMA, initialState } from './state.ts';
 import { stateHash } from './stateHash.ts';
 import { arbitraryEvent, arbitraryEvents } from './testing/arbitraryEvents.ts';
 
@@ -12,7 +12,7 @@ describe('evolve and fold', () => {
       fc.property(arbitraryEvents(), (events) => {
         let state = initialState();
         for (const event of events) state = evolve(state, event);
-        expect(state.schema).toBe(1);
+        expect(state.schema).toBe(STATE_SCHEMA);
       }),
       { numRuns: 300 },
     );

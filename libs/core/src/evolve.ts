@@ -1,5 +1,5 @@
 import { produce } from 'immer';
-import { copyOnWrite, created, writable } from './copyOnWrite.ts';
+import { copyOnWrite, created, isWritable, writable } from './copyOnWrite.ts';
 import type { LoggedTransaction, Transaction } from './envelope.ts';
 import type {
   AllocationReleased,
@@ -10,8 +10,8 @@ import type {
 } from './events.ts';
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
-import { shardOf } from './shard.ts';
-import type { Sharded } from './shard.ts';
+import { SHARD_FANOUT, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
+import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
 import { unsatisfiableKey } from './spec/index.ts';
@@ -57,20 +57,20 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'NodeDrained': {
       seenInput(state, event.inputSeq);
-      const key = shardOf(event.nodeId);
-      const node = state.nodes[key]?.[event.nodeId];
+      const n = shardOf(event.nodeId);
+      const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status !== 'up') return;
-      writableNode(state, key, event.nodeId).status = 'drained';
+      writableNode(state, n, event.nodeId).status = 'drained';
       addCapacity(state, node.spec, -1);
       return;
     }
     case 'NodeLost': {
       if (event.inputSeq !== undefined) seenInput(state, event.inputSeq);
-      const key = shardOf(event.nodeId);
-      const node = state.nodes[key]?.[event.nodeId];
+      const n = shardOf(event.nodeId);
+      const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status === 'lost') return;
       if (node.status === 'up') addCapacity(state, node.spec, -1);
-      writableNode(state, key, event.nodeId).status = 'lost';
+      writableNode(state, n, event.nodeId).status = 'lost';
       return;
     }
     case 'JobSubmitted':
@@ -86,10 +86,10 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'TaskCompleted': {
       seenInput(state, event.inputSeq);
-      const key = shardOf(event.jobId);
-      const member = state.jobs[key]?.[event.jobId]?.members[event.member];
+      const n = shardOf(event.jobId);
+      const member = entry(state.jobs, n, event.jobId)?.members[event.member];
       if (member === undefined || member === null || member.done) return;
-      const written = writable(writable(writableJob(state, key, event.jobId), 'members'), event.member)!;
+      const written = writable(writable(writableJob(state, n, event.jobId), 'members'), event.member)!;
       written.done = true;
       written.ok = event.ok;
       return;
@@ -101,9 +101,9 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'HostDebited': {
       debit(state, event.node, event.resources, event.gpuIds, 1);
-      const key = shardOf(event.jobId);
-      if (state.jobs[key]?.[event.jobId] === undefined) return;
-      writable(writableJob(state, key, event.jobId), 'provisional').push({
+      const n = shardOf(event.jobId);
+      if (entry(state.jobs, n, event.jobId) === undefined) return;
+      writable(writableJob(state, n, event.jobId), 'provisional').push({
         node: event.node,
         role: event.role,
         members: event.members,
@@ -114,18 +114,18 @@ export function apply(state: State, event: SchedulerEvent): void {
     }
     case 'DebitReversed': {
       debit(state, event.node, event.resources, event.gpuIds, -1);
-      const key = shardOf(event.jobId);
-      const job = state.jobs[key]?.[event.jobId];
+      const n = shardOf(event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
       const i = job.provisional.findIndex((d) => d.node === event.node && d.role === event.role);
-      if (i >= 0) writable(writableJob(state, key, event.jobId), 'provisional').splice(i, 1);
+      if (i >= 0) writable(writableJob(state, n, event.jobId), 'provisional').splice(i, 1);
       return;
     }
     case 'MemberBound': {
-      const key = shardOf(event.jobId);
-      const job = state.jobs[key]?.[event.jobId];
+      const n = shardOf(event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
       if (job === undefined || event.member < 0 || event.member >= job.members.length) return;
-      writable(writableJob(state, key, event.jobId), 'members')[event.member] = created<MemberState>({
+      writable(writableJob(state, n, event.jobId), 'members')[event.member] = created<MemberState>({
         node: event.node,
         role: event.role,
         gpuIds: event.gpuIds,
@@ -142,23 +142,23 @@ export function apply(state: State, event: SchedulerEvent): void {
       abortGang(state, event);
       return;
     case 'JobPended': {
-      const key = shardOf(event.jobId);
-      const job = state.jobs[key]?.[event.jobId];
+      const n = shardOf(event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
-      const written = writableJob(state, key, event.jobId);
+      const written = writableJob(state, n, event.jobId);
       written.status = 'pending';
       written.pendingSince = event.at;
       written.pendingEpoch = ++state.epoch;
-      insert(writable(state, 'pending'), key, event.jobId, job.submitIndex);
+      pend(state, n, event.jobId);
       return;
     }
     case 'JobFinished': {
-      const key = shardOf(event.jobId);
-      if (state.jobs[key]?.[event.jobId] === undefined) return;
-      const written = writableJob(state, key, event.jobId);
+      const n = shardOf(event.jobId);
+      if (entry(state.jobs, n, event.jobId) === undefined) return;
+      const written = writableJob(state, n, event.jobId);
       written.status = event.outcome;
       written.finishedAt = event.at;
-      unpend(state, key, event.jobId);
+      unpend(state, n, event.jobId);
       return;
     }
     case 'AllocationReleased':
@@ -209,40 +209,82 @@ export function foldTransactions(state: State, txs: readonly LoggedTransaction[]
   });
 }
 
-// ---- writable paths: every mutation of a node, a job or a shard goes down one of these ----
+// ---- reads and writable paths: every mutation of a node, a job or a table goes down these ----
 
-function writableNode(state: State, key: string, id: string): NodeState {
-  return writable(writable(writable(state, 'nodes'), key), id);
+/** The entry `id` of a sharded table, in shard `shard`. */
+function entry<T extends ShardEntry>(table: Sharded<T>, shard: number, id: string): T | undefined {
+  return leafGet(shardLeaf(table, shard), id);
 }
 
-function writableJob(state: State, key: string, id: string): JobState {
-  return writable(writable(writable(state, 'jobs'), key), id);
+/** `record[key]` when it is the record's own entry (keys here are ids and names from outside). */
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Sets `id` in shard `key` of a writable sharded record, making the shard when it is missing. */
-function insert<T>(sharded: Sharded<T>, key: string, id: string, value: T): void {
-  const shard = sharded[key];
-  if (shard === undefined) {
-    const made: Record<string, T> = created({});
-    made[id] = value;
-    sharded[key] = made;
-  } else {
-    writable(sharded, key)[id] = value;
-  }
+/** A node that exists, writable. An entity already writable has a writable path above it. */
+function writableNode(state: State, shard: number, id: string): NodeState {
+  const leaf = shardLeaf(state.nodes, shard)!;
+  const i = leafIndex(leaf, id);
+  const node = leaf[i]!;
+  return isWritable(node) ? node : writable(writableLeaf(writable(state, 'nodes'), shard), i)!;
 }
 
-/** Takes a job out of the pending record, dropping its shard when it empties. */
-function unpend(state: State, key: string, id: string): void {
-  const shard = state.pending[key];
-  if (shard === undefined || !(id in shard)) return;
+/** A job that exists, writable. */
+function writableJob(state: State, shard: number, id: string): JobState {
+  const leaf = shardLeaf(state.jobs, shard)!;
+  const i = leafIndex(leaf, id);
+  const job = leaf[i]!;
+  return isWritable(job) ? job : writable(writableLeaf(writable(state, 'jobs'), shard), i)!;
+}
+
+/** The leaf of `shard` in a writable table, writable, made (levels too) when it is missing. */
+function writableLeaf<T extends ShardEntry>(table: Sharded<T>, shard: number): ShardLeaf<T> {
+  const level2 = slot(table, shard >>> 8, newLevel<ShardLevel<ShardLeaf<T>>>);
+  const level3 = slot(level2, (shard >>> 4) & 15, newLevel<ShardLeaf<T>>);
+  return slot(level3, shard & 15, (): ShardLeaf<T> => []);
+}
+
+function slot<C extends object>(level: ShardLevel<C>, i: number, make: () => C): C {
+  return level[i] === null || level[i] === undefined ? (level[i] = created(make())) : writable(level, i)!;
+}
+
+function newLevel<C>(): ShardLevel<C> {
+  return new Array<null>(SHARD_FANOUT).fill(null);
+}
+
+/** Puts `value` into a writable table, in id order (replacing an entry with the same id). */
+function insert<T extends ShardEntry>(table: Sharded<T>, shard: number, value: T): void {
+  const leaf = writableLeaf(table, shard);
+  const i = leafIndex(leaf, entryId(value));
+  if (i >= 0) leaf[i] = value;
+  else leaf.splice(-i - 1, 0, value);
+}
+
+/** Puts a job into the pending table (nothing when it is there already). */
+function pend(state: State, shard: number, id: string): void {
+  if (entry(state.pending, shard, id) === undefined) insert(writable(state, 'pending'), shard, id);
+}
+
+/** Takes a job out of the pending table, clearing every trie slot it leaves empty. */
+function unpend(state: State, shard: number, id: string): void {
+  const leaf = shardLeaf(state.pending, shard);
+  if (leaf === null || leaf === undefined) return;
+  const i = leafIndex(leaf, id);
+  if (i < 0) return;
+  const a = shard >>> 8;
+  const b = (shard >>> 4) & 15;
+  const c = shard & 15;
   const pending = writable(state, 'pending');
-  for (const other in shard) {
-    if (other !== id) {
-      delete writable(pending, key)[id];
-      return;
-    }
-  }
-  delete pending[key];
+  if (leaf.length > 1) writableLeaf(pending, shard).splice(i, 1);
+  else if (othersInUse(pending[a]![b]!, c)) writable(writable(pending, a)!, b)![c] = null;
+  else if (othersInUse(pending[a]!, b)) writable(pending, a)![b] = null;
+  else pending[a] = null;
+}
+
+/** Whether a level has a non-empty slot other than `i`. */
+function othersInUse(level: readonly unknown[], i: number): boolean {
+  for (let j = 0; j < level.length; j++) if (j !== i && level[j] !== null && level[j] !== undefined) return true;
+  return false;
 }
 
 // ---- the effects ----
@@ -260,14 +302,14 @@ function addCapacity(state: State, spec: NodeSpec, factor: 1 | -1): void {
 }
 
 function registerNode(state: State, spec: NodeSpec): void {
-  const key = shardOf(spec.id);
-  const existing = state.nodes[key]?.[spec.id];
+  const n = shardOf(spec.id);
+  const existing = entry(state.nodes, n, spec.id);
   if (existing === undefined) {
     const node: NodeState = { spec, status: 'up', used: created(zeroResources()), gpusUsed: [], jobs: created({}) };
-    insert(writable(state, 'nodes'), key, spec.id, created(node));
+    insert(writable(state, 'nodes'), n, created(node));
   } else {
     if (existing.status === 'up') addCapacity(state, existing.spec, -1);
-    const node = writableNode(state, key, spec.id);
+    const node = writableNode(state, n, spec.id);
     node.spec = spec;
     node.status = 'up';
   }
@@ -276,8 +318,8 @@ function registerNode(state: State, spec: NodeSpec): void {
 }
 
 function submitJob(state: State, spec: JobState['spec'], fingerprint: string): void {
-  const key = shardOf(spec.id);
-  if (state.jobs[key]?.[spec.id] !== undefined) return;
+  const n = shardOf(spec.id);
+  if (entry(state.jobs, n, spec.id) !== undefined) return;
   const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
   let size = 0;
   for (const role of spec.roles) size += role.count;
@@ -297,16 +339,16 @@ function submitJob(state: State, spec: JobState['spec'], fingerprint: string): v
     pendReason: null,
     finishedAt: null,
   };
-  insert(writable(state, 'jobs'), key, spec.id, created(job));
-  insert(writable(state, 'pending'), key, spec.id, job.submitIndex);
+  insert(writable(state, 'jobs'), n, created(job));
+  insert(writable(state, 'pending'), n, spec.id);
 }
 
 /** Debits (factor 1) or credits (-1) a node's use; GPU ids stay ascending and distinct. */
 function debit(state: State, nodeId: string, resources: Resources, gpuIds: readonly number[], factor: 1 | -1): void {
-  const key = shardOf(nodeId);
-  const node = state.nodes[key]?.[nodeId];
+  const n = shardOf(nodeId);
+  const node = entry(state.nodes, n, nodeId);
   if (node === undefined) return;
-  const written = writableNode(state, key, nodeId);
+  const written = writableNode(state, n, nodeId);
   addResources(writable(written, 'used'), resources, factor);
   // an empty id list leaves `gpusUsed` as it is (it is ascending and distinct by construction)
   if (gpuIds.length === 0) return;
@@ -332,7 +374,7 @@ function addUsage(state: State, identity: Identity, amount: AllocationResources,
 }
 
 function addUsageRow(table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {
-  const row = table[key] === undefined ? (table[key] = created({ cpu: 0, memoryMb: 0, gpus: 0 })) : writable(table, key);
+  const row = Object.hasOwn(table, key) ? writable(table, key) : (table[key] = created({ cpu: 0, memoryMb: 0, gpus: 0 }));
   row.cpu += amount.cpu * factor;
   row.memoryMb += amount.memoryMb * factor;
   row.gpus += amount.gpus * factor;
@@ -340,35 +382,35 @@ function addUsageRow(table: Record<string, AllocationResources>, key: string, am
 }
 
 function commitGang(state: State, event: GangCommitted): void {
-  const key = shardOf(event.jobId);
-  const job = state.jobs[key]?.[event.jobId];
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, key, event.jobId);
+  const written = writableJob(state, n, event.jobId);
   written.status = 'running';
   written.session = event.session;
   written.allocations = event.allocations;
   written.provisional = created([]);
   written.pendReason = null;
-  unpend(state, key, event.jobId);
+  unpend(state, n, event.jobId);
   for (const a of event.allocations) {
     addUsage(state, job.spec.identity, a.resources, 1);
-    const nodeKey = shardOf(a.node);
-    if (state.nodes[nodeKey]?.[a.node] === undefined) continue;
-    const jobs = writable(writableNode(state, nodeKey, a.node), 'jobs');
-    jobs[event.jobId] = (jobs[event.jobId] ?? 0) + a.members.length;
+    const nodeShard = shardOf(a.node);
+    if (entry(state.nodes, nodeShard, a.node) === undefined) continue;
+    const jobs = writable(writableNode(state, nodeShard, a.node), 'jobs');
+    jobs[event.jobId] = (own(jobs, event.jobId) ?? 0) + a.members.length;
   }
 }
 
 function abortGang(state: State, event: GangAborted): void {
-  const key = shardOf(event.jobId);
-  const job = state.jobs[key]?.[event.jobId];
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, key, event.jobId);
+  const written = writableJob(state, n, event.jobId);
   written.pendReason = event.reason;
   if (event.final) {
     written.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
     written.finishedAt = event.at;
-    unpend(state, key, event.jobId);
+    unpend(state, n, event.jobId);
     return;
   }
   if (event.reason.category === 'node-lost') {
@@ -386,20 +428,21 @@ function abortGang(state: State, event: GangAborted): void {
 function releaseAllocation(state: State, event: AllocationReleased): void {
   debit(state, event.node, event.resources, event.gpuIds, -1);
   state.freeEpoch = ++state.epoch;
-  const key = shardOf(event.jobId);
-  const job = state.jobs[key]?.[event.jobId];
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
   addUsage(state, job.spec.identity, event.resources, -1);
   let members: (MemberState | null)[] | undefined;
   for (const m of event.members) {
     const member = (members ?? job.members)[m];
     if (member === undefined || member === null || member.released) continue;
-    members ??= writable(writableJob(state, key, event.jobId), 'members');
+    members ??= writable(writableJob(state, n, event.jobId), 'members');
     writable(members, m)!.released = true;
   }
-  const nodeKey = shardOf(event.node);
-  const held = state.nodes[nodeKey]?.[event.node]?.jobs[event.jobId];
+  const nodeShard = shardOf(event.node);
+  const node = entry(state.nodes, nodeShard, event.node);
+  const held = node === undefined ? undefined : own(node.jobs, event.jobId);
   const left = (held ?? 0) - event.members.length;
-  if (left > 0) writable(writableNode(state, nodeKey, event.node), 'jobs')[event.jobId] = left;
-  else if (held !== undefined) delete writable(writableNode(state, nodeKey, event.node), 'jobs')[event.jobId];
+  if (left > 0) writable(writableNode(state, nodeShard, event.node), 'jobs')[event.jobId] = left;
+  else if (held !== undefined) delete writable(writableNode(state, nodeShard, event.node), 'jobs')[event.jobId];
 }

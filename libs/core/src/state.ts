@@ -1,12 +1,16 @@
 import type { AbortCategory, AbortReason, Allocation, AllocationResources } from './events.ts';
 import type { Resources } from './resources.ts';
 import { zeroResources } from './resources.ts';
+import { emptySharded } from './shard.ts';
 import type { Sharded } from './shard.ts';
 import type { JobSpec, NodeSpec } from './spec/types.ts';
 import type { SelectAst } from './select/index.ts';
 
-/** Version of the state's shape: a snapshot of another version is ignored and replay starts at 1. */
-export const STATE_SCHEMA = 1;
+/**
+ * Version of the state's shape: a snapshot of another version is ignored and replay starts at 1.
+ * 2: nodes, jobs and pending are tries of arrays (shard.ts), pending holds ids only.
+ */
+export const STATE_SCHEMA = 2;
 
 /** `up` takes members; `drained` keeps what runs but takes nothing new; `lost` is gone. */
 export type NodeStatus = 'up' | 'drained' | 'lost';
@@ -98,8 +102,8 @@ export interface State {
   nextSubmitIndex: number;
   nodes: Sharded<NodeState>;
   jobs: Sharded<JobState>;
-  /** Pending job ids (value: submit index). */
-  pending: Sharded<number>;
+  /** Ids of the pending jobs (the queue order is on each job: priority, submitIndex). */
+  pending: Sharded<string>;
   usage: Usage;
   /** Capacity of up nodes (the denominators of DRF shares). */
   capacity: Resources;
@@ -122,9 +126,9 @@ export function initialState(): State {
     freeEpoch: 0,
     sessionEpoch: 0,
     nextSubmitIndex: 0,
-    nodes: {},
-    jobs: {},
-    pending: {},
+    nodes: emptySharded(),
+    jobs: emptySharded(),
+    pending: emptySharded(),
     usage: { users: {}, queues: {} },
     capacity: zeroResources(),
     unsatisfiable: {},
