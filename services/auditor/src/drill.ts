@@ -12,6 +12,8 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import { checkDecisions, lostJobs } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
+import { watchJetStream } from './drillNatsWatch.ts';
+import type { Interval } from './drillNatsWatch.ts';
 import { resolveDrillOptions } from './drillOptions.ts';
 import type { DrillOptions } from './drillOptions.ts';
 import { drillRandom } from './drillRandom.ts';
@@ -85,6 +87,7 @@ async function exercise(
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
+  const watch = await watchJetStream(cluster.nc);
   const workloadStart = Date.now();
   const endAt = workloadStart + opts.durationS * 1000;
   const workload = startDrillWorkload({ client, random: drillRandom(opts.seed), rate: opts.rate, prefix: runId });
@@ -100,6 +103,7 @@ async function exercise(
     faults = await schedule;
   } finally {
     clearInterval(ticker);
+    if (signal?.aborted === true) await watch.stop();
     await workload.stop();
     signal?.removeEventListener('abort', onAbort);
     report.faults = faults;
@@ -110,16 +114,16 @@ async function exercise(
   const trouble = await recoverCluster(cluster);
   if (trouble !== null) progress(`recovery: ${trouble}`);
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
+  const unavailable = await watch.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, settled, workloadStart, report, progress);
+  await check(cluster, opts, workload, { settled, unavailable, workloadStart }, report, progress);
 }
 
 async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
   workload: DrillWorkload,
-  settled: SettleResult,
-  workloadStart: number,
+  run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number },
   report: DrillReport,
   progress: (line: string) => void,
 ): Promise<void> {
@@ -130,6 +134,7 @@ async function check(
   const stream: StoredDecision[] = [];
   for await (const m of readDecisions(cluster.js)) stream.push(m);
 
+  const { settled, unavailable, workloadStart } = run;
   const accepted = [...workload.accepted.keys()];
   const decisions = checkDecisions(accepted, log, stream);
   const lost = lostJobs(decisions);
@@ -172,7 +177,13 @@ async function check(
       auditor: auditor?.divergences ?? 0,
       statuses,
     },
-    liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs),
+    liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs, unavailable),
+    natsUnavailable: {
+      count: unavailable.length,
+      totalMs: unavailable.reduce((ms, i) => ms + i.to - i.from, 0),
+      longestMs: unavailable.reduce((ms, i) => Math.max(ms, i.to - i.from), 0),
+      intervals: unavailable.map((i) => ({ fromMs: i.from - workloadStart, ms: i.to - i.from })),
+    },
     settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running, unsettled: settled.unsettled },
   };
   report.auditor = auditor;
@@ -205,7 +216,8 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       overcommit: { ...nothing, auditor: 0 },
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
-      liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longGaps: 0, violations: [] },
+      liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
+      natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
       settle: { trouble: null, pending: 0, running: 0, unsettled: [] },
     },
     auditor: null,

@@ -136,7 +136,7 @@ describe('drill: liveness', () => {
   it('flags a gap over the bound while a job that fits waits in the log', () => {
     const inputs = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
     const r = checkLiveness(ingestedLog(inputs), inputs, { from: 0, to: 20_000 }, 10_000);
-    expect(r.violations).toEqual([{ from: 0, to: 20_000, ms: 20_000, fitting: ['j1'] }]);
+    expect(r.violations).toEqual([{ from: 0, to: 20_000, ms: 20_000, attributableMs: 20_000, fitting: ['j1'] }]);
     expect(r.longestGapMs).toBe(20_000);
   });
 
@@ -144,6 +144,20 @@ describe('drill: liveness', () => {
     const inputs = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
     const r = checkLiveness(ingestedLog([register]), inputs, { from: 0, to: 20_000 }, 10_000);
     expect(r.violations.map((v) => v.fitting)).toEqual([['j1']]);
+  });
+
+  it('does not count time when JetStream was down, and looks for fitting work where the attributable wait began', () => {
+    const inputs = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_000)];
+    const log = ingestedLog(inputs);
+    const excused = [{ from: 4_000, to: 12_000 }];
+    expect(checkLiveness(log, inputs, { from: 0, to: 20_000 }, 12_000, excused).violations).toEqual([]);
+    const r = checkLiveness(log, inputs, { from: 0, to: 20_000 }, 10_000, excused);
+    expect(r.longestAttributableMs).toBe(12_000);
+    // the attributable wait began at 2000 (8000 ms after the outage, 2000 before it), when j1 was there
+    expect(r.violations.map((v) => [v.attributableMs, v.fitting])).toEqual([[12_000, ['j1']]]);
+    // submitted at 2500, j1 had not waited 10 s of JetStream time by the end of the gap
+    const late = [register, input(2, 'muster.in.submit', job('j1', 1_000), 2_500)];
+    expect(checkLiveness(ingestedLog(late), late, { from: 0, to: 20_000 }, 10_000, excused).violations).toEqual([]);
   });
 
   it('does not flag a long gap when the waiting job does not fit, nor a short one', () => {

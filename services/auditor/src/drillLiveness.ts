@@ -1,6 +1,8 @@
 import type { InputMessage } from '@muster/bus';
 import { decide, fold, foldTransactions, ingest, initialState, isDecision } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
+import { overlapMs } from './drillNatsWatch.ts';
+import type { Interval } from './drillNatsWatch.ts';
 
 /** A stretch without any decision, longer than the bound, while work that fits was waiting. */
 export interface LivenessViolation {
@@ -9,7 +11,9 @@ export interface LivenessViolation {
   /** Stamped time of the decision that ended it (or the end of the period). */
   to: number;
   ms: number;
-  /** Jobs a session would have committed `boundMs` before the gap ended. */
+  /** The part of the gap when JetStream could serve muster's streams: what the scheduler answers for. */
+  attributableMs: number;
+  /** Jobs a session would have committed when the attributable wait began. */
   fitting: string[];
 }
 
@@ -18,44 +22,69 @@ export interface LivenessResult {
   boundMs: number;
   /** The longest stretch between decisions within the period, whether or not work was waiting. */
   longestGapMs: number;
-  /** Gaps longer than the bound that were examined. */
+  /** The longest such stretch, less the time JetStream was unavailable during it. */
+  longestAttributableMs: number;
+  /** Gaps whose attributable part was longer than the bound: each was examined for work that fits. */
   longGaps: number;
   violations: LivenessViolation[];
 }
 
 /**
- * Finds every gap between decisions longer than `boundMs` within the period and asks the core
- * whether work that fits was waiting `boundMs` before the gap ended: the log's state at that
- * time, plus every input already stored in MUSTER_IN but not yet ingested, folded through the
- * same `ingest`, then one `decide`. If that session would commit a gang, the work waited longer
- * than the bound: a violation. (Inputs only add work or free resources, and only decisions take
- * resources, so work that fits at that time fitted for the rest of the gap.)
+ * Finds every gap between decisions that lasted longer than `boundMs` while JetStream was
+ * available (time in `excused`, when it could not serve muster's streams, does not count), and
+ * asks the core whether work that fits was waiting when those `boundMs` began: the log's state
+ * at that time, plus every input already stored in MUSTER_IN but not yet ingested, folded through
+ * the same `ingest`, then one `decide`. If that session would commit a gang, the work waited
+ * longer than the bound: a violation. (Inputs only add work or free resources, and only decisions
+ * take resources, so work that fits at that time fitted for the rest of the gap.)
  */
 export function checkLiveness(
   log: readonly LoggedTransaction[],
   inputs: readonly InputMessage[],
   period: { from: number; to: number },
   boundMs: number,
+  excused: readonly Interval[] = [],
 ): LivenessResult {
   const decisionTimes = log.filter((l) => l.tx.events.some(isDecision)).map((l) => l.tx.at);
   const marks = [period.from, ...decisionTimes.filter((t) => t > period.from && t < period.to), period.to];
-  const result: LivenessResult = { boundMs, longestGapMs: 0, longGaps: 0, violations: [] };
+  const result: LivenessResult = { boundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] };
   let state = initialState();
   let folded = 0;
   for (let i = 1; i < marks.length; i++) {
     const from = marks[i - 1] as number;
     const to = marks[i] as number;
+    const attributableMs = to - from - overlapMs(from, to, excused);
     result.longestGapMs = Math.max(result.longestGapMs, to - from);
-    if (to - from <= boundMs) continue;
+    result.longestAttributableMs = Math.max(result.longestAttributableMs, attributableMs);
+    const at = attributableMs > boundMs ? waitBegan(from, to, boundMs, excused) : null;
+    if (at === null) continue;
     result.longGaps++;
-    const at = to - boundMs;
     const batch: LoggedTransaction[] = [];
     while (folded < log.length && (log[folded] as LoggedTransaction).tx.at <= at) batch.push(log[folded++] as LoggedTransaction);
     state = foldTransactions(state, batch);
     const fitting = fittingAt(state, inputs, at);
-    if (fitting.length > 0) result.violations.push({ from, to, ms: to - from, fitting });
+    if (fitting.length > 0) result.violations.push({ from, to, ms: to - from, attributableMs, fitting });
   }
   return result;
+}
+
+/** The latest time in [from, to] from which `boundMs` of time outside `excused` pass before `to`, or null. */
+function waitBegan(from: number, to: number, boundMs: number, excused: readonly Interval[]): number | null {
+  const clipped = excused
+    .map((i) => ({ from: Math.max(i.from, from), to: Math.min(i.to, to) }))
+    .filter((i) => i.to > i.from)
+    .sort((a, b) => b.to - a.to);
+  let need = boundMs;
+  let cursor = to;
+  for (const i of clipped) {
+    if (i.to < cursor) {
+      const free = cursor - i.to;
+      if (free >= need) return cursor - need;
+      need -= free;
+    }
+    cursor = Math.min(cursor, i.from);
+  }
+  return cursor - from >= need ? cursor - need : null;
 }
 
 /** The jobs one session would commit at `at` if every input stored by then had been ingested. */

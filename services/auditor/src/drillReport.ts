@@ -63,6 +63,8 @@ export interface DrillReport {
       statuses: ReplicaStatus[];
     };
     liveness: LivenessResult;
+    /** When JetStream could not serve muster's streams (a NATS node down, its streams electing leaders); `fromMs` counts from the workload's start. */
+    natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
     settle: { trouble: string | null; pending: number; running: number; unsettled: string[] };
   };
   auditor: DrillAuditSummary | null;
@@ -99,7 +101,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(d.replay > 0, `${d.replay} replicas diverge from a replay of the log`);
   fail(d.notAtEnd > 0, `${d.notAtEnd} replicas not at the log's end after quiescing`);
   fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
-  fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} liveness gaps over ${c.liveness.boundMs} ms with work that fits (longest ${c.liveness.longestGapMs} ms)`);
+  fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits and JetStream up (longest ${c.liveness.longestAttributableMs} ms)`);
   fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 3).join(', ')})` : ''}`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
@@ -133,7 +135,8 @@ export function drillTable(r: DrillReport): string {
     ['contradicted', String(c.contradicted.count)],
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
-    ['liveness', `${c.liveness.violations.length} gaps over ${c.liveness.boundMs} ms with work that fits (longest gap ${c.liveness.longestGapMs} ms)`],
+    ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
+    ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
     ['audit', auditor],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
