@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(connections.map((nc) => nc.close()));
-  await scheduler?.stop();
+  await scheduler?.terminate();
   await cluster?.stop();
 });
 
@@ -69,6 +69,9 @@ describe('muster under the deployment\'s users', () => {
     }
     await eventually(async () => (await client.job('e2e-1')).status === 'succeeded', 30_000, 'e2e-1 to succeed');
 
+    const reader = new MusterClient(auditor, { timeoutMs: 10_000 });
+    expect((await reader.jobs()).map((j) => j.id)).toContain('e2e-1');
+    expect((await reader.nodes()).map((n) => n.id)).toEqual(['n1']);
     const types: string[] = [];
     for await (const { tx } of readLog(jetStream(auditor))) types.push(...tx.events.map((e) => e.type));
     expect(types).toEqual(expect.arrayContaining(['LeaderElected', 'NodeRegistered', 'JobSubmitted', 'GangCommitted', 'TaskCompleted', 'JobFinished']));

@@ -10,3 +10,4 @@ export { Replica } from './replica.ts';
 export type { RebuildReport, ReplicaDeps } from './replica.ts';
 export { HeartbeatMonitor } from './heartbeatMonitor.ts';
 export { resolveOptions } from './config.ts';
+export type { ReplicaStatus } from './statusResponder.ts';
