@@ -44,6 +44,10 @@ export function hostReason(index: HostIndex, h: number, r: MemberResources, loca
   if (r.gpus === 0) return null;
   if (index.freeGpu[h]! < r.gpus) return 'insufficient-gpu';
   const c = index.classes[index.cls[h]!]!;
+  if (r.gpuMemoryMb <= c.minGpuMem) {
+    // every device has the memory: the free counts per domain answer without a scan
+    return locality && index.maxDomainFree(h) < r.gpus ? 'gpu-locality' : null;
+  }
   const gpuBase = index.gpuBase[h]!;
   let qualified = 0;
   const perDomain = new Array<number>(c.domains.length).fill(0);

@@ -50,6 +50,8 @@ export interface HostClass {
   gpuIds: number[];
   gpuMem: number[];
   gpuDom: number[];
+  /** Least memory of any device (0 without GPUs). */
+  minGpuMem: number;
   /** NVLink domain number of each compact domain index (ascending). */
   domains: number[];
   /** Hosts a committed debit landed on, in order (reason counts refresh only these). */
@@ -199,6 +201,12 @@ export class HostIndex {
     if (this.freeCpu[h]! < d.cpu || this.freeMem[h]! < d.memoryMb || this.freeSlots[h]! < d.slots) return false;
     if (d.gpus === 0) return true;
     if (this.freeGpu[h]! < d.gpus) return false;
+    const c = this.classes[this.cls[h]!]!;
+    if (d.parts.length === 1 && d.parts[0]!.gpuMemoryMb <= c.minGpuMem) {
+      // every device has the memory: free counts (per domain under locality) decide
+      if (!d.locality) return true;
+      return (pin >= 0 ? this.domFree[this.domBase[h]! + pin]! : this.maxDomainFree(h)) >= d.gpus;
+    }
     return pickGpus(this, h, d.parts, d.locality, pin) !== null;
   }
 
@@ -240,8 +248,14 @@ export class HostIndex {
     this.classes[this.cls[h]!]!.touched.push(h);
   }
 
-  /** Whether a demand is already known to fit no host of the class (it dominates a recorded failure). */
+  /**
+   * Whether a demand is known to fit no host of the class: more than an empty host of the class
+   * offers, or it dominates a failure recorded this session.
+   */
   knownInfeasible(c: HostClass, d: BucketDemand): boolean {
+    const cap = c.spec.capacity;
+    if (d.cpu > cap.cpu || d.memoryMb > cap.memoryMb || (c.slotLimited && d.slots > (cap.slots ?? 0))) return true;
+    if (d.gpus > 0 && !devicesCanEverFit(c, d)) return true;
     for (const f of c.negatives) if (dominates(d, f)) return true;
     return false;
   }
@@ -257,6 +271,29 @@ export class HostIndex {
     kept.push(d);
     c.negatives = kept;
   }
+}
+
+// Enough devices with the memory each part needs on an empty host (in one domain, with locality).
+function devicesCanEverFit(c: HostClass, d: BucketDemand): boolean {
+  if (d.gpus > c.gpuIds.length) return false;
+  const domains = d.locality ? c.domains.length : 1;
+  for (let dom = 0; dom < domains; dom++) {
+    let ok = true;
+    let used = 0;
+    for (const part of d.parts) {
+      let qualified = 0;
+      for (let g = 0; g < c.gpuIds.length; g++) {
+        if (c.gpuMem[g]! >= part.gpuMemoryMb && (!d.locality || c.gpuDom[g] === dom)) qualified++;
+      }
+      // parts share devices: the strictest need bounds each part, the total bounds all of them
+      used += part.count;
+      if (qualified < part.count) ok = false;
+    }
+    let all = 0;
+    for (let g = 0; g < c.gpuIds.length; g++) if (!d.locality || c.gpuDom[g] === dom) all++;
+    if (ok && used <= all) return true;
+  }
+  return false;
 }
 
 // d ≥ f in every dimension, so f failing everywhere means d fails everywhere.
@@ -293,6 +330,7 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     gpuIds: gpus.map((g) => g.id),
     gpuMem: gpus.map((g) => g.memoryMb),
     gpuDom: gpus.map((g) => domains.indexOf(g.nvlinkDomain)),
+    minGpuMem: gpus.length === 0 ? 0 : Math.min(...gpus.map((g) => g.memoryMb)),
     domains,
     touched: [],
     negatives: [],

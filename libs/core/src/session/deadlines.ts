@@ -1,13 +1,15 @@
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import type { ShardLeaf } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 
 interface ShardDeadline {
-  jobs: Record<string, JobState> | undefined;
+  jobs: ShardLeaf<JobState> | null | undefined;
   earliest: number | null;
 }
 
-// Earliest deadline per pending shard, valid while both the pending shard and the jobs shard are
-// the same frozen objects (immer's structural sharing): only changed shards are rescanned.
-const memo = new WeakMap<Record<string, number>, ShardDeadline>();
+// Earliest deadline per pending leaf, valid while both the pending leaf and the jobs leaf are the
+// same frozen objects (structural sharing): only changed leaves are rescanned.
+const memo = new WeakMap<ShardLeaf<string>, ShardDeadline>();
 
 /** A pending job's timeout deadline (pendingSince + timeoutMs), or null without a timeout. */
 export function deadlineOf(job: JobState): number | null {
@@ -17,8 +19,8 @@ export function deadlineOf(job: JobState): number | null {
 /** The earliest timeout among pending jobs, or null: when the leader must wake up to abort one. */
 export function nextDeadline(state: State): number | null {
   let earliest: number | null = null;
-  for (const key in state.pending) {
-    const d = shardDeadline(state.pending[key]!, state.jobs[key]);
+  for (const [shard, pending] of shardLeaves(state.pending)) {
+    const d = shardDeadline(pending, shardLeaf(state.jobs, shard));
     if (d !== null && (earliest === null || d < earliest)) earliest = d;
   }
   return earliest;
@@ -38,13 +40,12 @@ export function needsSession(state: State, at: number): boolean {
 /** Pending jobs whose timeout is due at `at`, by id. */
 export function dueJobs(state: State, at: number): JobState[] {
   const out: JobState[] = [];
-  for (const key in state.pending) {
-    const pending = state.pending[key]!;
-    const d = shardDeadline(pending, state.jobs[key]);
+  for (const [shard, pending] of shardLeaves(state.pending)) {
+    const jobs = shardLeaf(state.jobs, shard);
+    const d = shardDeadline(pending, jobs);
     if (d === null || d > at) continue;
-    const jobs = state.jobs[key];
-    for (const id in pending) {
-      const job = jobs?.[id];
+    for (const id of pending) {
+      const job = leafGet(jobs, id);
       if (job === undefined) continue;
       const deadline = deadlineOf(job);
       if (deadline !== null && deadline <= at) out.push(job);
@@ -53,17 +54,17 @@ export function dueJobs(state: State, at: number): JobState[] {
   return out.sort((a, b) => (a.spec.id < b.spec.id ? -1 : a.spec.id > b.spec.id ? 1 : 0));
 }
 
-function shardDeadline(pending: Record<string, number>, jobs: Record<string, JobState> | undefined): number | null {
+function shardDeadline(pending: ShardLeaf<string>, jobs: ShardLeaf<JobState> | null | undefined): number | null {
   const cached = memo.get(pending);
   if (cached !== undefined && cached.jobs === jobs) return cached.earliest;
   let earliest: number | null = null;
-  for (const id in pending) {
-    const job = jobs?.[id];
+  for (const id of pending) {
+    const job = leafGet(jobs, id);
     if (job === undefined) continue;
     const d = deadlineOf(job);
     if (d !== null && (earliest === null || d < earliest)) earliest = d;
   }
   // a shard that can still change in place (a draft's or a bulk replay's copy) is never memoised
-  if (Object.isFrozen(pending) && (jobs === undefined || Object.isFrozen(jobs))) memo.set(pending, { jobs, earliest });
+  if (Object.isFrozen(pending) && (jobs === undefined || jobs === null || Object.isFrozen(jobs))) memo.set(pending, { jobs, earliest });
   return earliest;
 }

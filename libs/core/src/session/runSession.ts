@@ -1,5 +1,4 @@
-import { createDraft } from 'immer';
-import type { Draft } from 'immer';
+import { copyOnWrite } from '../copyOnWrite.ts';
 import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, SchedulerEvent } from '../events.ts';
 import { apply } from '../evolve.ts';
 import { allocateGang, allocatorCounters } from '../placement/allocateGang.ts';
@@ -12,7 +11,7 @@ import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import { indexFromState } from '../placement/indexFromState.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
-import { unsatisfiableKey } from '../spec/index.ts';
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { dueJobs, needsSession } from './deadlines.ts';
 import { dominantShare } from './dominantShare.ts';
@@ -82,7 +81,11 @@ function emptyStats(): SessionStats {
 export function runSession(state: State, at: number, options: SessionOptions = {}): SessionResult {
   const stats = emptyStats();
   if (!needsSession(state, at)) return { parts: [], stats };
-  return new Session(state, at, options, stats).run();
+  let result: SessionResult = { parts: [], stats };
+  copyOnWrite(state, (draft) => {
+    result = new Session(state, draft, at, options, stats).run();
+  });
+  return result;
 }
 
 interface CacheEntry {
@@ -91,7 +94,7 @@ interface CacheEntry {
 }
 
 class Session {
-  private readonly draft: Draft<State>;
+  private draft!: State;
   private readonly session: number;
   private readonly parts: SchedulerEvent[][] = [];
   private current: SchedulerEvent[] | null = null;
@@ -107,11 +110,12 @@ class Session {
 
   constructor(
     private readonly base: State,
+    draft: State,
     private readonly at: number,
     private readonly options: SessionOptions,
     private readonly stats: SessionStats,
   ) {
-    this.draft = createDraft(base);
+    this.draft = draft;
     this.session = base.session + 1;
     this.partEvents = options.partEvents ?? PART_EVENTS;
   }
@@ -140,10 +144,10 @@ class Session {
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's
     const records = new Map<string, JobState>();
-    for (const key in base.pending) {
-      const jobs = base.jobs[key];
-      for (const id in base.pending[key]) {
-        const job = jobs?.[id];
+    for (const [shard, pending] of shardLeaves(base.pending)) {
+      const jobs = shardLeaf(base.jobs, shard);
+      for (const id of pending) {
+        const job = leafGet(jobs, id);
         if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
         if (!retryAll && job.pendingEpoch <= prevSessionEpoch) {
           this.stats.notRetried++;
@@ -289,7 +293,7 @@ class Session {
   // One gang's events stay in one transaction; a transaction closes after the gang that brings
   // it to `partEvents` events, so every transaction leaves the state consistent.
   private emit(unit: readonly SchedulerEvent[]): void {
-    for (const event of unit) apply(this.draft as State, event);
+    for (const event of unit) apply(this.draft, event);
     if (this.current === null) {
       this.current = [];
       this.parts.push(this.current);
@@ -300,16 +304,11 @@ class Session {
   }
 }
 
-const cacheKeys = new WeakMap<JobState['spec'], string>();
-
-// the unsatisfiable-cache key, memoised per immutable spec (the fingerprint is the spec's too)
+// The session-local cache's key: fingerprint and identity, like `unsatisfiableKey` (which keys the
+// state's copy), in a cheaper unambiguous form (NUL never occurs in an id or a name).
 function cacheKeyOf(job: JobState): string {
-  let key = cacheKeys.get(job.spec);
-  if (key === undefined) {
-    key = unsatisfiableKey(job.fingerprint, job.spec.identity);
-    cacheKeys.set(job.spec, key);
-  }
-  return key;
+  const { user, queue, project } = job.spec.identity;
+  return `${job.fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
 }
 
 function describePlacement(shape: GangShape): string {
