@@ -1,18 +1,21 @@
-// muster's own processes and libraries under the deployment's users: a real scheduler replica
-// connected as `scheduler`, a node reported as `agent-n1`, a job submitted through the API and
-// watched as `submitter`, the log read as `auditor`, on the cluster started from deploy/nats.
-// Every server log is then free of permission violations.
+// muster's own processes and libraries under the deployment's users, on the cluster started from
+// deploy/nats: a real scheduler replica connected as `scheduler`, a node reported as `agent-n1`,
+// `muster agent --simulate` as `simulator`, jobs submitted through the API and watched as
+// `submitter`, the state and the log read as `auditor`. No server logs a permission violation.
 import { DECISIONS_STREAM, jetStream, publishInput, readLog } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { MusterClient, subjectMessages } from '@muster/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployedCluster } from '../support/natsConfig.ts';
 import type { DeployedCluster } from '../support/natsConfig.ts';
+import { spawnAgent } from '@muster/stack';
+import type { AgentProcess } from '@muster/stack';
 import { eventually, replicaStatus, spawnScheduler } from '../support/schedulerProcess.ts';
 import type { SchedulerProcess } from '../support/schedulerProcess.ts';
 
 let cluster: DeployedCluster;
 let scheduler: SchedulerProcess | undefined;
+let simulator: AgentProcess | undefined;
 const connections: NatsConnection[] = [];
 
 async function login(user: string): Promise<NatsConnection> {
@@ -21,25 +24,20 @@ async function login(user: string): Promise<NatsConnection> {
   return nc;
 }
 
+/** What docker-compose.yml gives a muster service of this role. */
+function roleEnv(user: string): NodeJS.ProcessEnv {
+  const { pass, inboxPrefix } = cluster.credentials(user);
+  return { ...process.env, NATS_USER: user, NATS_PASSWORD: pass, ...(inboxPrefix === undefined ? {} : { NATS_INBOX_PREFIX: inboxPrefix }) };
+}
+
 beforeAll(async () => {
   cluster = await startDeployedCluster();
-  // the replica reads its credentials from the environment, as in docker-compose.yml
-  const { user, pass } = cluster.credentials('scheduler');
-  const saved = { user: process.env['NATS_USER'], pass: process.env['NATS_PASSWORD'] };
-  process.env['NATS_USER'] = user;
-  process.env['NATS_PASSWORD'] = pass;
-  try {
-    scheduler = spawnScheduler({ id: 's1', urls: cluster.urls, replicas: 3, leaseMs: 500 });
-  } finally {
-    for (const [key, value] of [['NATS_USER', saved.user], ['NATS_PASSWORD', saved.pass]] as const) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
+  scheduler = spawnScheduler({ id: 's1', urls: cluster.urls, replicas: 3, leaseMs: 500, env: roleEnv('scheduler') });
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(connections.map((nc) => nc.close()));
+  await simulator?.terminate();
   await scheduler?.terminate();
   await cluster?.stop();
 });
@@ -76,6 +74,20 @@ describe('muster under the deployment\'s users', () => {
     for await (const { tx } of readLog(jetStream(auditor))) types.push(...tx.events.map((e) => e.type));
     expect(types).toEqual(expect.arrayContaining(['LeaderElected', 'NodeRegistered', 'JobSubmitted', 'GangCommitted', 'TaskCompleted', 'JobFinished']));
 
+  });
+
+  it('runs jobs on `muster agent --simulate` connected as the simulator, as in docker-compose.yml', async () => {
+    simulator = spawnAgent({ urls: cluster.urls, simulate: 2, env: roleEnv('simulator') });
+    const client = new MusterClient(await login('submitter'), { timeoutMs: 10_000 });
+    await eventually(async () => (await client.nodes()).filter((n) => n.id.startsWith('sim-')).length === 2, 30_000, `simulated nodes:\n${simulator.logFile}`);
+    // GPU nodes only: n1 of the first test has no agent running its members
+    const spec = { id: 'e2e-sim', identity: { user: 'bob', queue: 'default', project: 'p1' }, tasks: 2, resources: { cpu: 500, memoryMb: 256, gpus: 1 }, select: "kind == 'gpu'", runtimeMs: 200 };
+    await client.submit(spec, { via: 'api' });
+    expect(await client.wait('e2e-sim', { timeoutMs: 30_000 })).toMatchObject({ type: 'GangCommitted', allocations: [expect.objectContaining({ node: 'sim-2' })] });
+    await eventually(async () => (await client.job('e2e-sim')).status === 'succeeded', 30_000, 'e2e-sim to succeed');
+  });
+
+  it('left no permission violation in any server\'s log', () => {
     const violations = cluster.nodes.flatMap((n) => n.log().split('\n')).filter((line) => line.includes('Violation'));
     expect(violations).toEqual([]);
   });
