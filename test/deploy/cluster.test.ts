@@ -49,9 +49,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await scheduler?.close();
-  await admin?.close();
-  await cluster?.stop();
+  try {
+    await Promise.all([scheduler?.close(), admin?.close()]);
+  } finally {
+    await cluster?.stop();
+  }
 });
 
 describe('the deployment\'s NATS cluster, from the committed configuration', () => {

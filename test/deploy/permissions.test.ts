@@ -95,8 +95,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(connections.map((nc) => nc.close()));
-  await cluster?.stop();
+  try {
+    await Promise.all(connections.map((nc) => nc.close()));
+  } finally {
+    await cluster?.stop();
+  }
 });
 
 describe('scheduler', () => {

@@ -5,11 +5,11 @@
 import { DECISIONS_STREAM, jetStream, publishInput, readLog } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { MusterClient, subjectMessages } from '@muster/client';
+import { spawnAgent } from '@muster/stack';
+import type { AgentProcess } from '@muster/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployedCluster } from '../support/natsConfig.ts';
 import type { DeployedCluster } from '../support/natsConfig.ts';
-import { spawnAgent } from '@muster/stack';
-import type { AgentProcess } from '@muster/stack';
 import { eventually, replicaStatus, spawnScheduler } from '../support/schedulerProcess.ts';
 import type { SchedulerProcess } from '../support/schedulerProcess.ts';
 
@@ -36,10 +36,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(connections.map((nc) => nc.close()));
-  await simulator?.terminate();
-  await scheduler?.terminate();
-  await cluster?.stop();
+  try {
+    await Promise.all(connections.map((nc) => nc.close()));
+    await Promise.all([simulator?.terminate(), scheduler?.terminate()]);
+  } finally {
+    await cluster?.stop();
+  }
 });
 
 describe('muster under the deployment\'s users', () => {
