@@ -9,7 +9,7 @@ import { summarizeAudit } from './drillAudit.ts';
 import type { DrillAuditSummary } from './drillAudit.ts';
 import { startDrillCluster } from './drillCluster.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
-import { checkDecisions, lostJobs } from './drillDecisions.ts';
+import { checkDecisions, lostJobs, whereJobsAre } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { watchJetStream } from './drillNatsWatch.ts';
@@ -184,7 +184,7 @@ async function check(
       longestMs: unavailable.reduce((ms, i) => Math.max(ms, i.to - i.from), 0),
       intervals: unavailable.map((i) => ({ fromMs: i.from - workloadStart, ms: i.to - i.from })),
     },
-    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running, unsettled: settled.unsettled },
+    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running, unsettled: whereJobsAre(settled.unsettled, replay.final, stream) },
   };
   report.auditor = auditor;
   progress(`checked ${log.length} transactions, ${inputs.length} inputs, ${stream.length} decision messages; audit ${auditor === null ? `failed: ${report.auditorError}` : auditor.clean ? 'clean' : 'NOT clean'}`);

@@ -1,6 +1,6 @@
 import type { StoredDecision } from '@muster/bus';
-import { canonicalJson } from '@muster/core';
-import type { LoggedTransaction } from '@muster/core';
+import { canonicalJson, shardGet } from '@muster/core';
+import type { LoggedTransaction, State } from '@muster/core';
 
 /** What the drill's own accounting finds about decisions, in the log and on MUSTER_DECISIONS. */
 export interface DecisionFindings {
@@ -145,6 +145,33 @@ function parseBody(data: string): { type?: unknown; final?: unknown; category?: 
   try {
     const body = JSON.parse(data) as { type?: unknown; final?: unknown; reason?: { category?: unknown } };
     return { type: body.type, final: body.final, category: body.reason?.category };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One line per job on where it is: its status, the nodes holding its members, which of those
+ * nodes have its bind on MUSTER_DECISIONS, and how many members reported done (to tell a lost
+ * bind from a lost completion when a drill does not settle).
+ */
+export function whereJobsAre(ids: readonly string[], state: State, stream: readonly StoredDecision[]): string[] {
+  return ids.map((id) => {
+    const job = shardGet(state.jobs, id);
+    if (job === undefined) return `${id}: not in the log's state`;
+    const nodes = [...new Set(job.allocations.map((a) => a.node))].sort();
+    const bound = new Map(stream.filter((m) => m.subject.startsWith('muster.bind.') && bindJob(m.data) === id).map((m) => [m.subject.slice('muster.bind.'.length), m.seq]));
+    const members = job.members.filter((m) => m !== null);
+    const done = members.filter((m) => m.done).length;
+    const binds = nodes.map((n) => `${n} (${bound.has(n) ? `bind at stream ${bound.get(n)}` : 'no bind'})`).join(', ');
+    return `${id}: ${job.status} on ${binds || 'no node'}; ${done}/${members.length} members done`;
+  });
+}
+
+function bindJob(data: string): string | null {
+  try {
+    const body = JSON.parse(data) as { jobId?: unknown };
+    return typeof body.jobId === 'string' ? body.jobId : null;
   } catch {
     return null;
   }

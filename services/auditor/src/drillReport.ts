@@ -65,6 +65,7 @@ export interface DrillReport {
     liveness: LivenessResult;
     /** When JetStream could not serve muster's streams (a NATS node down, its streams electing leaders); `fromMs` counts from the workload's start. */
     natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
+    /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are. */
     settle: { trouble: string | null; pending: number; running: number; unsettled: string[] };
   };
   auditor: DrillAuditSummary | null;
@@ -102,7 +103,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(d.notAtEnd > 0, `${d.notAtEnd} replicas not at the log's end after quiescing`);
   fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
   fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits and JetStream up (longest ${c.liveness.longestAttributableMs} ms)`);
-  fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 3).join(', ')})` : ''}`);
+  fail(c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 2).join('; ')})` : ''}`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
   if (r.auditor === null) fail(r.error === null, `the auditor did not run: ${r.auditorError ?? 'no reason given'}`);

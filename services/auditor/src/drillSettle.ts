@@ -12,7 +12,7 @@ export interface SettleResult {
   statuses: Map<string, ReplicaStatus | null>;
   pending: number;
   running: number;
-  /** Some of the jobs still pending or running (the first 10), for a report that did not settle. */
+  /** Some of the jobs still running and pending (up to 5 of each), for a report that did not settle. */
   unsettled: string[];
   /** What kept it from resting, or null. */
   trouble: string | null;
@@ -59,7 +59,7 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   const jobs = await Promise.all([client.jobs({ status: 'pending' }), client.jobs({ status: 'running' })]).catch(() => null);
   if (jobs === null) return { ...base, trouble: 'jobs could not be listed' };
   const [pending, running] = jobs;
-  const counts = { ...base, pending: pending.length, running: running.length, unsettled: [...pending, ...running].slice(0, 10).map((j) => j.id) };
+  const counts = { ...base, pending: pending.length, running: running.length, unsettled: [...running.slice(0, 5), ...pending.slice(0, 5)].map((j) => j.id) };
   if (pending.length > 0 || running.length > 0) return { ...counts, trouble: `${pending.length} jobs pending, ${running.length} running` };
   return { ...counts, trouble: null };
 }
