@@ -10,8 +10,10 @@ let owned: Set<object> | null = null;
 
 /**
  * Runs `recipe` on a shallow copy of `base` whose descendants are copied on first write through
- * `writable`; returns that copy, deep-frozen where it is new (like immer's autoFreeze), and never
- * writes to `base` or anything reachable from it.
+ * `writable`; returns that copy and never writes to `base` or anything reachable from it. Every
+ * object the run copied or registered with `created` is frozen at the end, so a later run (or
+ * anyone) writing to it by mistake throws, as with immer's autoFreeze; values the recipe took
+ * from elsewhere (event payloads) are not walked.
  */
 export function copyOnWrite<T extends object>(base: T, recipe: (root: T) => void): T {
   if (owned !== null) throw new Error('copyOnWrite: runs do not nest');
@@ -24,7 +26,7 @@ export function copyOnWrite<T extends object>(base: T, recipe: (root: T) => void
   } finally {
     owned = null;
   }
-  freezeNew(root);
+  for (const made of run) Object.freeze(made);
   return root;
 }
 
@@ -47,7 +49,7 @@ export function isWritable(value: object): boolean {
   return owned === null || owned.has(value);
 }
 
-/** Marks an object the recipe just made as writable for the rest of the run (saves a needless copy). */
+/** Marks an object the recipe just made as writable for the rest of the run (no needless copy) and to be frozen at its end. */
 export function created<T extends object>(value: T): T {
   if (owned !== null) owned.add(value);
   return value;
@@ -59,23 +61,6 @@ function shallowCopy<T extends object>(value: T): T {
     for (let i = 0; i < value.length; i++) out[i] = value[i];
     return out as T;
   }
-  const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = value[key];
-  return out as T;
-}
-
-// immer's autoFreeze rule: freeze what is not frozen yet, and descend only into what was not
-// (an input produced by immer or by `copyOnWrite` is frozen, so only this run's objects are walked).
-function freezeNew(value: object): void {
-  if (Object.isFrozen(value)) return;
-  Object.freeze(value);
-  if (Array.isArray(value)) {
-    for (const item of value as unknown[]) if (typeof item === 'object' && item !== null) freezeNew(item);
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    const item = record[key];
-    if (typeof item === 'object' && item !== null) freezeNew(item);
-  }
+  // spread keeps a small object's hidden class (V8 clones it), so fold results read as fast as immer's
+  return { ...value };
 }

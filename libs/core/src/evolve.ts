@@ -60,7 +60,7 @@ export function apply(state: State, event: SchedulerEvent): void {
       const n = shardOf(event.nodeId);
       const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status !== 'up') return;
-      writableNode(state, n, event.nodeId).status = 'drained';
+      writableNode(state, n, node).status = 'drained';
       addCapacity(state, node.spec, -1);
       return;
     }
@@ -70,7 +70,7 @@ export function apply(state: State, event: SchedulerEvent): void {
       const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status === 'lost') return;
       if (node.status === 'up') addCapacity(state, node.spec, -1);
-      writableNode(state, n, event.nodeId).status = 'lost';
+      writableNode(state, n, node).status = 'lost';
       return;
     }
     case 'JobSubmitted':
@@ -87,9 +87,10 @@ export function apply(state: State, event: SchedulerEvent): void {
     case 'TaskCompleted': {
       seenInput(state, event.inputSeq);
       const n = shardOf(event.jobId);
-      const member = entry(state.jobs, n, event.jobId)?.members[event.member];
-      if (member === undefined || member === null || member.done) return;
-      const written = writable(writable(writableJob(state, n, event.jobId), 'members'), event.member)!;
+      const job = entry(state.jobs, n, event.jobId);
+      const member = job?.members[event.member];
+      if (job === undefined || member === undefined || member === null || member.done) return;
+      const written = writable(writable(writableJob(state, n, job), 'members'), event.member)!;
       written.done = true;
       written.ok = event.ok;
       return;
@@ -102,14 +103,15 @@ export function apply(state: State, event: SchedulerEvent): void {
     case 'HostDebited': {
       debit(state, event.node, event.resources, event.gpuIds, 1);
       const n = shardOf(event.jobId);
-      if (entry(state.jobs, n, event.jobId) === undefined) return;
-      writable(writableJob(state, n, event.jobId), 'provisional').push({
+      const job = entry(state.jobs, n, event.jobId);
+      if (job === undefined) return;
+      writable(writableJob(state, n, job), 'provisional').push(created({
         node: event.node,
         role: event.role,
         members: event.members,
         resources: event.resources,
         gpuIds: event.gpuIds,
-      });
+      }));
       return;
     }
     case 'DebitReversed': {
@@ -118,14 +120,14 @@ export function apply(state: State, event: SchedulerEvent): void {
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
       const i = job.provisional.findIndex((d) => d.node === event.node && d.role === event.role);
-      if (i >= 0) writable(writableJob(state, n, event.jobId), 'provisional').splice(i, 1);
+      if (i >= 0) writable(writableJob(state, n, job), 'provisional').splice(i, 1);
       return;
     }
     case 'MemberBound': {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined || event.member < 0 || event.member >= job.members.length) return;
-      writable(writableJob(state, n, event.jobId), 'members')[event.member] = created<MemberState>({
+      writable(writableJob(state, n, job), 'members')[event.member] = created<MemberState>({
         node: event.node,
         role: event.role,
         gpuIds: event.gpuIds,
@@ -145,7 +147,7 @@ export function apply(state: State, event: SchedulerEvent): void {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
-      const written = writableJob(state, n, event.jobId);
+      const written = writableJob(state, n, job);
       written.status = 'pending';
       written.pendingSince = event.at;
       written.pendingEpoch = ++state.epoch;
@@ -154,8 +156,9 @@ export function apply(state: State, event: SchedulerEvent): void {
     }
     case 'JobFinished': {
       const n = shardOf(event.jobId);
-      if (entry(state.jobs, n, event.jobId) === undefined) return;
-      const written = writableJob(state, n, event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
+      if (job === undefined) return;
+      const written = writableJob(state, n, job);
       written.status = event.outcome;
       written.finishedAt = event.at;
       unpend(state, n, event.jobId);
@@ -165,7 +168,7 @@ export function apply(state: State, event: SchedulerEvent): void {
       releaseAllocation(state, event);
       return;
     case 'Checkpoint':
-      state.lastCheckpoint = { seq: event.seq, stateHash: event.stateHash };
+      state.lastCheckpoint = created({ seq: event.seq, stateHash: event.stateHash });
       return;
     default: {
       // A type the catalogue does not know is a newer writer's fact: it changes nothing here.
@@ -221,20 +224,21 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** A node that exists, writable. An entity already writable has a writable path above it. */
-function writableNode(state: State, shard: number, id: string): NodeState {
-  const leaf = shardLeaf(state.nodes, shard)!;
-  const i = leafIndex(leaf, id);
-  const node = leaf[i]!;
-  return isWritable(node) ? node : writable(writableLeaf(writable(state, 'nodes'), shard), i)!;
+/**
+ * `node`, just read from `state` (shard `shard`), made writable. An entity that is writable
+ * already has a writable path above it, so the common case is one lookup.
+ */
+function writableNode(state: State, shard: number, node: NodeState): NodeState {
+  if (isWritable(node)) return node;
+  const leaf = writableLeaf(writable(state, 'nodes'), shard);
+  return writable(leaf, leafIndex(leaf, node.spec.id));
 }
 
-/** A job that exists, writable. */
-function writableJob(state: State, shard: number, id: string): JobState {
-  const leaf = shardLeaf(state.jobs, shard)!;
-  const i = leafIndex(leaf, id);
-  const job = leaf[i]!;
-  return isWritable(job) ? job : writable(writableLeaf(writable(state, 'jobs'), shard), i)!;
+/** `job`, just read from `state` (shard `shard`), made writable. */
+function writableJob(state: State, shard: number, job: JobState): JobState {
+  if (isWritable(job)) return job;
+  const leaf = writableLeaf(writable(state, 'jobs'), shard);
+  return writable(leaf, leafIndex(leaf, job.spec.id));
 }
 
 /** The leaf of `shard` in a writable table, writable, made (levels too) when it is missing. */
@@ -309,7 +313,7 @@ function registerNode(state: State, spec: NodeSpec): void {
     insert(writable(state, 'nodes'), n, created(node));
   } else {
     if (existing.status === 'up') addCapacity(state, existing.spec, -1);
-    const node = writableNode(state, n, spec.id);
+    const node = writableNode(state, n, existing);
     node.spec = spec;
     node.status = 'up';
   }
@@ -348,11 +352,11 @@ function debit(state: State, nodeId: string, resources: Resources, gpuIds: reado
   const n = shardOf(nodeId);
   const node = entry(state.nodes, n, nodeId);
   if (node === undefined) return;
-  const written = writableNode(state, n, nodeId);
+  const written = writableNode(state, n, node);
   addResources(writable(written, 'used'), resources, factor);
   // an empty id list leaves `gpusUsed` as it is (it is ascending and distinct by construction)
   if (gpuIds.length === 0) return;
-  written.gpusUsed = factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id));
+  written.gpusUsed = created(factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id)));
 }
 
 /** The ascending, distinct union of `used` (ascending, distinct) and `add`, as a new array. */
@@ -385,18 +389,19 @@ function commitGang(state: State, event: GangCommitted): void {
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, n, event.jobId);
+  const written = writableJob(state, n, job);
   written.status = 'running';
   written.session = event.session;
   written.allocations = event.allocations;
-  written.provisional = created([]);
+  if (job.provisional.length > 0) written.provisional = created([]);
   written.pendReason = null;
   unpend(state, n, event.jobId);
   for (const a of event.allocations) {
     addUsage(state, job.spec.identity, a.resources, 1);
     const nodeShard = shardOf(a.node);
-    if (entry(state.nodes, nodeShard, a.node) === undefined) continue;
-    const jobs = writable(writableNode(state, nodeShard, a.node), 'jobs');
+    const node = entry(state.nodes, nodeShard, a.node);
+    if (node === undefined) continue;
+    const jobs = writable(writableNode(state, nodeShard, node), 'jobs');
     jobs[event.jobId] = (own(jobs, event.jobId) ?? 0) + a.members.length;
   }
 }
@@ -405,7 +410,7 @@ function abortGang(state: State, event: GangAborted): void {
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, n, event.jobId);
+  const written = writableJob(state, n, job);
   written.pendReason = event.reason;
   if (event.final) {
     written.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
@@ -415,7 +420,7 @@ function abortGang(state: State, event: GangAborted): void {
   }
   if (event.reason.category === 'node-lost') {
     // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
-    written.allocations = [];
+    written.allocations = created([]);
     written.members = created(job.members.map(() => null));
     written.session = null;
     return;
@@ -436,13 +441,13 @@ function releaseAllocation(state: State, event: AllocationReleased): void {
   for (const m of event.members) {
     const member = (members ?? job.members)[m];
     if (member === undefined || member === null || member.released) continue;
-    members ??= writable(writableJob(state, n, event.jobId), 'members');
+    members ??= writable(writableJob(state, n, job), 'members');
     writable(members, m)!.released = true;
   }
   const nodeShard = shardOf(event.node);
   const node = entry(state.nodes, nodeShard, event.node);
   const held = node === undefined ? undefined : own(node.jobs, event.jobId);
   const left = (held ?? 0) - event.members.length;
-  if (left > 0) writable(writableNode(state, nodeShard, event.node), 'jobs')[event.jobId] = left;
-  else if (held !== undefined) delete writable(writableNode(state, nodeShard, event.node), 'jobs')[event.jobId];
+  if (left > 0) writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId] = left;
+  else if (held !== undefined) delete writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
 }
