@@ -11,6 +11,7 @@ export type { Sharded } from './shard.ts';
 export type { State, NodeState, JobState, JobStatus, NodeStatus, MemberState, ProvisionalDebit, Usage } from './state.ts';
 export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
+export { copyOnWrite } from './copyOnWrite.ts';
 export { stateHash } from './stateHash.ts';
 export * from './spec/index.ts';
 export * from './select/index.ts';
