@@ -1,7 +1,9 @@
 import {
+  apply,
+  applyTransaction,
+  copyOnWrite,
   decide,
   decisionMessages,
-  fold,
   foldTransactions,
   heartbeatLost,
   ingest,
@@ -49,8 +51,8 @@ interface OpenSession {
 }
 
 /**
- * Replays a log transaction by transaction with the core's own folds (each result frozen and
- * shared structurally, so `decide` and `ingest` may read any of them), and checks each one: the hash chain, stamps and fencing, its re-derivation (sessions by `decide`
+ * Replays a log transaction by transaction with the core's own copy-on-write folds (each result
+ * frozen and shared structurally, so `decide` may read any of them), and checks each one: the hash chain, stamps and fencing, its re-derivation (sessions by `decide`
  * on the state before them, ingest by `ingest` from the inputs, facts by `heartbeatLost`),
  * checkpoints and snapshots against the replayed state, the invariants, and the decision messages
  * it leads to.
@@ -149,15 +151,6 @@ export class LogAuditor {
     this.state = foldTransactions(this.state, [{ seq, tx }]);
   }
 
-  // the envelope's part of a transaction (sequence, stamp, term), before its events are folded
-  private header(seq: number, tx: Transaction): void {
-    this.state = foldTransactions(this.state, [{ seq, tx: { ...tx, events: [] } }]);
-  }
-
-  private foldRange(events: readonly SchedulerEvent[], from: number, to: number): void {
-    this.state = fold(this.state, from === 0 && to === events.length ? events : events.slice(from, to));
-  }
-
   private checkStamp(seq: number, tx: Transaction): void {
     const s = this.state;
     if (tx.at < s.lastAt) this.fail(seq, 'time', `transaction ${seq} is stamped ${tx.at}, before the log's last stamp ${s.lastAt}`);
@@ -203,33 +196,43 @@ export class LogAuditor {
     this.foldWhole(seq, tx);
   }
 
+  // The inputs are fetched first (reading MUSTER_IN is asynchronous), then the transaction is
+  // folded in one synchronous copy-on-write run, each input re-derived by `ingest` on the state as
+  // its predecessors in the transaction left it, as the leader did it.
   private async ingest(seq: number, tx: Transaction): Promise<void> {
-    this.header(seq, tx);
     const events = tx.events;
+    const groups: { from: number; to: number; input: Input | null }[] = [];
+    let lastInputSeq = this.state.lastInputSeq;
     let i = 0;
     while (i < events.length) {
       const inputSeq = inputSeqOf(events[i]!);
       if (inputSeq === null) {
         this.fail(seq, 'structure', `event ${i} (${events[i]!.type}) of ingest transaction ${seq} names no input, yet no earlier event of its input precedes it`);
-        this.foldRange(events, i, events.length);
-        return;
+        groups.push({ from: i, to: events.length, input: null });
+        break;
       }
       // an input's events: the one that names it, then its consequences (which name none)
-      let end = i + 1;
-      while (end < events.length && inputSeqOf(events[end]!) === null) end++;
-      if (inputSeq <= this.state.lastInputSeq) {
-        this.fail(seq, 'exactly-once', `transaction ${seq} ingests input ${inputSeq}, but the log had already ingested up to input ${this.state.lastInputSeq}`);
-      }
-      const input = inputSeq > this.state.lastInputSeq ? await this.input(seq, inputSeq) : null;
-      if (input === null) {
-        this.counts.inputsStructural++;
+      let to = i + 1;
+      while (to < events.length && inputSeqOf(events[to]!) === null) to++;
+      let input: Input | null = null;
+      if (inputSeq <= lastInputSeq) {
+        this.fail(seq, 'exactly-once', `transaction ${seq} ingests input ${inputSeq}, but the log had already ingested up to input ${lastInputSeq}`);
       } else {
-        this.counts.inputsRederived++;
-        this.compare(seq, tx, ingest(this.state, input, tx.at), i, end);
+        input = await this.input(seq, inputSeq);
+        lastInputSeq = inputSeq;
       }
-      this.foldRange(events, i, end);
-      i = end;
+      if (input === null) this.counts.inputsStructural++;
+      else this.counts.inputsRederived++;
+      groups.push({ from: i, to, input });
+      i = to;
     }
+    this.state = copyOnWrite(this.state, (root) => {
+      applyTransaction(root, seq, { ...tx, events: [] });
+      for (const { from, to, input } of groups) {
+        if (input !== null) this.compare(seq, tx, ingest(root, input, tx.at), from, to);
+        for (let k = from; k < to; k++) apply(root, events[k]!);
+      }
+    });
   }
 
   private async input(seq: number, inputSeq: number): Promise<Input | null> {
@@ -245,22 +248,23 @@ export class LogAuditor {
   }
 
   private fact(seq: number, tx: Transaction): void {
-    this.header(seq, tx);
     const events = tx.events;
-    let i = 0;
-    while (i < events.length) {
-      const first = events[i]!;
-      if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
-        this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
-        this.foldRange(events, i, events.length);
-        return;
+    this.state = copyOnWrite(this.state, (root) => {
+      applyTransaction(root, seq, { ...tx, events: [] });
+      let i = 0;
+      while (i < events.length) {
+        const first = events[i]!;
+        if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
+          this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
+          for (; i < events.length; i++) apply(root, events[i]!);
+          return;
+        }
+        let to = i + 1;
+        while (to < events.length && events[to]!.type !== 'NodeLost') to++;
+        this.compare(seq, tx, heartbeatLost(root, first.nodeId, tx.at), i, to);
+        for (; i < to; i++) apply(root, events[i]!);
       }
-      let end = i + 1;
-      while (end < events.length && events[end]!.type !== 'NodeLost') end++;
-      this.compare(seq, tx, heartbeatLost(this.state, first.nodeId, tx.at), i, end);
-      this.foldRange(events, i, end);
-      i = end;
-    }
+    });
   }
 
   private election(seq: number, tx: Transaction): void {
