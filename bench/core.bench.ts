@@ -41,7 +41,7 @@ const ZONES = ['a', 'b', 'c', 'd'];
 
 function hostSpec(i: number): Record<string, unknown> {
   const id = `h${String(i).padStart(5, '0')}`;
-  const zone = ZONES[i % ZONES.length]!;
+  const zone = ZONES[Math.floor(i / 4) % ZONES.length]!;
   if (i % 4 === 0) {
     const model = i % 8 === 0 ? 'H100' : 'A100';
     return {
@@ -187,7 +187,7 @@ function report(label: string, run: TimedSession, foldMs: number): void {
   const loopMs = totalMs - run.setupMs;
   console.log(`\n== ${label}`);
   console.log(`  attempts ${fmt(stats.attempted)} (committed ${fmt(stats.committed)}, failed ${fmt(stats.failed)}, from cache ${fmt(stats.cacheHits)}; not retried ${fmt(stats.notRetried)}), events ${fmt(stats.events)} in ${run.parts.length} part(s)`);
-  console.log(`  plans tried ${fmt(stats.plansTried)}, skipped ${fmt(stats.plansSkipped)}, host searches ${fmt(stats.hostSearches)}, aborts written ${fmt(stats.abortsWritten)}`);
+  console.log(`  plans tried ${fmt(stats.plansTried)}, skipped ${fmt(stats.plansSkipped)}, host searches ${fmt(stats.hostSearches)} (tree nodes opened ${fmt(stats.nodeVisits)}, leaves ${fmt(stats.leafVisits)}), aborts written ${fmt(stats.abortsWritten)}`);
   console.log(`  session ${fmt(totalMs, 1)} ms (first attempt incl. setup ${fmt(run.setupMs, 1)} ms), fold of its events by the caller ${fmt(foldMs, 1)} ms`);
   console.log(`  gang decisions/s ${fmt(stats.attempted / (totalMs / 1000))} wall (excluding setup ${fmt(steady.length / (loopMs / 1000))}), ${fmt(stats.attempted / (totalCpuMs / 1000))} per CPU-second`);
   console.log(`  members placed/s ${fmt(stats.membersPlaced / (totalMs / 1000))} wall, ${fmt(stats.membersPlaced / (totalCpuMs / 1000))} per CPU-second (${fmt(stats.membersPlaced)} members)`);

@@ -41,6 +41,8 @@ export interface HostClass {
   maxDom: Float64Array;
   minKey: Float64Array;
   firstRank: Float64Array;
+  /** Per ratio ρ of RATIOS: the largest min(free cpu, free memory / ρ) below each tree node. */
+  ratioMax: Float64Array[];
   wCpu: number;
   wMem: number;
   wSlots: number;
@@ -73,6 +75,15 @@ export interface IndexUndo {
 // Binpack weight of a dimension: ⌊2^32 / capacity⌋, so weight × free is the free fraction scaled to
 // an integer and sums stay exact doubles (below 2^53 for any capacity under 2^50).
 const SCALE = 2 ** 32;
+
+/**
+ * Memory-per-CPU ratios (MiB per millicore, powers of two so divisions are exact) at which each
+ * tree node keeps max min(free cpu, free memory / ρ). A host that fits (cpu c, memory m) has
+ * min(free cpu, free memory / ρ) ≥ min(c, m / ρ) for every ρ, so a subtree below that bound holds
+ * no host for the bucket even when one host has the CPU and another the memory: the pruning the
+ * per-dimension maxima alone cannot do on a binpacked cluster.
+ */
+export const RATIOS: readonly number[] = [0.25, 1, 4, 16];
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 const NEGATIVE_MEMO = 8;
 
@@ -115,6 +126,9 @@ export class HostIndex {
   /** Per host, its domains' free device counts start here in `domFree`. */
   readonly domBase: Int32Array;
   readonly domFree: Int32Array;
+  /** Tree nodes and leaves searches have opened (work counters for tests and the benchmark). */
+  nodeVisits = 0;
+  leafVisits = 0;
 
   /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
   constructor(sources: readonly HostSource[]) {
@@ -322,6 +336,7 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     maxDom: new Float64Array(0),
     minKey: new Float64Array(0),
     firstRank: new Float64Array(0),
+    ratioMax: [],
     wCpu: weight(spec.capacity.cpu),
     wMem: weight(spec.capacity.memoryMb),
     wSlots: slotLimited ? weight(spec.capacity.slots ?? 0) : 0,
@@ -349,6 +364,7 @@ function buildTree(index: HostIndex, c: HostClass): void {
   c.maxDom = new Float64Array(size).fill(-1);
   c.minKey = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
   c.firstRank = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+  c.ratioMax = RATIOS.map(() => new Float64Array(size).fill(-1));
   for (let i = 0; i < c.hosts.length; i++) setLeaf(index, c, i);
   for (let node = base - 1; node >= 1; node--) pull(c, node);
 }
@@ -363,6 +379,9 @@ function setLeaf(index: HostIndex, c: HostClass, pos: number): void {
   c.maxDom[node] = index.maxDomainFree(h);
   c.minKey[node] = index.key[h]!;
   c.firstRank[node] = h;
+  const cpu = index.freeCpu[h]!;
+  const mem = index.freeMem[h]!;
+  for (let k = 0; k < RATIOS.length; k++) c.ratioMax[k]![node] = Math.min(cpu, mem / RATIOS[k]!);
 }
 
 function pull(c: HostClass, node: number): void {
@@ -375,6 +394,7 @@ function pull(c: HostClass, node: number): void {
   c.maxDom[node] = Math.max(c.maxDom[l]!, c.maxDom[r]!);
   c.minKey[node] = Math.min(c.minKey[l]!, c.minKey[r]!);
   c.firstRank[node] = Math.min(c.firstRank[l]!, c.firstRank[r]!);
+  for (const m of c.ratioMax) m[node] = Math.max(m[l]!, m[r]!);
 }
 
 function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {

@@ -1,3 +1,4 @@
+import { RATIOS } from './hostIndex.ts';
 import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
 
 /** Pins a host to a compact NVLink domain index (or -1) for this bucket under gpuLocality. */
@@ -18,7 +19,8 @@ export class HostIterator implements IterableIterator<number> {
   private readonly rank: number[] = [];
   private readonly cls: HostClass[] = [];
   private readonly node: number[] = [];
-  private readonly demandKeys = new Map<number, number>();
+  private readonly demandKeys: Float64Array;
+  private readonly ratioFloor: number[];
   private size = 0;
 
   constructor(
@@ -28,10 +30,12 @@ export class HostIterator implements IterableIterator<number> {
     private readonly skip: (host: number) => boolean = () => false,
     private readonly pin: DomainPin = NO_PIN,
   ) {
+    this.ratioFloor = RATIOS.map((rho) => Math.min(demand.cpu, demand.memoryMb / rho));
+    this.demandKeys = new Float64Array(index.classes.length);
     for (const c of classes) {
       if (c.hosts.length === 0 || index.knownInfeasible(c, demand)) continue;
       const dk = index.demandKey(c, demand);
-      this.demandKeys.set(c.index, dk);
+      this.demandKeys[c.index] = dk;
       this.offer(c, 1, dk);
     }
   }
@@ -44,11 +48,13 @@ export class HostIterator implements IterableIterator<number> {
       const node = this.node[0]!;
       this.pop();
       if (node >= c.leafBase) {
+        index.leafVisits++;
         const h = c.hosts[node - c.leafBase]!;
         if (!this.skip(h) && index.fits(h, demand, this.pin(h))) return h;
         continue;
       }
-      const dk = this.demandKeys.get(c.index)!;
+      index.nodeVisits++;
+      const dk = this.demandKeys[c.index]!;
       this.offer(c, 2 * node, dk);
       this.offer(c, 2 * node + 1, dk);
     }
@@ -65,11 +71,13 @@ export class HostIterator implements IterableIterator<number> {
     return this;
   }
 
-  // open a subtree only if its best values could hold the bucket
+  // open a subtree only if its best values could hold the bucket (per dimension, and per ratio of
+  // memory to CPU, so that CPU on one host and memory on another do not look like a fit)
   private offer(c: HostClass, node: number, dk: number): void {
     const d = this.demand;
     if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return;
     if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return;
+    for (let k = 0; k < RATIOS.length; k++) if (c.ratioMax[k]![node]! < this.ratioFloor[k]!) return;
     this.push(c.minKey[node]! - dk, c.firstRank[node]!, c, node);
   }
 

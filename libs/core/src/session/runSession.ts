@@ -59,6 +59,9 @@ export interface SessionStats extends AllocatorCounters {
   abortsWritten: number;
   membersPlaced: number;
   events: number;
+  /** Host-index tree nodes and leaves opened by host searches. */
+  nodeVisits: number;
+  leafVisits: number;
 }
 
 /** A session's events, split into transactions, with its stats. */
@@ -70,7 +73,7 @@ export interface SessionResult {
 function emptyStats(): SessionStats {
   return {
     ...allocatorCounters(), timedOut: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
-    failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0,
+    failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }
 
@@ -163,6 +166,8 @@ class Session {
       this.counter = new HostCounter(index, offline);
       const queue = new JobQueue(queued, (kind, name) => this.shareOf(kind, name));
       for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
+      this.stats.nodeVisits = index.nodeVisits;
+      this.stats.leafVisits = index.leafVisits;
     }
     return { parts: this.parts, stats: this.stats };
   }
