@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from './canonical.ts';
+import { copyOnWrite, created, isWritable, writable } from './copyOnWrite.ts';
+
+interface Doc {
+  a: { n: number; list: number[] };
+  b: { n: number };
+}
+
+function doc(): Doc {
+  return { a: { n: 1, list: [1, 2] }, b: { n: 2 } };
+}
+
+describe('copyOnWrite', () => {
+  it('copies what it writes once per run, shares the rest, and leaves the base as it was', () => {
+    const base = doc();
+    const before = canonicalJson(base);
+    let copies: object[] = [];
+    const next = copyOnWrite(base, (root) => {
+      const a = writable(root, 'a');
+      a.n = 10;
+      expect(writable(root, 'a')).toBe(a);
+      writable(a, 'list').push(3);
+      copies = [a, a.list];
+    });
+    expect(canonicalJson(base)).toBe(before);
+    expect(next).toEqual({ a: { n: 10, list: [1, 2, 3] }, b: { n: 2 } });
+    expect(next.b).toBe(base.b);
+    expect(next.a).not.toBe(base.a);
+    expect(copies).toEqual([next.a, next.a.list]);
+  });
+
+  it('does not copy what the recipe made, and freezes what it copied or made, not the base', () => {
+    const base = doc();
+    const next = copyOnWrite(base, (root) => {
+      root.b = created({ n: 5 });
+      expect(writable(root, 'b')).toBe(root.b);
+      writable(root, 'b').n = 6;
+    });
+    expect(next.b).toEqual({ n: 6 });
+    expect(Object.isFrozen(next)).toBe(true);
+    expect(Object.isFrozen(next.b)).toBe(true);
+    expect(Object.isFrozen(base)).toBe(false);
+    expect(Object.isFrozen(next.a)).toBe(false);
+  });
+
+  it('is the plain object outside a run: writable returns the child, everything is writable', () => {
+    const base = doc();
+    expect(writable(base, 'a')).toBe(base.a);
+    expect(isWritable(base.a)).toBe(true);
+  });
+
+  it('refuses to nest, and a recipe that throws leaves no run behind', () => {
+    expect(() => copyOnWrite(doc(), () => copyOnWrite(doc(), () => undefined))).toThrow(/do not nest/);
+    expect(() =>
+      copyOnWrite(doc(), () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    const base = doc();
+    expect(writable(base, 'a')).toBe(base.a);
+  });
+
+  it('a run writing into a frozen base by mistake throws instead of changing it', () => {
+    const base = Object.freeze({ a: Object.freeze({ n: 1, list: Object.freeze([1]) }), b: Object.freeze({ n: 2 }) }) as Doc;
+    expect(() =>
+      copyOnWrite(base, (root) => {
+        root.a.n = 3;
+      }),
+    ).toThrow(TypeError);
+    expect(base.a.n).toBe(1);
+  });
+});
