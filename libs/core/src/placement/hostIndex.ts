@@ -43,6 +43,9 @@ export interface HostClass {
   firstRank: Float64Array;
   /** Per ratio ρ of RATIOS: the largest min(free cpu, free memory / ρ) below each tree node. */
   ratioMax: Float64Array[];
+  /** Per level of LEVELS: the least key below each tree node among hosts with that share of CPU (of memory) free. */
+  cpuLevelKey: Float64Array[];
+  memLevelKey: Float64Array[];
   wCpu: number;
   wMem: number;
   wSlots: number;
@@ -84,6 +87,21 @@ const SCALE = 2 ** 32;
  * per-dimension maxima alone cannot do on a binpacked cluster.
  */
 export const RATIOS: readonly number[] = [0.25, 1, 4, 16];
+
+/**
+ * Shares of a class's CPU (and memory) capacity at which each tree node keeps the least key among
+ * hosts with at least that share free. A bucket needing at least such a share can only go to those
+ * hosts, so that key is a tighter lower bound of the subtree's score than its least key overall
+ * (which, on a binpacked cluster, is a nearly full host that cannot take the bucket).
+ */
+export const LEVELS: readonly number[] = [1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2];
+
+/** The highest level index whose share of `capacity` is at most `need` (-1: none). */
+export function levelOf(need: number, capacity: number): number {
+  let level = -1;
+  for (let i = 0; i < LEVELS.length; i++) if (LEVELS[i]! * capacity <= need) level = i;
+  return level;
+}
 const NO_LIMIT = Number.POSITIVE_INFINITY;
 const NEGATIVE_MEMO = 8;
 
@@ -337,6 +355,8 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     minKey: new Float64Array(0),
     firstRank: new Float64Array(0),
     ratioMax: [],
+    cpuLevelKey: [],
+    memLevelKey: [],
     wCpu: weight(spec.capacity.cpu),
     wMem: weight(spec.capacity.memoryMb),
     wSlots: slotLimited ? weight(spec.capacity.slots ?? 0) : 0,
@@ -365,6 +385,8 @@ function buildTree(index: HostIndex, c: HostClass): void {
   c.minKey = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
   c.firstRank = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
   c.ratioMax = RATIOS.map(() => new Float64Array(size).fill(-1));
+  c.cpuLevelKey = LEVELS.map(() => new Float64Array(size).fill(Number.POSITIVE_INFINITY));
+  c.memLevelKey = LEVELS.map(() => new Float64Array(size).fill(Number.POSITIVE_INFINITY));
   for (let i = 0; i < c.hosts.length; i++) setLeaf(index, c, i);
   for (let node = base - 1; node >= 1; node--) pull(c, node);
 }
@@ -382,6 +404,12 @@ function setLeaf(index: HostIndex, c: HostClass, pos: number): void {
   const cpu = index.freeCpu[h]!;
   const mem = index.freeMem[h]!;
   for (let k = 0; k < RATIOS.length; k++) c.ratioMax[k]![node] = Math.min(cpu, mem / RATIOS[k]!);
+  const key = index.key[h]!;
+  const cap = c.spec.capacity;
+  for (let k = 0; k < LEVELS.length; k++) {
+    c.cpuLevelKey[k]![node] = cpu >= LEVELS[k]! * cap.cpu ? key : Number.POSITIVE_INFINITY;
+    c.memLevelKey[k]![node] = mem >= LEVELS[k]! * cap.memoryMb ? key : Number.POSITIVE_INFINITY;
+  }
 }
 
 function pull(c: HostClass, node: number): void {
@@ -395,6 +423,8 @@ function pull(c: HostClass, node: number): void {
   c.minKey[node] = Math.min(c.minKey[l]!, c.minKey[r]!);
   c.firstRank[node] = Math.min(c.firstRank[l]!, c.firstRank[r]!);
   for (const m of c.ratioMax) m[node] = Math.max(m[l]!, m[r]!);
+  for (const m of c.cpuLevelKey) m[node] = Math.min(m[l]!, m[r]!);
+  for (const m of c.memLevelKey) m[node] = Math.min(m[l]!, m[r]!);
 }
 
 function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {

@@ -1,4 +1,4 @@
-import { RATIOS } from './hostIndex.ts';
+import { levelOf, RATIOS } from './hostIndex.ts';
 import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
 
 /** Pins a host to a compact NVLink domain index (or -1) for this bucket under gpuLocality. */
@@ -20,6 +20,9 @@ export class HostIterator implements IterableIterator<number> {
   private readonly cls: HostClass[] = [];
   private readonly node: number[] = [];
   private readonly demandKeys: Float64Array;
+  /** Per class: the CPU and memory levels the bucket needs (-1: below the lowest). */
+  private readonly cpuLevel: Int8Array;
+  private readonly memLevel: Int8Array;
   private readonly ratioFloor: number[];
   private size = 0;
 
@@ -32,10 +35,14 @@ export class HostIterator implements IterableIterator<number> {
   ) {
     this.ratioFloor = RATIOS.map((rho) => Math.min(demand.cpu, demand.memoryMb / rho));
     this.demandKeys = new Float64Array(index.classes.length);
+    this.cpuLevel = new Int8Array(index.classes.length);
+    this.memLevel = new Int8Array(index.classes.length);
     for (const c of classes) {
       if (c.hosts.length === 0 || index.knownInfeasible(c, demand)) continue;
       const dk = index.demandKey(c, demand);
       this.demandKeys[c.index] = dk;
+      this.cpuLevel[c.index] = levelOf(demand.cpu, c.spec.capacity.cpu);
+      this.memLevel[c.index] = levelOf(demand.memoryMb, c.spec.capacity.memoryMb);
       this.offer(c, 1, dk);
     }
   }
@@ -78,7 +85,14 @@ export class HostIterator implements IterableIterator<number> {
     if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return;
     if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return;
     for (let k = 0; k < RATIOS.length; k++) if (c.ratioMax[k]![node]! < this.ratioFloor[k]!) return;
-    this.push(c.minKey[node]! - dk, c.firstRank[node]!, c, node);
+    // the least key among hosts with the share of CPU and memory the bucket needs bounds the score
+    let key = c.minKey[node]!;
+    const lc = this.cpuLevel[c.index]!;
+    const lm = this.memLevel[c.index]!;
+    if (lc >= 0) key = Math.max(key, c.cpuLevelKey[lc]![node]!);
+    if (lm >= 0) key = Math.max(key, c.memLevelKey[lm]![node]!);
+    if (key === Number.POSITIVE_INFINITY) return;
+    this.push(key - dk, c.firstRank[node]!, c, node);
   }
 
   private less(i: number, j: number): boolean {
