@@ -8,11 +8,11 @@ export interface Takeover {
   kind: 'kill-leader' | 'pause-leader';
   /** The replica that was killed or paused. */
   from: string;
-  /** The replica that won the log next (its LeaderElected), or null if none did. */
+  /** The replica that made the first decision after the fault, or null if none did. */
   to: string | null;
-  /** Fault to the new leader's LeaderElected, ms (stamped times). */
+  /** Fault to the first LeaderElected by another replica, ms (stamped times). */
   electedMs: number | null;
-  /** Fault to the first decision by the new leader, ms: the takeover time. */
+  /** Fault to the first decision by another replica, ms: the takeover time. */
   decisionMs: number | null;
 }
 
@@ -26,8 +26,8 @@ export interface Spread {
 
 /**
  * For each leader kill or pause: the first LeaderElected by another replica stamped after the
- * fault, and the first decision that new leader logged. All processes run on one machine, so the
- * stamped times of the log and the drill's clock are the same clock.
+ * fault, and the first decision another replica logged after that election. All processes run on
+ * one machine, so the stamped times of the log and the drill's clock are the same clock.
  */
 export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[]): Takeover[] {
   const out: Takeover[] = [];
@@ -35,12 +35,13 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
     if ((f.kind !== 'kill-leader' && f.kind !== 'pause-leader') || f.skipped !== null || f.target === null) continue;
     const from = f.target;
     const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= f.at);
-    const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader === elected.tx.leader && l.tx.events.some(isDecision));
+    // the first elected may lose the log again before it decides: whoever decides first took over
+    const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader !== from && l.tx.events.some(isDecision));
     out.push({
       fault: f.n,
       kind: f.kind,
       from,
-      to: elected?.tx.leader ?? null,
+      to: decided?.tx.leader ?? null,
       electedMs: elected === undefined ? null : elected.tx.at - f.at,
       decisionMs: decided === undefined ? null : decided.tx.at - f.at,
     });
