@@ -1,5 +1,4 @@
 import { isBusError } from '@muster/bus';
-import { stateHash } from '@muster/core';
 import { openFeed } from './auditFeed.ts';
 import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditReport.ts';
 import type { AuditSource } from './auditSource.ts';
@@ -108,8 +107,13 @@ function report(auditor: LogAuditor, ctx: ReportContext): AuditReport {
     divergences: c.divergences,
     failures: auditor.failures.list(),
     failureCount: auditor.failures.count,
-    stateHash: stateHash(auditor.state),
+    stateHash: auditor.hash(),
     notes,
     ms: Math.round(performance.now() - ctx.started),
+    timings: {
+      decideMs: Math.round(auditor.timings.decideMs),
+      ingestMs: Math.round(auditor.timings.ingestMs),
+      hashMs: Math.round(auditor.timings.hashMs),
+    },
   };
 }

@@ -119,4 +119,6 @@ export interface AuditReport {
   /** What the audit could not check, in words (for example inputs that were not available). */
   notes: string[];
   ms: number;
+  /** Where the time went, in part: re-deriving sessions, re-deriving inputs, hashing states (checkpoints, snapshots, the final hash). */
+  timings: { decideMs: number; ingestMs: number; hashMs: number };
 }

@@ -78,6 +78,8 @@ export class LogAuditor {
     inputsStructural: 0,
     inputsLost: 0,
   };
+  /** Milliseconds spent re-deriving sessions (`decide`), inputs (`ingest`) and hashing states. */
+  readonly timings = { decideMs: 0, ingestMs: 0, hashMs: 0 };
   chainBreak: ChainBreak | null = null;
   divergence: Divergence | null = null;
   /** The last sequence folded. */
@@ -136,6 +138,14 @@ export class LogAuditor {
     await this.cursor?.close();
   }
 
+  /** The canonical hash of the current state (timed: on a large state it is the costliest check). */
+  hash(): string {
+    const started = performance.now();
+    const hash = stateHash(this.state);
+    this.timings.hashMs += performance.now() - started;
+    return hash;
+  }
+
   /** Records that the log cannot be read past `seq` (a message that is not a transaction). */
   breakChain(broken: ChainBreak): void {
     this.chainBreak ??= broken;
@@ -187,7 +197,9 @@ export class LogAuditor {
     } else {
       // decide reads the state as the leader had it: after the transaction before, before this one
       this.counts.sessions++;
+      const started = performance.now();
       const parts = decide(this.state, tx.at);
+      this.timings.decideMs += performance.now() - started;
       if (parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
       derived = parts[0] ?? [];
       if (tx.parts > 1) this.open = { session: tx.session, parts: tx.parts, next: 2, derived: parts };
@@ -229,7 +241,12 @@ export class LogAuditor {
     this.state = copyOnWrite(this.state, (root) => {
       applyTransaction(root, seq, { ...tx, events: [] });
       for (const { from, to, input } of groups) {
-        if (input !== null) this.compare(seq, tx, ingest(root, input, tx.at), from, to);
+        if (input !== null) {
+          const started = performance.now();
+          const derived = ingest(root, input, tx.at);
+          this.timings.ingestMs += performance.now() - started;
+          this.compare(seq, tx, derived, from, to);
+        }
         for (let k = from; k < to; k++) apply(root, events[k]!);
       }
     });
@@ -293,7 +310,7 @@ export class LogAuditor {
         this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} is for the state after ${event.seq}, but it follows transaction ${this.state.seq}`);
         continue;
       }
-      hash ??= stateHash(this.state);
+      hash ??= this.hash();
       if (hash !== event.stateHash) {
         this.counts.checkpointsFailed++;
         this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} says the state after ${event.seq} hashes to ${event.stateHash}; replay gives ${hash}`);
@@ -305,7 +322,7 @@ export class LogAuditor {
   private snapshotAt(seq: number): void {
     const records = this.deps.snapshots.get(seq);
     if (records === undefined) return;
-    const hash = stateHash(this.state);
+    const hash = this.hash();
     for (const r of records) {
       this.counts.snapshotsChecked++;
       const problem = r.problem ?? (r.hash === hash ? null : `snapshot ${r.name} at ${seq} records hash ${r.hash}; the replayed state at ${seq} hashes to ${hash}`);

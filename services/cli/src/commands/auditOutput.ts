@@ -21,7 +21,8 @@ export function renderAudit(r: AuditReport): string {
     ],
   ];
   const range = r.lastSeq < r.fromSeq ? 'an empty range' : `sequences ${r.fromSeq}..${r.lastSeq}`;
-  const lines = [`audit of ${range}: ${r.clean ? 'CLEAN' : 'FAILED'} (${r.ms} ms)`, '', renderTable(['CHECK', 'RESULT', ''], rows), ''];
+  const time = `${r.ms} ms; re-deriving sessions ${r.timings.decideMs} ms, inputs ${r.timings.ingestMs} ms; state hashes ${r.timings.hashMs} ms`;
+  const lines = [`audit of ${range}: ${r.clean ? 'CLEAN' : 'FAILED'} (${time})`, '', renderTable(['CHECK', 'RESULT', ''], rows), ''];
   lines.push(`state hash after ${r.lastSeq}: ${r.stateHash}`);
   for (const note of r.notes) lines.push(`note: ${note}`);
   if (r.failures.length > 0) {
