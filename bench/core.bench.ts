@@ -14,7 +14,7 @@ import { runInNewContext } from 'node:vm';
 import type { SchedulerEvent } from '../libs/core/src/events.ts';
 import { fold } from '../libs/core/src/evolve.ts';
 import { ingest } from '../libs/core/src/ingest.ts';
-import { indexFromState } from '../libs/core/src/placement/indexFromState.ts';
+import { freshIndexFromState } from '../libs/core/src/placement/indexFromState.ts';
 import { runSession } from '../libs/core/src/session/runSession.ts';
 import type { AttemptInfo, SessionStats } from '../libs/core/src/session/runSession.ts';
 import { shardEntriesSorted } from '../libs/core/src/shard.ts';
@@ -220,7 +220,7 @@ function main(): void {
   console.log(`memory: ${fmt(((h1 - h0) * 1024 * 1024) / HOSTS)} bytes per host, ${fmt(((h2 - h1) * 1024 * 1024) / GANGS)} bytes per pending job (state only)`);
   console.log(`ingest + fold of ${fmt(GANGS)} submissions: ${fmt(ingestMs)} ms`);
   const ti = performance.now();
-  const { index } = indexFromState(state);
+  const { index } = freshIndexFromState(state);
   const typed = (xs: readonly ArrayBufferView[]): number => xs.reduce((n, x) => n + x.byteLength, 0);
   const indexBytes = typed([index.cls, index.leaf, index.freeCpu, index.freeMem, index.freeSlots, index.freeGpu, index.key, index.gpuBase, index.gpuFree, index.domBase, index.domFree])
     + index.classes.reduce((n, c) => n + typed([c.maxCpu, c.maxMem, c.maxSlots, c.maxGpu, c.maxDom, c.minKey, c.firstRank, ...c.ratioMax, ...c.cpuLevelKey, ...c.memLevelKey]), 0);

@@ -2,9 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
 import { fold } from '../../libs/core/src/evolve.ts';
+import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/indexFromState.ts';
 import { runSession } from '../../libs/core/src/session/runSession.ts';
 import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
 import { initialState } from '../../libs/core/src/state.ts';
+import type { State } from '../../libs/core/src/state.ts';
 import { stateHash } from '../../libs/core/src/stateHash.ts';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
@@ -92,6 +94,23 @@ function checkCommits(parts: SchedulerEvent[][]): void {
   }
 }
 
+// The index a session reuses from the previous one equals one built from scratch.
+function checkReusedIndex(state: State): void {
+  const reused = sessionIndex(state);
+  const fresh = freshIndexFromState(state);
+  try {
+    const view = (x: typeof fresh): unknown => ({
+      offline: x.offline,
+      ids: x.index.ids,
+      arrays: [x.index.freeCpu, x.index.freeMem, x.index.freeSlots, x.index.freeGpu, x.index.key, x.index.gpuFree, x.index.domFree].map((a) => [...a]),
+      trees: x.index.classes.map((c) => [c.maxCpu, c.maxMem, c.maxSlots, c.maxGpu, c.maxDom, c.minKey, ...c.ratioMax, ...c.cpuLevelKey, ...c.memLevelKey].map((a) => [...a])),
+    });
+    expect(view(reused)).toEqual(view(fresh));
+  } finally {
+    releaseSessionIndex(reused);
+  }
+}
+
 function runCommands(nodes: NodeOptions[], commands: Command[]): void {
   const c = new Cluster();
   const step = (parts: SchedulerEvent[][]): void => {
@@ -116,11 +135,13 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
         // determinism: the same state and time give the same events
         expect(runSession(c.state, c.at).parts).toEqual(runSession(c.state, c.at).parts);
         const parts = runSession(c.state, c.at).parts;
+        checkReusedIndex(c.state);
         for (const part of parts) {
           c.state = fold(c.state, part);
           c.log.push(part);
           step([part]);
         }
+        checkReusedIndex(c.state);
         break;
       }
       case 'finish': {

@@ -130,6 +130,8 @@ export function hostClassKey(spec: NodeSpec): string {
 export class HostIndex {
   readonly ids: string[];
   readonly specs: NodeSpec[];
+  /** What each host was built or last refreshed from (null: must be refreshed before use). */
+  readonly sources: (HostSource | null)[];
   readonly classes: HostClass[];
   readonly cls: Int32Array;
   readonly leaf: Int32Array;
@@ -151,6 +153,7 @@ export class HostIndex {
   /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
   constructor(sources: readonly HostSource[]) {
     const n = sources.length;
+    this.sources = [...sources];
     this.ids = sources.map((s) => s.spec.id);
     this.specs = sources.map((s) => s.spec);
     this.cls = new Int32Array(n);
@@ -273,6 +276,39 @@ export class HostIndex {
     this.freeGpu[h] = this.freeGpu[h]! + undo.gpuIndices.length;
     this.key[h] = undo.key;
     updateLeaf(this, c, this.leaf[h]!);
+  }
+
+  /** Sets host `h`'s free values from what is used on it (as the constructor does) and its tree leaf. */
+  refresh(h: number, s: HostSource): void {
+    const c = this.classes[this.cls[h]!]!;
+    this.freeCpu[h] = s.spec.capacity.cpu - s.usedCpu;
+    this.freeMem[h] = s.spec.capacity.memoryMb - s.usedMemoryMb;
+    this.freeSlots[h] = c.slotLimited ? (s.spec.capacity.slots ?? 0) - s.usedSlots : NO_LIMIT;
+    const used = new Set(s.gpusUsed);
+    const gpuBase = this.gpuBase[h]!;
+    const domBase = this.domBase[h]!;
+    for (let d = 0; d < c.domains.length; d++) this.domFree[domBase + d] = 0;
+    let free = 0;
+    for (let g = 0; g < c.gpuIds.length; g++) {
+      const isFree = !used.has(c.gpuIds[g]!);
+      this.gpuFree[gpuBase + g] = isFree ? 1 : 0;
+      if (!isFree) continue;
+      this.domFree[domBase + c.gpuDom[g]!]!++;
+      free++;
+    }
+    this.freeGpu[h] = free;
+    this.key[h] = this.hostKey(h, c);
+    updateLeaf(this, c, this.leaf[h]!);
+  }
+
+  /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
+  resetSession(): void {
+    for (const c of this.classes) {
+      c.negatives = [];
+      c.touched = [];
+    }
+    this.nodeVisits = 0;
+    this.leafVisits = 0;
   }
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */

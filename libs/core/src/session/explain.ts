@@ -1,7 +1,7 @@
 import type { AbortReason } from '../events.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounts.ts';
-import { indexFromState } from '../placement/indexFromState.ts';
+import { freshIndexFromState } from '../placement/indexFromState.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
 import type { JobStatus, State } from '../state.ts';
@@ -40,7 +40,7 @@ export function explain(state: State, jobId: string): Explanation | null {
     return { ...base, text: `job ${jobId} is ${job.status}${where}${why}` };
   }
   const shape = gangShape(job.spec);
-  const { index, offline } = indexFromState(state);
+  const { index, offline } = freshIndexFromState(state);
   const ast = job.selectAst;
   const classes = index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
   const heaviest = shape.roles[0]!;

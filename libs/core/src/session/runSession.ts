@@ -8,7 +8,7 @@ import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounts.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
-import { indexFromState } from '../placement/indexFromState.ts';
+import { releaseSessionIndex, sessionIndex } from '../placement/indexFromState.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
@@ -164,13 +164,18 @@ class Session {
       }
     }
     if (queued.length > 0) {
-      const { index, offline } = indexFromState(base);
+      const hosts = sessionIndex(base);
+      const { index, offline } = hosts;
       this.index = index;
       this.counter = new HostCounter(index, offline);
       const queue = new JobQueue(queued, (kind, name) => this.shareOf(kind, name));
-      for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
-      this.stats.nodeVisits = index.nodeVisits;
-      this.stats.leafVisits = index.leafVisits;
+      try {
+        for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
+      } finally {
+        this.stats.nodeVisits = index.nodeVisits;
+        this.stats.leafVisits = index.leafVisits;
+        releaseSessionIndex(hosts);
+      }
     }
     return { parts: this.parts, stats: this.stats };
   }
