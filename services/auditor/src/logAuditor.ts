@@ -313,7 +313,7 @@ export class LogAuditor {
       hash ??= this.hash();
       if (hash !== event.stateHash) {
         this.counts.checkpointsFailed++;
-        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} says the state after ${event.seq} hashes to ${event.stateHash}; replay gives ${hash}`);
+        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} says the state after ${event.seq} hashes to ${short(event.stateHash)}; replay gives ${short(hash)}`);
       }
     }
     this.foldWhole(seq, tx);
@@ -325,7 +325,7 @@ export class LogAuditor {
     const hash = this.hash();
     for (const r of records) {
       this.counts.snapshotsChecked++;
-      const problem = r.problem ?? (r.hash === hash ? null : `snapshot ${r.name} at ${seq} records hash ${r.hash}; the replayed state at ${seq} hashes to ${hash}`);
+      const problem = r.problem ?? (r.hash === hash ? null : `snapshot ${r.name} at ${seq} records hash ${short(r.hash)}; the replayed state at ${seq} hashes to ${short(hash)}`);
       if (problem !== null) {
         this.counts.snapshotsFailed++;
         this.fail(seq, 'snapshot', problem);
@@ -372,6 +372,11 @@ export class LogAuditor {
       message,
     };
   }
+}
+
+/** The first 12 hex digits of a hash, as messages show it. */
+function short(hash: string): string {
+  return hash.slice(0, 12);
 }
 
 function inputSeqOf(event: SchedulerEvent): number | null {

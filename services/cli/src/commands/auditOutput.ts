@@ -1,7 +1,10 @@
 import type { AuditReport, JobStory, StateAt } from '@muster/auditor';
-import { shardEntriesSorted } from '@muster/core';
+import { canonicalJson, shardEntriesSorted } from '@muster/core';
 import type { SchedulerEvent } from '@muster/core';
 import { renderTable } from '../format.ts';
+
+/** Failures the summary lists (the JSON report has more). */
+const SHOWN_FAILURES = 8;
 
 /** The audit as a short table for people: what was checked, what failed, and the first divergence. */
 export function renderAudit(r: AuditReport): string {
@@ -26,14 +29,16 @@ export function renderAudit(r: AuditReport): string {
   lines.push(`state hash after ${r.lastSeq}: ${r.stateHash}`);
   for (const note of r.notes) lines.push(`note: ${note}`);
   if (r.failures.length > 0) {
-    lines.push('', `first failures (${r.failureCount} in all):`);
-    for (const f of r.failures) lines.push(`  ${String(f.seq).padStart(6)}  ${f.check.padEnd(16)} ${f.message}`);
+    const shown = r.failures.slice(0, SHOWN_FAILURES);
+    lines.push('', `first failures (${r.failureCount} in all${r.failureCount > shown.length ? '; --json lists more' : ''}):`);
+    for (const f of shown) lines.push(`  ${String(f.seq).padStart(6)}  ${f.check.padEnd(16)} ${f.message}`);
   }
   if (r.divergence !== null) {
     const v = r.divergence;
+    // both in canonical JSON (keys sorted), so that they line up
     lines.push('', `first divergence at sequence ${v.seq}, event ${v.index}${v.path === '' ? '' : `, field ${v.path}`}:`);
-    lines.push(`  re-derived: ${v.expected === null ? '(nothing)' : JSON.stringify(v.expected)}`);
-    lines.push(`  in the log: ${v.actual === null ? '(nothing)' : JSON.stringify(v.actual)}`);
+    lines.push(`  re-derived: ${v.expected === null ? '(nothing)' : canonicalJson(v.expected)}`);
+    lines.push(`  in the log: ${v.actual === null ? '(nothing)' : canonicalJson(v.actual)}`);
   }
   return `${lines.join('\n')}\n`;
 }
