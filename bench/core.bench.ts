@@ -195,6 +195,8 @@ function report(label: string, run: TimedSession, foldMs: number): void {
   console.log(`  session ${fmt(totalMs, 1)} ms (first attempt incl. setup ${fmt(run.setupMs, 1)} ms), fold of its events by the caller ${fmt(foldMs, 1)} ms`);
   console.log(`  gang decisions/s ${fmt(stats.attempted / (totalMs / 1000))} wall (excluding setup ${fmt(steady.length / (loopMs / 1000))}), ${fmt(stats.attempted / (totalCpuMs / 1000))} per CPU-second`);
   console.log(`  members placed/s ${fmt(stats.membersPlaced / (totalMs / 1000))} wall, ${fmt(stats.membersPlaced / (totalCpuMs / 1000))} per CPU-second (${fmt(stats.membersPlaced)} members)`);
+  const fastest = ms.reduce((a, b) => a + b, 0);
+  console.log(`  fastest attempt times sum to ${fmt(fastest)} ms: ${fmt(steady.length / (fastest / 1000))} decisions/s, ${fmt(stats.membersPlaced / (fastest / 1000))} members/s at those times`);
   console.log(`  per attempt (wall): p50 ${fmt(percentile(ms, 50), 3)} ms, p99 ${fmt(percentile(ms, 99), 3)} ms, max ${fmt(percentile(ms, 100), 3)} ms`);
   console.log(`  64-member gangs: ${big.length} attempts, p50 ${fmt(percentile(big, 50), 3)} ms, p99 ${fmt(percentile(big, 99), 3)} ms wall (allocator ran: ${bigRan.length}, p99 ${fmt(percentile(bigRan, 99), 3)} ms)`);
   const committed = steady.filter((a) => a.info.outcome === 'committed').map((a) => a.ms);
