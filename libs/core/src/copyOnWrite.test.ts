@@ -44,6 +44,14 @@ describe('copyOnWrite', () => {
     expect(Object.isFrozen(next.a)).toBe(false);
   });
 
+  it('freezes nothing with freeze: false (a scratch copy the caller drops)', () => {
+    const next = copyOnWrite(doc(), (root) => {
+      writable(root, 'a').n = 2;
+    }, { freeze: false });
+    expect(Object.isFrozen(next)).toBe(false);
+    expect(Object.isFrozen(next.a)).toBe(false);
+  });
+
   it('is the plain object outside a run: writable returns the child, everything is writable', () => {
     const base = doc();
     expect(writable(base, 'a')).toBe(base.a);

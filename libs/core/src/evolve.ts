@@ -261,7 +261,7 @@ function insert<T extends ShardEntry>(table: Sharded<T>, shard: number, value: T
   const leaf = writableLeaf(table, shard);
   const i = leafIndex(leaf, entryId(value));
   if (i >= 0) leaf[i] = value;
-  else leaf.splice(-i - 1, 0, value);
+  else insertAt(leaf, -i - 1, value);
 }
 
 /** Puts a job into the pending table (nothing when it is there already). */
@@ -279,10 +279,21 @@ function unpend(state: State, shard: number, id: string): void {
   const b = (shard >>> 4) & 15;
   const c = shard & 15;
   const pending = writable(state, 'pending');
-  if (leaf.length > 1) writableLeaf(pending, shard).splice(i, 1);
+  if (leaf.length > 1) removeAt(writableLeaf(pending, shard), i);
   else if (othersInUse(pending[a]![b]!, c)) writable(writable(pending, a)!, b)![c] = null;
   else if (othersInUse(pending[a]!, b)) writable(pending, a)![b] = null;
   else pending[a] = null;
+}
+
+// splice() would allocate the array of removed elements on every call
+function insertAt<T>(list: T[], at: number, value: T): void {
+  for (let j = list.length; j > at; j--) list[j] = list[j - 1]!;
+  list[at] = value;
+}
+
+function removeAt<T>(list: T[], at: number): void {
+  for (let j = at + 1; j < list.length; j++) list[j - 1] = list[j]!;
+  list.length--;
 }
 
 /** Whether a level has a non-empty slot other than `i`. */
