@@ -1,4 +1,4 @@
-import { applyTransaction, initialState, shardGet, stateHash } from '@muster/core';
+import { applyTransaction, initialState, shardGet } from '@muster/core';
 import type { JobState, SchedulerEvent, State, Transaction, TransactionKind } from '@muster/core';
 import { openFeed } from './auditFeed.ts';
 import type { AuditSource } from './auditSource.ts';
@@ -6,11 +6,10 @@ import { AuditorError } from './auditorError.ts';
 import type { ChainBreak } from './chainVerifier.ts';
 import { ChainVerifier } from './chainVerifier.ts';
 
-/** The state as of a log sequence, with its hash and whether the chain up to it held. */
+/** The state as of a log sequence, and whether the chain up to it held (hash it with `stateHash` when needed: on a large state that costs more than the replay). */
 export interface StateAt {
   seq: number;
   state: State;
-  stateHash: string;
   chain: { ok: boolean; brokenAt?: number; message?: string };
 }
 
@@ -71,5 +70,5 @@ async function replayTo(source: AuditSource, seq: number, visit: (seq: number, t
     }
   }
   if (state.seq < seq) throw new AuditorError('beyond-log', `the log ends at sequence ${state.seq}; there is no state as of ${seq}`);
-  return { seq: state.seq, state, stateHash: stateHash(state), chain: broken === null ? { ok: true } : { ok: false, brokenAt: broken.seq, message: broken.message } };
+  return { seq: state.seq, state, chain: broken === null ? { ok: true } : { ok: false, brokenAt: broken.seq, message: broken.message } };
 }

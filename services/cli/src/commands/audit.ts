@@ -90,7 +90,9 @@ async function timeTravel(flags: AuditFlags, seq: number): Promise<void> {
   }
   const at = await withSource(flags, (source) => stateAt(source, seq));
   warnChain(at.chain);
-  process.stdout.write(json ? `${JSON.stringify({ seq: at.seq, stateHash: at.stateHash, state: at.state }, null, 2)}\n` : renderState(at));
+  const { stateHash } = await import('@muster/core');
+  const hash = stateHash(at.state);
+  process.stdout.write(json ? `${JSON.stringify({ seq: at.seq, stateHash: hash, state: at.state }, null, 2)}\n` : renderState(at, hash));
 }
 
 function warnChain(chain: { ok: boolean; brokenAt?: number; message?: string }): void {

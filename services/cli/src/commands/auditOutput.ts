@@ -43,8 +43,8 @@ export function renderAudit(r: AuditReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The state as of a sequence, for people: its stamp, the nodes and the jobs. */
-export function renderState(at: StateAt): string {
+/** The state as of a sequence, for people: its stamp and hash, the nodes and the jobs. */
+export function renderState(at: StateAt, hash: string): string {
   const s = at.state;
   const nodes = shardEntriesSorted(s.nodes).map(([id, n]) => [
     id,
@@ -63,7 +63,7 @@ export function renderState(at: StateAt): string {
   ]);
   const lines = [
     `state as of sequence ${at.seq}: term ${s.term} (${s.leader ?? 'no leader'}), session ${s.session}, input ${s.lastInputSeq}, stamped ${new Date(s.lastAt).toISOString()}`,
-    `state hash: ${at.stateHash}`,
+    `state hash: ${hash}`,
     '',
     nodes.length === 0 ? 'no nodes' : renderTable(['NODE', 'STATUS', 'CPU', 'MEMORY MB', 'GPUS', 'JOBS'], nodes),
     '',
