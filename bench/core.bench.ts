@@ -14,7 +14,7 @@ import { runInNewContext } from 'node:vm';
 import type { SchedulerEvent } from '../libs/core/src/events.ts';
 import { fold } from '../libs/core/src/evolve.ts';
 import { ingest } from '../libs/core/src/ingest.ts';
-import { freshIndexFromState } from '../libs/core/src/placement/indexFromState.ts';
+import { freshIndexFromState } from '../libs/core/src/placement/sessionIndex.ts';
 import { runSession } from '../libs/core/src/session/runSession.ts';
 import type { AttemptInfo, SessionStats } from '../libs/core/src/session/runSession.ts';
 import { shardEntriesSorted } from '../libs/core/src/shard.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
 import { fold } from '../../libs/core/src/evolve.ts';
-import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/indexFromState.ts';
+import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
 import { runSession } from '../../libs/core/src/session/runSession.ts';
 import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
 import { initialState } from '../../libs/core/src/state.ts';

@@ -1,7 +1,7 @@
 import type { Resources } from '../resources.ts';
 import type { GangShape, RoleShape } from './gangShape.ts';
-import type { GpuPart } from './gpuPick.ts';
-import { pickGpus } from './gpuPick.ts';
+import type { GpuPart } from './pickGpus.ts';
+import { pickGpus } from './pickGpus.ts';
 import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
 import { HostIterator } from './hostIterator.ts';
 import type { Plan } from './planIterator.ts';

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../canonical.ts';
 import type { NodeSpec } from '../spec/types.ts';
-import type { GpuPart } from './gpuPick.ts';
-import { pickGpus } from './gpuPick.ts';
+import type { GpuPart } from './pickGpus.ts';
+import { pickGpus } from './pickGpus.ts';
 
 /** What one bucket asks of one host: the sums over its members, and its GPU parts. */
 export interface BucketDemand {

@@ -1,6 +1,6 @@
 import { shardEntriesSorted, shardLeaves } from '../shard.ts';
 import type { NodeState, State } from '../state.ts';
-import type { OfflineHosts } from './hostCounts.ts';
+import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostIndex.ts';
 import { HostIndex } from './hostIndex.ts';
 

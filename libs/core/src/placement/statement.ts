@@ -1,7 +1,7 @@
 import type { DebitReversed, HostDebited } from '../events.ts';
 import type { Resources } from '../resources.ts';
 import type { HostIndex, IndexUndo } from './hostIndex.ts';
-import { deviceDomain } from './gpuPick.ts';
+import { deviceDomain } from './pickGpus.ts';
 
 /** A debit of the current attempt that is still held (not reversed). */
 export interface LiveDebit {

@@ -1,7 +1,7 @@
 import type { AbortReason } from '../events.ts';
 import { gangShape } from '../placement/gangShape.ts';
-import { HostCounter } from '../placement/hostCounts.ts';
-import { freshIndexFromState } from '../placement/indexFromState.ts';
+import { HostCounter } from '../placement/hostCounter.ts';
+import { freshIndexFromState } from '../placement/sessionIndex.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
 import type { JobStatus, State } from '../state.ts';

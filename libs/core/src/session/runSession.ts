@@ -3,12 +3,12 @@ import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted
 import { apply } from '../evolve.ts';
 import { allocateGang, allocatorCounters } from '../placement/allocateGang.ts';
 import type { AllocatorCounters } from '../placement/allocateGang.ts';
-import { fitsEmptyCluster } from '../placement/emptyFit.ts';
+import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import { HostCounter } from '../placement/hostCounts.ts';
+import { HostCounter } from '../placement/hostCounter.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
-import { releaseSessionIndex, sessionIndex } from '../placement/indexFromState.ts';
+import { releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
