@@ -36,8 +36,40 @@ export interface OfflineHosts {
   drained: number;
 }
 
-/** The first reason host `h` cannot take one member of this shape now, or null if it can. */
+/**
+ * Why no host of a class could take one member even when empty (its capacity), or null. A host
+ * that can never take the member is counted under that reason rather than under whatever happens
+ * to be in use on it now: it says what would have to change.
+ */
+export function classReason(c: HostClass, r: MemberResources, locality: boolean): HostReason | null {
+  const cap = c.spec.capacity;
+  if (cap.cpu < r.cpu) return 'insufficient-cpu';
+  if (cap.memoryMb < r.memoryMb) return 'insufficient-memory';
+  if (c.slotLimited && (cap.slots ?? 0) < 1) return 'insufficient-slots';
+  if (r.gpus === 0) return null;
+  if (c.gpuIds.length < r.gpus) return 'insufficient-gpu';
+  const perDomain = new Array<number>(c.domains.length).fill(0);
+  let qualified = 0;
+  for (let g = 0; g < c.gpuIds.length; g++) {
+    if (c.gpuMem[g]! < r.gpuMemoryMb) continue;
+    qualified++;
+    perDomain[c.gpuDom[g]!]!++;
+  }
+  if (qualified < r.gpus) return 'insufficient-gpu-memory';
+  if (locality && Math.max(...perDomain) < r.gpus) return 'gpu-locality';
+  return null;
+}
+
+/**
+ * The first reason host `h` cannot take one member of this shape now, or null if it can: what its
+ * capacity never allows (`classReason`), else what is in use on it now.
+ */
 export function hostReason(index: HostIndex, h: number, r: MemberResources, locality: boolean): HostReason | null {
+  return classReason(index.classes[index.cls[h]!]!, r, locality) ?? freeReason(index, h, r, locality);
+}
+
+// The first dimension whose free amount on host `h` cannot take one member (its capacity can).
+function freeReason(index: HostIndex, h: number, r: MemberResources, locality: boolean): HostReason | null {
   if (index.freeCpu[h]! < r.cpu) return 'insufficient-cpu';
   if (index.freeMem[h]! < r.memoryMb) return 'insufficient-memory';
   if (index.freeSlots[h]! < 1) return 'insufficient-slots';
@@ -68,6 +100,8 @@ interface ClassCount {
   reasons: Uint8Array;
   counts: Int32Array;
   fit: number;
+  /** No host of the class could ever take the member (counted by `classReason`). */
+  never: boolean;
 }
 
 /**
@@ -106,7 +140,7 @@ export class HostCounter {
   }
 
   private code(h: number, r: MemberResources, locality: boolean): number {
-    const reason = hostReason(this.index, h, r, locality);
+    const reason = freeReason(this.index, h, r, locality);
     return reason === null ? 0 : ORDER.indexOf(reason) + 1;
   }
 
@@ -114,11 +148,19 @@ export class HostCounter {
     const key = `${c.index}/${r.cpu}/${r.memoryMb}/${r.gpus}/${r.gpus > 0 ? r.gpuMemoryMb : 0}/${locality && r.gpus > 0}`;
     let entry = this.cache.get(key);
     if (entry === undefined) {
-      entry = { seen: c.touched.length, reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0 };
-      for (let pos = 0; pos < c.hosts.length; pos++) this.recount(entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
+      entry = { seen: c.touched.length, reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0, never: false };
+      const never = classReason(c, r, locality);
+      if (never !== null) {
+        // the whole class, whatever is in use on it: no per-host scan, nothing to refresh later
+        entry.never = true;
+        entry.counts[ORDER.indexOf(never)] = c.hosts.length;
+      } else {
+        for (let pos = 0; pos < c.hosts.length; pos++) this.recount(entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
+      }
       this.cache.set(key, entry);
       return entry;
     }
+    if (entry.never) return entry;
     for (; entry.seen < c.touched.length; entry.seen++) {
       const h = c.touched[entry.seen]!;
       const pos = this.index.leaf[h]!;
