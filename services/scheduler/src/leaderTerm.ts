@@ -50,6 +50,7 @@ export class LeaderTerm {
   private ended: TermEnd | null = null;
   private inFlight: Promise<void> = Promise.resolve();
   private unpublishedFrom: number | null = null;
+  private publishCursorKnown = false;
   private snapshotting: Promise<void> = Promise.resolve();
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
@@ -67,15 +68,26 @@ export class LeaderTerm {
 
   /** Leads until the term ends; says why. */
   async run(): Promise<TermEnd> {
+    try {
+      return await this.lead();
+    } catch (err) {
+      this.log.error({ err }, 'leadership failed: stepping down');
+      this.finish('error');
+      return this.end();
+    }
+  }
+
+  private async lead(): Promise<TermEnd> {
     const { opts } = this.deps;
     const log = this.log.child({ component: 'append' });
+    // the catch-up after winning the lease may have folded a newer leader's term: never go back
+    this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     const election = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
     election.add('election', [{ type: 'LeaderElected', term: this.won.term, leader: opts.id }]);
     const elected = await this.append(election);
     if (!elected) return this.end();
     log.info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
-    this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.jsm));
     const readers = [this.readInputs(), this.refreshLease()];
     while (this.ended === null) {
       const deadline = nextDeadline(this.ledger.state);
@@ -110,8 +122,10 @@ export class LeaderTerm {
 
   /** One turn: publish what is owed, then ingest buffered inputs and facts, run a session, checkpoint. */
   private async step(): Promise<void> {
+    // decisions go out in log order (a successor resumes after the last one published), so
+    // nothing new is decided until what is owed has been published
+    if (!(await this.catchUpPublishing())) return;
     try {
-      if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
       const { opts } = this.deps;
       const batch = this.inputs.splice(0, opts.maxBatchInputs);
       const plan = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
@@ -166,6 +180,21 @@ export class LeaderTerm {
     if (!r.ok) {
       this.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
       this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
+    }
+  }
+
+  /** Publishes what earlier leaders (or failed publishes of this one) left owed; false when it could not yet. */
+  private async catchUpPublishing(): Promise<boolean> {
+    try {
+      if (!this.publishCursorKnown) {
+        this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.jsm));
+        this.publishCursorKnown = true;
+      }
+      if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
+      return true;
+    } catch (err) {
+      this.log.warn({ err }, 'decisions owed could not be published yet: retrying');
+      return false;
     }
   }
 

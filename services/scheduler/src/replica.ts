@@ -160,14 +160,21 @@ export class Replica {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      this.currentRole = 'standby';
-      const won = await this.standby();
-      if (won === null || this.stopped) break;
-      this.currentRole = 'leader';
-      this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
-      const why = await this.term.run();
-      this.term = null;
-      this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
+      try {
+        this.currentRole = 'standby';
+        const won = await this.standby();
+        if (won === null || this.stopped) break;
+        this.currentRole = 'leader';
+        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
+        const why = await this.term.run();
+        this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
+      } catch (err) {
+        // a replica never gives up: NATS comes back, and the log says where we are
+        this.log.error({ err }, 'replica loop failed: standing by again');
+        await sleep(500, this.stopController.signal);
+      } finally {
+        this.term = null;
+      }
     }
     this.currentRole = 'stopped';
   }

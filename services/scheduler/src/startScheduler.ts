@@ -35,7 +35,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     await retry(() => ensureStreams(nc, { replicas: opts.replicas }), log);
     const js = jetStream(nc);
     const jsm = await jetStreamManager(nc);
-    const lease = await openLeaderLease(js);
+    // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
+    const lease = await openLeaderLease(jetStream(nc, { timeoutMs: Math.max(500, opts.leaseMs) }));
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(nc);
     const replica = new Replica({ nc, js, jsm, lease, heartbeats, opts, log });
