@@ -4,10 +4,11 @@
 // default) is then read plainly (readLog, no fold), replayed (stateAt: chain-verified fold of the
 // whole log, what time travel does) and audited in full (auditLog: replay, every session and input
 // re-derived, invariants, checkpoints, snapshots, MUSTER_DECISIONS). Goal: at least 0.8 of the
-// plain read's rate. BENCH_NODES=200 saturates the cluster (a standing backlog of pending gangs
+// plain read's rate. For context it also times a plain read of MUSTER_IN and MUSTER_DECISIONS,
+// which the audit reads too (one input per message, where the log packs many events in one). BENCH_NODES=200 saturates the cluster (a standing backlog of pending gangs
 // that every session tries again): the worst case for re-deriving sessions.
 import pino from 'pino';
-import { connect, jetStream, publishInput, readLog } from '@muster/bus';
+import { connect, jetStream, publishInput, readDecisions, readInputs, readLog } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { auditLog, stateAt } from '@muster/auditor';
 import type { AuditReport } from '@muster/auditor';
@@ -93,6 +94,19 @@ async function plainRead(nc: NatsConnection): Promise<{ events: number; ms: numb
   return { events, ms: performance.now() - started };
 }
 
+/** Milliseconds to read every message of MUSTER_IN and of MUSTER_DECISIONS (what the audit reads besides the log), and how many. */
+async function otherStreams(nc: NatsConnection): Promise<{ inputs: number; inputsMs: number; decisions: number; decisionsMs: number }> {
+  const js = jetStream(nc);
+  let started = performance.now();
+  let inputs = 0;
+  for await (const _ of readInputs(js)) inputs++;
+  const inputsMs = performance.now() - started;
+  started = performance.now();
+  let decisions = 0;
+  for await (const _ of readDecisions(js)) decisions++;
+  return { inputs, inputsMs, decisions, decisionsMs: performance.now() - started };
+}
+
 /** Milliseconds to replay the whole log (chain verified, folded, no checks). */
 async function replay(nc: NatsConnection, seq: number): Promise<number> {
   const started = performance.now();
@@ -129,6 +143,9 @@ try {
       bestReplay = Math.min(bestReplay, folded);
       if (bestAudit === null || audit.ms < bestAudit.ms) bestAudit = audit;
     }
+    const others = await otherStreams(nc);
+    line('plain read of MUSTER_IN', `${others.inputs.toLocaleString('en-US')} inputs in ${Math.round(others.inputsMs).toLocaleString('en-US')} ms`);
+    line('plain read of MUSTER_DECISIONS', `${others.decisions.toLocaleString('en-US')} messages in ${Math.round(others.decisionsMs).toLocaleString('en-US')} ms`);
     const r = bestAudit!.report;
     if (!r.clean) throw new Error(`the audit of the benchmark log is not clean: ${JSON.stringify(r.failures.slice(0, 3))}`);
     line('audit', `clean; ${r.sessions} sessions and ${r.ingest.rederived} inputs re-derived, ${r.decisionsStream.checked} decision messages compared, ${r.checkpoints.checked} checkpoints, ${r.snapshots.checked} snapshots`);
