@@ -82,14 +82,28 @@ function pickOf<T>(xs: readonly T[], n: number): T | undefined {
   return xs.length === 0 ? undefined : xs[n % xs.length];
 }
 
-function checkCommits(parts: SchedulerEvent[][]): void {
+function checkCommits(state: State, parts: SchedulerEvent[][]): void {
   for (const part of parts) {
     for (const e of part) {
       if (e.type !== 'GangCommitted') continue;
-      const members = (e as GangCommitted).allocations.flatMap((a) => a.members).sort((a, b) => a - b);
+      const commit = e as GangCommitted;
+      const members = commit.allocations.flatMap((a) => a.members).sort((a, b) => a - b);
       // all or nothing: a commit binds every member of the gang exactly once
       expect(members).toEqual(members.map((_, i) => i));
       expect(part.filter((x) => x.type === 'MemberBound' && x.jobId === e.jobId)).toHaveLength(members.length);
+      // the placement policy holds
+      const placementSpec = shardGet(state.jobs, commit.jobId)!.spec.placement;
+      const nodes = new Set(commit.allocations.map((a) => a.node));
+      if (placementSpec.policy === 'same-node') expect(nodes.size).toBe(1);
+      if (placementSpec.policy === 'spread') expect(nodes.size).toBe(members.length);
+      if (placementSpec.ptile !== undefined) for (const a of commit.allocations) expect(a.members.length).toBeLessThanOrEqual(placementSpec.ptile);
+      if (placementSpec.gpuLocality) {
+        for (const n of nodes) {
+          const spec = shardGet(state.nodes, n)!.spec;
+          const domains = new Set(commit.allocations.filter((a) => a.node === n).flatMap((a) => a.gpuIds).map((g) => spec.gpus.find((d) => d.id === g)!.nvlinkDomain));
+          expect(domains.size).toBeLessThanOrEqual(1);
+        }
+      }
     }
   }
 }
@@ -116,7 +130,7 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
   const step = (parts: SchedulerEvent[][]): void => {
     // every transaction leaves the state consistent
     expect(invariantViolations(c.state)).toEqual([]);
-    checkCommits(parts);
+    checkCommits(c.state, parts);
   };
   nodes.forEach((n, i) => step(c.run(register(node(`n${i}`, n)))));
   let jobs = 0;

@@ -335,3 +335,24 @@ test('decide() is deterministic: the same state gives the same events', () => {
   expect(second).toEqual(first);
   expect(first.length).toBeGreaterThan(0);
 });
+
+describe('gpuLocality across roles', () => {
+  test('roles packed on one host take their GPUs from the domain the first role took', () => {
+    given([
+      register(node('n1', { gpus: 8, domains: 2, cpu: 64000 })),
+      submit(job('a', { tasks: 1, gpus: 1 })),
+    ])
+      .when(schedule())
+      .when(submit(job('loc', {
+        gpuLocality: true,
+        roles: [{ name: 'big', count: 1, gpus: 2 }, { name: 'small', count: 2, gpus: 1 }],
+      })))
+      .when(schedule())
+      .then((o) => {
+        const ids = o.commits[0]!.allocations.flatMap((a) => a.gpuIds).sort((x, y) => x - y);
+        // domain 0 has 3 free devices (1, 2, 3), too few for all 4: everything goes to domain 1
+        expect(ids).toEqual([4, 5, 6, 7]);
+        clean(o);
+      });
+  });
+});

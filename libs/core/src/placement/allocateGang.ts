@@ -83,6 +83,9 @@ function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostC
  */
 function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters): boolean {
   const locality = shape.placement.gpuLocality;
+  // GPUs the roles placed after this one may add on a host; under locality they share its domain
+  const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
+  const laterGpus = later.reduce((n, r) => n + r.count * r.resources.gpus, 0);
   // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
   const exact = new Map<number, number>();
   for (const plan of planIterator(role.count, shape.placement)) {
@@ -111,7 +114,7 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
         failedAt = j;
         break;
       }
-      const gpus = pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h))![0]!;
+      const gpus = pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h), laterGpus)![0]!;
       stmt.debit(h, role.name, memberRange(member, n), bucketResources(role, n), gpus, role.resources.gpus, locality);
       claimed.add(h);
       member += n;

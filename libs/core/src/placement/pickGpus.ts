@@ -12,9 +12,11 @@ export interface GpuPart {
  * the strictest memory need choose first, so a lax part never takes a device a strict one needs.
  * With `locality` every device comes from one NVLink domain (`pin`, when the gang already holds
  * GPUs of a domain on this host): the domain with the fewest free devices that still fits, ties by
- * domain number, so whole domains stay free for larger local requests.
+ * domain number, so whole domains stay free for larger local requests; but a domain that also
+ * has room for `reserve` more devices (what later roles of the gang may add on this host, which
+ * must then come from the same domain) goes before one that does not.
  */
-export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[], locality: boolean, pin: number): number[][] | null {
+export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[], locality: boolean, pin: number, reserve = 0): number[][] | null {
   let total = 0;
   for (const p of parts) total += p.count;
   if (total === 0) return parts.map(() => []);
@@ -23,15 +25,17 @@ export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[],
   const c = index.classes[index.cls[h]!]!;
   const base = index.domBase[h]!;
   let best: number[][] | null = null;
-  let bestFree = Number.POSITIVE_INFINITY;
+  let bestRank = Number.POSITIVE_INFINITY;
   for (let d = 0; d < c.domains.length; d++) {
     if (pin >= 0 && d !== pin) continue;
     const free = index.domFree[base + d]!;
-    if (free < total || free >= bestFree) continue;
+    // domains with room for the reserve rank before all others, then the tightest first
+    const rank = (free >= total + reserve ? 0 : c.gpuIds.length + 1) + free;
+    if (free < total || rank >= bestRank) continue;
     const picked = pickIn(index, h, parts, d);
     if (picked !== null) {
       best = picked;
-      bestFree = free;
+      bestRank = rank;
     }
   }
   return best;
