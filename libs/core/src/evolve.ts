@@ -219,9 +219,10 @@ function entry<T extends ShardEntry>(table: Sharded<T>, shard: number, id: strin
   return leafGet(shardLeaf(table, shard), id);
 }
 
-/** `record[key]` when it is the record's own entry (keys here are ids and names from outside). */
-function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
+/** A host's member count for a job; a number is never inherited, so the id may be `constructor`. */
+function held(jobs: Record<string, number>, jobId: string): number | undefined {
+  const n = jobs[jobId];
+  return typeof n === 'number' ? n : undefined;
 }
 
 /**
@@ -245,11 +246,15 @@ function writableJob(state: State, shard: number, job: JobState): JobState {
 function writableLeaf<T extends ShardEntry>(table: Sharded<T>, shard: number): ShardLeaf<T> {
   const level2 = slot(table, shard >>> 8, newLevel<ShardLevel<ShardLeaf<T>>>);
   const level3 = slot(level2, (shard >>> 4) & 15, newLevel<ShardLeaf<T>>);
-  return slot(level3, shard & 15, (): ShardLeaf<T> => []);
+  return slot(level3, shard & 15, newLeaf<T>);
 }
 
 function slot<C extends object>(level: ShardLevel<C>, i: number, make: () => C): C {
   return level[i] === null || level[i] === undefined ? (level[i] = created(make())) : writable(level, i)!;
+}
+
+function newLeaf<T extends ShardEntry>(): ShardLeaf<T> {
+  return [];
 }
 
 function newLevel<C>(): ShardLevel<C> {
@@ -413,7 +418,7 @@ function commitGang(state: State, event: GangCommitted): void {
     const node = entry(state.nodes, nodeShard, a.node);
     if (node === undefined) continue;
     const jobs = writable(writableNode(state, nodeShard, node), 'jobs');
-    jobs[event.jobId] = (own(jobs, event.jobId) ?? 0) + a.members.length;
+    jobs[event.jobId] = (held(jobs, event.jobId) ?? 0) + a.members.length;
   }
 }
 
@@ -457,8 +462,8 @@ function releaseAllocation(state: State, event: AllocationReleased): void {
   }
   const nodeShard = shardOf(event.node);
   const node = entry(state.nodes, nodeShard, event.node);
-  const held = node === undefined ? undefined : own(node.jobs, event.jobId);
-  const left = (held ?? 0) - event.members.length;
+  const count = node === undefined ? undefined : held(node.jobs, event.jobId);
+  const left = (count ?? 0) - event.members.length;
   if (left > 0) writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId] = left;
-  else if (held !== undefined) delete writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
+  else if (count !== undefined) delete writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
 }
