@@ -8,7 +8,7 @@ export type { ConnectOptions } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
 export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
-export { lastLogSequence } from './lastLogSequence.ts';
+export { lastInputSequence, lastLogSequence } from './lastLogSequence.ts';
 export { lastPublishedDecision, lastPublishedLogSeq } from './lastPublishedDecision.ts';
 export type { PublishedDecision } from './lastPublishedDecision.ts';
 export { openLeaderLease } from './leaderLease.ts';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import {
   appendTransactions,
+  lastInputSequence,
   lastLogSequence,
   lastPublishedLogSeq,
   publishDecisions,
@@ -37,6 +38,7 @@ export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 
 // keep ingest transactions well under the bus's 1 MB limit
 const MAX_INGEST_TX_BYTES = 400_000;
 const IDLE_WAKE_MS = 250;
+const INPUT_WATCHDOG_MS = 2000;
 
 /**
  * One term of leadership: append LeaderElected (fenced), re-publish what the predecessor left
@@ -51,6 +53,9 @@ export class LeaderTerm {
   private inFlight: Promise<void> = Promise.resolve();
   private unpublishedFrom: number | null = null;
   private publishCursorKnown = false;
+  private inputsNext = 1;
+  private inputsSeen = performance.now();
+  private restartInputs: () => void = () => undefined;
   private snapshotting: Promise<void> = Promise.resolve();
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
@@ -88,7 +93,8 @@ export class LeaderTerm {
     if (!elected) return this.end();
     log.info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
-    const readers = [this.readInputs(), this.refreshLease()];
+    this.inputsNext = this.ledger.state.lastInputSeq + 1;
+    const readers = [this.readInputs(), this.watchInputs(), this.refreshLease()];
     while (this.ended === null) {
       const deadline = nextDeadline(this.ledger.state);
       const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - opts.wallClock());
@@ -226,10 +232,17 @@ export class LeaderTerm {
     const signal = this.stopController.signal;
     let next = this.ledger.state.lastInputSeq + 1;
     while (!signal.aborted) {
+      // one attempt per consumer: the watchdog aborts an attempt that silently stopped delivering
+      const attempt = new AbortController();
+      const stop = (): void => attempt.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      this.restartInputs = stop;
       try {
-        for await (const input of readInputs(this.deps.js, { fromSeq: next, tail: true, signal })) {
+        for await (const input of readInputs(this.deps.js, { fromSeq: next, tail: true, signal: attempt.signal })) {
+          this.inputsSeen = performance.now();
           if (input.seq < next) continue;
           next = input.seq + 1;
+          this.inputsNext = next;
           this.inputs.push(input);
           this.wake.notify();
         }
@@ -237,6 +250,30 @@ export class LeaderTerm {
         if (signal.aborted) return;
         log.warn({ err, next }, 'input reader failed: retrying');
         await sleep(250, signal);
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
+    }
+  }
+
+  /**
+   * Restarts the input reader when MUSTER_IN holds inputs past what it delivered and it has been
+   * silent for a while (an ordered consumer can stall without an error when a NATS node restarts).
+   */
+  private async watchInputs(): Promise<void> {
+    const signal = this.stopController.signal;
+    while (!signal.aborted) {
+      await sleep(INPUT_WATCHDOG_MS, signal);
+      if (signal.aborted) return;
+      try {
+        const last = await lastInputSequence(this.deps.jsm);
+        if (last >= this.inputsNext && performance.now() - this.inputsSeen > INPUT_WATCHDOG_MS) {
+          this.log.warn({ next: this.inputsNext, last }, 'input reader stalled: restarting it');
+          this.inputsSeen = performance.now();
+          this.restartInputs();
+        }
+      } catch (err) {
+        this.log.debug({ err }, 'input watchdog could not read MUSTER_IN');
       }
     }
   }

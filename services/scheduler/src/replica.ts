@@ -25,6 +25,7 @@ export interface ReplicaDeps {
 }
 
 const CATCH_UP_BATCH = 1000;
+const TAIL_WATCHDOG_MS = 2000;
 
 /** What a rebuild did: the snapshot it started from (null: none) and the transactions it replayed. */
 export interface RebuildReport {
@@ -45,6 +46,8 @@ export class Replica {
   private readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
   private term: LeaderTerm | null = null;
+  private lastFold = performance.now();
+  private restartTail: () => void = () => undefined;
   private readonly keeper: LeaseKeeper;
   private readonly log: Logger;
 
@@ -215,9 +218,15 @@ export class Replica {
   private async tail(signal: AbortSignal): Promise<void> {
     const log = this.log.child({ component: 'follow' });
     while (!signal.aborted) {
+      // one attempt per consumer: `checkLogNotShrunk` restarts one that silently stopped delivering
+      const attempt = new AbortController();
+      const stop = (): void => attempt.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      this.restartTail = stop;
       try {
-        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal })) {
+        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt.signal })) {
           this.foldChecked([logged]);
+          this.lastFold = performance.now();
         }
       } catch (err) {
         if (signal.aborted) return;
@@ -225,6 +234,8 @@ export class Replica {
         const code = (err as { code?: string }).code;
         if (code === 'CHAIN_BROKEN' || code === 'LOG_GAP' || code === 'BAD_MESSAGE') this.refuse(`log is broken after ${this.ledger.seq}: ${(err as Error).message}`);
         await sleep(500, signal);
+      } finally {
+        signal.removeEventListener('abort', stop);
       }
     }
   }
@@ -232,6 +243,12 @@ export class Replica {
   /** Alarms (and refuses to lead) when the stream's last sequence goes backwards. */
   private async checkLogNotShrunk(): Promise<void> {
     const last = await lastLogSequence(this.deps.jsm);
+    // an ordered consumer can stall without an error when a NATS node restarts
+    if (last > this.ledger.seq && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
+      this.log.warn({ seq: this.ledger.seq, last }, 'log tail stalled: restarting it');
+      this.lastFold = performance.now();
+      this.restartTail();
+    }
     if (last < this.highestLastSeq || last < this.ledger.seq) {
       this.refuse(`MUSTER_LOG went backwards: last sequence ${last}, seen ${Math.max(this.highestLastSeq, this.ledger.seq)}`);
     }
