@@ -51,6 +51,8 @@ interface Running {
 }
 
 const RESUBSCRIBE_MS = 1_000;
+/** A reader silent this long while the stream holds more for it is resubscribed. */
+const STALL_MS = 3_000;
 
 /**
  * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
@@ -159,15 +161,41 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     else onStop(message, m.seq);
   };
 
-  // Reads one subject from `fromSeq` on, without end, resubscribing after errors (NATS away, no stream yet).
+  // How many messages the stream holds on a subject (the agent may read stream info, nothing more).
+  const storedOn = async (subject: string): Promise<number> => {
+    const jsm = await deps.js.jetstreamManager(false);
+    const info = await jsm.streams.info(DECISIONS_STREAM, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  };
+
+  // Messages delivered per subject so far, to notice a consumer that stopped delivering.
+  const delivered = new Map<string, number>();
+
+  // Reads one subject from `fromSeq` on, without end, resubscribing after errors (NATS away, no
+  // stream yet) and when the consumer silently stalls (it can, when a NATS node restarts).
   const follow = async (subject: string, fromSeq: number, until?: number): Promise<number> => {
     let next = fromSeq;
     let seen = 0;
     while (!abort.signal.aborted) {
+      const attempt = new AbortController();
+      const stopAttempt = (): void => attempt.abort();
+      abort.signal.addEventListener('abort', stopAttempt, { once: true });
+      let lastMessage = performance.now();
+      const watchdog = setInterval(() => {
+        if (performance.now() - lastMessage < STALL_MS) return;
+        storedOn(subject).then((stored) => {
+          if (stored > (delivered.get(subject) ?? 0)) {
+            log.warn({ subject, next }, 'bind or stop reader stalled; resubscribing');
+            attempt.abort();
+          }
+        }, () => undefined);
+      }, STALL_MS);
       try {
         if (until === 0) return next;
-        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, subject, { fromSeq: next, signal: abort.signal })) {
+        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, subject, { fromSeq: next, signal: attempt.signal })) {
+          lastMessage = performance.now();
           next = m.seq + 1;
+          delivered.set(subject, (delivered.get(subject) ?? 0) + 1);
           handle(m);
           seen += 1;
           if (until !== undefined && (seen >= until || m.info.pending === 0)) return next;
@@ -175,6 +203,9 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       } catch (err) {
         if (abort.signal.aborted) break;
         log.warn({ err, subject, fromSeq: next }, 'cannot read binds or stops yet; retrying');
+      } finally {
+        clearInterval(watchdog);
+        abort.signal.removeEventListener('abort', stopAttempt);
       }
       await sleep(RESUBSCRIBE_MS, abort.signal);
     }
@@ -185,9 +216,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const storedStops = async (): Promise<number> => {
     while (!abort.signal.aborted) {
       try {
-        const jsm = await deps.js.jetstreamManager(false);
-        const info = await jsm.streams.info(DECISIONS_STREAM, { subjects_filter: stopSubject });
-        return info.state.subjects?.[stopSubject] ?? 0;
+        return await storedOn(stopSubject);
       } catch (err) {
         log.warn({ err }, 'cannot read the decisions stream yet; retrying');
         await sleep(RESUBSCRIBE_MS, abort.signal);
