@@ -35,5 +35,5 @@ describe('HA drill (short)', () => {
     expect(report.takeover.all.max, why).toBeLessThan(5_000);
     expect(report.stop?.survivors, why).toEqual([]);
     expect(report.ok, why).toBe(true);
-  }, 180_000);
+  }, 240_000);
 });
