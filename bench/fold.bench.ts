@@ -107,8 +107,8 @@ const immer = measure(`one immer produce per batch of ${BATCH}`, TOTAL, 1, () =>
   return s;
 });
 
-// one produce per event is slow: it folds PER_EVENT events from the middle of the log, on the
-// state the batch driver had reached there, and is checked against a fold of the same events
+// one produce (or fold) per event is slow: each folds PER_EVENT events from the middle of the log,
+// on the state the batch driver had reached there, checked against a fold of the same events
 const start = Math.floor(TOTAL / 2 / BATCH) * BATCH;
 const middle = fold(initialState(), events.slice(0, start));
 const segment = events.slice(start, start + PER_EVENT);
@@ -117,11 +117,16 @@ const perEvent = measure('one immer produce per event', PER_EVENT, 1, () => {
   for (const e of segment) s = evolve(s, e);
   return s;
 });
+const foldPerEvent = measure('one copy-on-write fold per event', PER_EVENT, 1, () => {
+  let s = middle;
+  for (const e of segment) s = fold(s, [e]);
+  return s;
+});
 
 const finalHashes = new Set([plain.hash, folded.hash, whole.hash, immer.hash]);
-const same = finalHashes.size === 1 && perEvent.hash === stateHash(fold(middle, segment));
+const same = finalHashes.size === 1 && perEvent.hash === stateHash(fold(middle, segment)) && foldPerEvent.hash === perEvent.hash;
 const x = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
 console.log(`same state from every driver: ${same ? 'yes' : 'NO'} (${[...finalHashes].map((h) => h.slice(0, 12)).join(', ')})`);
-console.log(`fold per batch vs one produce per event: ${x(folded.best, perEvent.best)}; vs one produce per batch: ${x(folded.best, immer.best)}; vs apply in place: ${(folded.best / plain.best).toFixed(2)}x`);
+console.log(`fold per batch vs one produce per event: ${x(folded.best, perEvent.best)}; vs one produce per batch: ${x(folded.best, immer.best)}; vs apply in place: ${(folded.best / plain.best).toFixed(2)}x; fold vs produce, one event each: ${x(foldPerEvent.best, perEvent.best)}`);
 console.log(`goal for the batch path, 1,000,000 events/s: ${folded.best >= 1_000_000 ? 'met' : 'not met'} (${n(folded.best)} events/s); load average now ${load()}`);
 if (!same) process.exitCode = 1;
