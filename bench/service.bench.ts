@@ -120,11 +120,12 @@ async function takeover(server: NatsServerHandle): Promise<number[]> {
     let n = 0;
     for (let round = 0; round < TAKEOVERS; round++) {
       let leader: string | null = null;
-      await waitFor(() => false, 0);
-      for (let i = 0; i < 200 && leader === null; i++) {
+      const deadline = performance.now() + 60_000;
+      while (leader === null && performance.now() < deadline) {
         leader = await leaderId();
-        if (leader === null) await new Promise((r) => setTimeout(r, 50));
+        if (leader === null) await new Promise((r) => setTimeout(r, 100));
       }
+      if (leader === null) throw new Error('takeover: no replica became leader within 60 s');
       // warm: a decision from this leader first
       const warm = `w${round}`;
       await publishInput(js, 'muster.in.submit', gang(warm), `${warm}:1`);
