@@ -37,6 +37,8 @@ export async function* orderedMessages(
   const messages = await consumer.consume({ max_messages: BATCH });
   const stop = (): void => messages.stop();
   opts.signal?.addEventListener('abort', stop, { once: true });
+  // aborted while the consumer was being created: the listener above will never fire
+  if (isAborted(opts.signal)) stop();
   try {
     for await (const m of messages) {
       yield m;
@@ -49,4 +51,9 @@ export async function* orderedMessages(
     // the server reaps an abandoned ordered consumer after its inactivity threshold anyway
     await consumer.delete().catch(() => false);
   }
+}
+
+// a function, so that the compiler does not carry a narrowing of `aborted` across the awaits above
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

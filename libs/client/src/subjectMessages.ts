@@ -32,6 +32,8 @@ export async function* subjectMessages(
   const messages = await consumer.consume({ max_messages: 256 });
   const stop = (): void => messages.stop();
   opts.signal?.addEventListener('abort', stop, { once: true });
+  // aborted while the consumer was being created: the listener above will never fire
+  if (isAborted(opts.signal)) stop();
   try {
     for await (const m of messages) {
       // stop() ends the iterator, but messages already buffered would still come out
