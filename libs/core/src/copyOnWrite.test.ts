@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical.ts';
-import { copyOnWrite, created, isWritable, writable } from './copyOnWrite.ts';
+import { copyOnWrite, created, emptyRecord, isWritable, writable, writableRecord } from './copyOnWrite.ts';
 
 interface Doc {
   a: { n: number; list: number[] };
@@ -50,6 +50,17 @@ describe('copyOnWrite', () => {
     }, { freeze: false });
     expect(Object.isFrozen(next)).toBe(false);
     expect(Object.isFrozen(next.a)).toBe(false);
+  });
+
+  it('copies a record into a prototype-less record, which serialises like {} and inherits nothing', () => {
+    const base = { counts: { constructor: 1 } as Record<string, number> };
+    const next = copyOnWrite(base, (root) => {
+      writableRecord(root, 'counts')['toString'] = 2;
+    });
+    expect(Object.getPrototypeOf(next.counts)).toBe(null);
+    expect(canonicalJson(next.counts)).toBe('{"constructor":1,"toString":2}');
+    expect(emptyRecord<number>()['constructor']).toBeUndefined();
+    expect(canonicalJson(base)).toBe('{"counts":{"constructor":1}}');
   });
 
   it('is the plain object outside a run: writable returns the child, everything is writable', () => {

@@ -1,5 +1,5 @@
 import { produce } from 'immer';
-import { copyOnWrite, created, isWritable, writable } from './copyOnWrite.ts';
+import { copyOnWrite, created, emptyRecord, isWritable, writable, writableRecord } from './copyOnWrite.ts';
 import type { LoggedTransaction, Transaction } from './envelope.ts';
 import type {
   AllocationReleased,
@@ -101,7 +101,7 @@ export function apply(state: State, event: SchedulerEvent): void {
     case 'SessionStarted':
       state.session = Math.max(state.session, event.session);
       state.sessionEpoch = state.epoch;
-      state.unsatisfiable = created({});
+      state.unsatisfiable = created(emptyRecord());
       return;
     case 'HostDebited': {
       debit(state, event.node, event.resources, event.gpuIds, 1);
@@ -328,7 +328,7 @@ function registerNode(state: State, spec: NodeSpec): void {
   const n = shardOf(spec.id);
   const existing = entry(state.nodes, n, spec.id);
   if (existing === undefined) {
-    const node: NodeState = { spec, status: 'up', used: created(zeroResources()), gpusUsed: [], jobs: created({}) };
+    const node: NodeState = { spec, status: 'up', used: created(zeroResources()), gpusUsed: [], jobs: created(emptyRecord()) };
     insert(writable(state, 'nodes'), n, created(node));
   } else {
     if (existing.status === 'up') addCapacity(state, existing.spec, -1);
@@ -392,8 +392,8 @@ function withGpus(used: readonly number[], add: readonly number[]): number[] {
 
 function addUsage(state: State, identity: Identity, amount: AllocationResources, factor: 1 | -1): void {
   const usage = writable(state, 'usage');
-  addUsageRow(writable(usage, 'users'), identity.user, amount, factor);
-  addUsageRow(writable(usage, 'queues'), identity.queue, amount, factor);
+  addUsageRow(writableRecord(usage, 'users'), identity.user, amount, factor);
+  addUsageRow(writableRecord(usage, 'queues'), identity.queue, amount, factor);
 }
 
 function addUsageRow(table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {
@@ -420,7 +420,7 @@ function commitGang(state: State, event: GangCommitted): void {
     const nodeShard = shardOf(a.node);
     const node = entry(state.nodes, nodeShard, a.node);
     if (node === undefined) continue;
-    const jobs = writable(writableNode(state, nodeShard, node), 'jobs');
+    const jobs = writableRecord(writableNode(state, nodeShard, node), 'jobs');
     jobs[event.jobId] = (held(jobs, event.jobId) ?? 0) + a.members.length;
   }
 }
@@ -445,7 +445,7 @@ function abortGang(state: State, event: GangAborted): void {
     return;
   }
   if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
-    writable(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
+    writableRecord(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
   }
 }
 
@@ -467,6 +467,6 @@ function releaseAllocation(state: State, event: AllocationReleased): void {
   const node = entry(state.nodes, nodeShard, event.node);
   const count = node === undefined ? undefined : held(node.jobs, event.jobId);
   const left = (count ?? 0) - event.members.length;
-  if (left > 0) writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId] = left;
-  else if (count !== undefined) delete writable(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
+  if (left > 0) writableRecord(writableNode(state, nodeShard, node!), 'jobs')[event.jobId] = left;
+  else if (count !== undefined) delete writableRecord(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
 }

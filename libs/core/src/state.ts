@@ -1,6 +1,7 @@
 import type { AbortCategory, AbortReason, Allocation, AllocationResources } from './events.ts';
 import type { Resources } from './resources.ts';
 import { zeroResources } from './resources.ts';
+import { emptyRecord } from './copyOnWrite.ts';
 import { emptySharded } from './shard.ts';
 import type { Sharded } from './shard.ts';
 import type { JobSpec, NodeSpec } from './spec/types.ts';
@@ -23,7 +24,7 @@ export interface NodeState {
   used: Resources;
   /** GPU device ids in use, ascending. */
   gpusUsed: number[];
-  /** Members per job bound on this node (for node loss). */
+  /** Members per job bound on this node (for node loss); a prototype-less record (`emptyRecord`). */
   jobs: Record<string, number>;
 }
 
@@ -74,7 +75,7 @@ export interface JobState {
   finishedAt: number | null;
 }
 
-/** Allocated resources per user and per queue (the numerators of DRF shares). */
+/** Allocated resources per user and per queue (the numerators of DRF shares); prototype-less records. */
 export interface Usage {
   users: Record<string, AllocationResources>;
   queues: Record<string, AllocationResources>;
@@ -129,9 +130,9 @@ export function initialState(): State {
     nodes: emptySharded(),
     jobs: emptySharded(),
     pending: emptySharded(),
-    usage: { users: {}, queues: {} },
+    usage: { users: emptyRecord(), queues: emptyRecord() },
     capacity: zeroResources(),
-    unsatisfiable: {},
+    unsatisfiable: emptyRecord(),
     lastCheckpoint: null,
   };
 }
