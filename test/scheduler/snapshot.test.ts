@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { connect, jetStream, jetStreamManager, listSnapshots, openLeaderLease, publishInput, saveSnapshot } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
-import { stateHash } from '@muster/core';
+import { shardSize, stateHash } from '@muster/core';
 import { HeartbeatMonitor, Replica, resolveOptions, startScheduler } from '@muster/scheduler';
 import { startNatsServer } from '../support/natsServer.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
@@ -26,8 +26,8 @@ describe('rebuild from snapshot plus tail', () => {
       await publishInput(js, 'muster.in.submit', { id: `j${i}`, identity: { user: 'u' }, tasks: 1, resources: { cpu: 1, memoryMb: 1 } });
       await new Promise((r) => setTimeout(r, 15));
     }
-    await eventually(async () => (await listSnapshots(js)).length > 0 || null, 15_000, 'a snapshot');
-    await eventually(() => (Object.values(scheduler.state().pending).length === 0 ? true : null), 15_000, 'all placed');
+    await eventually(async () => (await listSnapshots(js)).length > 0 || null, 30_000, 'a snapshot');
+    await eventually(() => (shardSize(scheduler.state().pending) === 0 && shardSize(scheduler.state().jobs) === 40 ? true : null), 30_000, 'all placed');
     await scheduler.stop();
   });
 
