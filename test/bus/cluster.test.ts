@@ -136,7 +136,8 @@ describe('R3 cluster', () => {
     const total = await lastLogSequence(survivor.jsm);
     await leaderNode.restart();
     const returning = await clientOn(leaderIndex, 'returning');
-    expect(await verifiedLength(returning.js)).toBe(total);
+    // the restarted node catches up in the background: poll until it has
+    await expect.poll(() => verifiedLength(returning.js), { timeout: 20_000, interval: 250 }).toBe(total);
     expect((await readLogMessage(returning.jsm, total))?.tx).toEqual(appended[2]);
   });
 });
