@@ -9,16 +9,9 @@ import { within } from '@muster/stack';
 import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from '@muster/stack';
 import type { DrillOptions } from './drillOptions.ts';
 
-/** What `muster.replica.<id>.status` answers. */
-export interface ReplicaStatus {
-  id: string;
-  role: string;
-  seq: number;
-  term: number;
-  lastInputSeq: number;
-  stateHash: string;
-  refusedBecause: string | null;
-}
+/** What `muster.replica.<id>.status` answers (defined by the scheduler that answers it). */
+export type { ReplicaStatus } from '@muster/scheduler';
+import type { ReplicaStatus } from '@muster/scheduler';
 
 /** The drill's cluster: three NATS nodes, three replica processes, simulated agents, and the drill's own connection. */
 export interface DrillCluster {
