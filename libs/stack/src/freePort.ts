@@ -1,7 +1,20 @@
 import { createServer } from 'node:net';
 
-/** A free TCP port on loopback, found by binding port 0. */
-export function freePort(): Promise<number> {
+// ports this process has handed out: the OS may offer a just-closed port again at once, and two
+// servers of one cluster given the same port fail at start-up
+const handedOut = new Set<number>();
+
+/** A free TCP port on loopback, found by binding port 0, never one this process already handed out. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await bindZero();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function bindZero(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '@muster/stack';
 import { delimiter, join, resolve as resolvePath } from 'node:path';
 import { CliError, EXIT } from './cliError.ts';
 
@@ -34,19 +34,6 @@ export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | n
     }
   }
   return null;
-}
-
-/** A free TCP port on loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
