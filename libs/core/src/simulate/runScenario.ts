@@ -3,7 +3,7 @@ import type { Stamp } from '../chain.ts';
 import { transactionHash } from '../envelope.ts';
 import type { TransactionKind } from '../envelope.ts';
 import type { SchedulerEvent } from '../events.ts';
-import { applyTransaction } from '../evolve.ts';
+import { foldTransactions } from '../evolve.ts';
 import { ingest } from '../ingest.ts';
 import { decide } from '../session/index.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
@@ -13,7 +13,6 @@ import { stateHash } from '../stateHash.ts';
 import { validateNodeSpec } from '../spec/index.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
-import { produce } from 'immer';
 
 /** The leader name simulated transactions carry. */
 const SIMULATOR = 'simulator';
@@ -99,7 +98,7 @@ class Simulation {
     const stamp: Stamp = { kind, term: 1, leader: SIMULATOR, at: this.now, session, part, parts };
     const tx = makeTransaction(this.prev, stamp, events);
     const seq = ++this.counts.transactions;
-    this.state = produce(this.state, (draft) => applyTransaction(draft, seq, tx));
+    this.state = foldTransactions(this.state, [{ seq, tx }]);
     this.prev = transactionHash(tx);
     this.counts.events += events.length;
     for (const event of events) {
