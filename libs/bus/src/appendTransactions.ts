@@ -1,5 +1,5 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
-import { canonicalJson } from '@muster/core';
+import { canonicalBytes } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { BusError } from './busError.ts';
 import { isAppendConflict, isTimeout } from './isWrongLastSequence.ts';
@@ -23,8 +23,6 @@ export interface AppendOptions {
   timeoutMs?: number;
 }
 
-const encoder = new TextEncoder();
-
 /**
  * Appends transactions to MUSTER_LOG, one message each, fenced: the first expects the stream's
  * last sequence to be `expectLastSeq`, each next one the sequence before it and, as its last msg
@@ -45,7 +43,7 @@ export async function appendTransactions(
       const cause = new BusError('CHAIN_BROKEN', `transaction ${i} of the batch does not chain to the one before it`);
       return { ok: false, code: 'error', committed: [], cause };
     }
-    const payload = encoder.encode(canonicalJson(tx));
+    const payload = canonicalBytes(tx);
     if (payload.length > MAX_TRANSACTION_BYTES) {
       const cause = new BusError(
         'TRANSACTION_TOO_LARGE',

@@ -25,6 +25,7 @@ export {
   SNAPSHOT_BUCKET,
 } from './names.ts';
 export type { OrderedReadOptions } from './orderedMessages.ts';
+export { nativeStateHash, nativeTransactionHash } from './payloadHash.ts';
 export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { publishInput } from './publishInput.ts';

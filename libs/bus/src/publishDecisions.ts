@@ -1,6 +1,6 @@
 import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/transport-node';
-import { canonicalJson } from '@muster/core';
+import { canonicalBytes } from '@muster/core';
 import { isTimeout } from './isWrongLastSequence.ts';
 import { LOG_SEQ_HEADER } from './names.ts';
 
@@ -30,7 +30,7 @@ export async function publishDecisions(
     msgs.map((m) => {
       const h = headers();
       h.set(LOG_SEQ_HEADER, String(m.logSeq));
-      return js.publish(m.subject, canonicalJson(m.payload), {
+      return js.publish(m.subject, canonicalBytes(m.payload), {
         msgID: m.msgId,
         headers: h,
         ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),

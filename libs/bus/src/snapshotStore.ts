@@ -1,9 +1,11 @@
+import { canonicalBytes } from '@muster/core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
-import { canonicalHash } from '@muster/core';
+
 import { BusError } from './busError.ts';
 import { SNAPSHOT_BUCKET } from './names.ts';
+import { payloadHash } from './payloadHash.ts';
 
 /** The state after log sequence `seq`, its canonical hash and the state schema it was written with. */
 export interface Snapshot<S = unknown> {
@@ -44,7 +46,6 @@ export interface LoadSnapshotOptions {
 const PREFIX = 'snapshot-';
 // chunks well under the server's 1 MiB max_payload, few enough that tens of MB stay quick
 const CHUNK_BYTES = 512 * 1024;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
@@ -59,7 +60,8 @@ export async function saveSnapshot<S>(js: JetStreamClient, snapshot: Snapshot<S>
   const used = new Map(existing.map((s) => [s.name, s]));
   const free = Array.from({ length: keep }, (_, i) => `${PREFIX}${i}`).find((name) => !used.has(name));
   const slot = free ?? existing.reduce((oldest, s) => (s.seq < oldest.seq ? s : oldest)).name;
-  const data = encoder.encode(JSON.stringify(snapshot.state));
+  // canonical bytes: a reader checks the hash on the bytes as stored, before parsing them
+  const data = canonicalBytes(snapshot.state);
   const info = await store.putBlob(
     {
       name: slot,
@@ -132,7 +134,9 @@ async function readSnapshot<S>(store: ObjectStore, info: SnapshotInfo, verifyHas
   const bytes = await store.getBlob(info.name);
   if (bytes === null) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} vanished while loading`, { seq: info.seq });
   const state = JSON.parse(decoder.decode(bytes)) as S;
-  if (verifyHash && canonicalHash(state) !== info.hash) {
+  // snapshots are stored as canonical JSON, so the stored bytes hash to the state hash; an older
+  // one written in another form is checked by serialising its state again
+  if (verifyHash && payloadHash(bytes) !== info.hash && payloadHash(canonicalBytes(state)) !== info.hash) {
     throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} at ${info.seq}: state does not hash to ${info.hash}`, { seq: info.seq });
   }
   return { schema: info.schema, seq: info.seq, hash: info.hash, state };

@@ -4,6 +4,8 @@ import {
   lastInputSequence,
   lastLogSequence,
   lastPublishedLogSeq,
+  nativeStateHash,
+  nativeTransactionHash,
   publishDecisions,
   readInputs,
   readLog,
@@ -22,8 +24,6 @@ import {
   needsSession,
   nextDeadline,
   shardGet,
-  stateHash,
-  transactionHash,
 } from '@muster/core';
 import type { LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
@@ -311,7 +311,7 @@ export class LeaderTerm {
     this.lastSnapshotSeq = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
-        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: stateHash(state), state });
+        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state), state });
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
@@ -377,7 +377,7 @@ class Plan {
   checkpoint(every: number): void {
     const since = this.state.seq - (this.state.lastCheckpoint?.seq ?? 0);
     if (every <= 0 || since < every) return;
-    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: stateHash(this.state) }]);
+    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: nativeStateHash(this.state) }]);
   }
 
   /** Chains, stamps and folds one transaction. */
@@ -386,7 +386,7 @@ class Plan {
     const tx: Transaction = makeTransaction(this.lastHash, stamp, events);
     const seq = this.state.seq + 1;
     this.state = foldTransactions(this.state, [{ seq, tx }]);
-    this.lastHash = transactionHash(tx);
+    this.lastHash = nativeTransactionHash(tx);
     this.logged.push({ seq, tx });
   }
 }

@@ -1,4 +1,5 @@
-import { foldTransactions, initialState, stateHash, transactionHash } from '@muster/core';
+import { nativeStateHash, nativeTransactionHash } from '@muster/bus';
+import { foldTransactions, initialState } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /** A checkpoint in the log whose hash differs from the state this replica folded. */
@@ -41,13 +42,13 @@ export class Ledger {
       state = foldRange(state, txs.slice(start, i));
       start = i;
       if (checkpoint.seq === state.seq) {
-        const actual = stateHash(state);
+        const actual = nativeStateHash(state);
         if (actual !== checkpoint.stateHash) mismatches.push({ seq: checkpoint.seq, expected: checkpoint.stateHash, actual });
       }
     }
     this.state = foldRange(state, txs.slice(start));
     const last = txs[txs.length - 1];
-    if (last !== undefined) this.lastHash = transactionHash(last.tx);
+    if (last !== undefined) this.lastHash = nativeTransactionHash(last.tx);
     return mismatches;
   }
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
+import { lastLogSequence, loadLatestSnapshot, nativeTransactionHash, readLog, readLogMessage } from '@muster/bus';
 import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection } from '@muster/bus';
-import { STATE_SCHEMA, initialState, transactionHash } from '@muster/core';
+import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
@@ -122,7 +122,7 @@ export class Replica {
       const at = await readLogMessage(this.deps.jsm, snapshot.seq);
       if (at !== null) {
         this.ledger.state = snapshot.state;
-        this.ledger.lastHash = transactionHash(at.tx);
+        this.ledger.lastHash = nativeTransactionHash(at.tx);
         snapshotSeq = snapshot.seq;
         log.info({ seq: snapshot.seq }, 'loaded snapshot');
       }

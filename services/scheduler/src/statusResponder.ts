@@ -1,5 +1,5 @@
+import { nativeStateHash } from '@muster/bus';
 import type { NatsConnection, Subscription } from '@muster/bus';
-import { stateHash } from '@muster/core';
 import type { Replica } from './replica.ts';
 
 /** What `muster.replica.<id>.status` answers: where this replica is in the log. */
@@ -26,7 +26,7 @@ export function serveStatus(nc: NatsConnection, id: string, replica: Replica): S
       seq: state.seq,
       term: state.term,
       lastInputSeq: state.lastInputSeq,
-      stateHash: stateHash(state),
+      stateHash: nativeStateHash(state),
       refusedBecause: replica.refusedBecause(),
     };
   };

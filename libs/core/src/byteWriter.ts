@@ -1,0 +1,90 @@
+/** Keys kept encoded (`"key":`) between writes, at most; field names repeat, ids mostly do not. */
+const KEY_CACHE_LIMIT = 4096;
+const keyCache = new Map<string, Uint8Array>();
+const ENCODER = new TextEncoder();
+
+/**
+ * A growing UTF-8 buffer for canonical JSON: ASCII written byte by byte, anything else (or a
+ * string that needs escapes) through `JSON.stringify` and `TextEncoder`, so the escapes are
+ * exactly JSON's.
+ */
+export class ByteWriter {
+  private buf = new Uint8Array(1 << 16);
+  private pos = 0;
+
+  /** The bytes written so far (a view, valid until the next write). */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** One byte. */
+  byte(b: number): void {
+    if (this.pos === this.buf.length) this.grow(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** A string known to be ASCII without anything to escape (literals, numbers). */
+  ascii(text: string): void {
+    this.room(text.length);
+    for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text.charCodeAt(i);
+  }
+
+  /** A number as `JSON.stringify` writes it (non-finite as null). */
+  number(n: number): void {
+    this.ascii(Number.isFinite(n) ? String(n) : 'null');
+  }
+
+  /** A JSON string literal with JSON.stringify's escapes. */
+  quoted(text: string): void {
+    this.room(text.length + 2);
+    const start = this.pos;
+    const buf = this.buf;
+    let pos = start;
+    buf[pos++] = 0x22;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) {
+        this.pos = start;
+        this.encoded(JSON.stringify(text));
+        return;
+      }
+      buf[pos++] = c;
+    }
+    buf[pos++] = 0x22;
+    this.pos = pos;
+  }
+
+  /** An object key with its colon, from a small cache of encoded keys. */
+  key(key: string): void {
+    let bytes = keyCache.get(key);
+    if (bytes === undefined) {
+      const start = this.pos;
+      this.quoted(key);
+      this.byte(0x3a);
+      bytes = this.buf.slice(start, this.pos);
+      if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+      keyCache.set(key, bytes);
+      return;
+    }
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  private encoded(text: string): void {
+    this.room(text.length * 3);
+    this.pos += ENCODER.encodeInto(text, this.buf.subarray(this.pos)).written;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+}
