@@ -10,7 +10,7 @@ import type { State } from '../../libs/core/src/state.ts';
 import { stateHash } from '../../libs/core/src/stateHash.ts';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { cancel, close, Cluster, done, drain, lose, register, submit } from '../../libs/core/src/testing/given.ts';
+import { cancel, close, Cluster, done, drain, lose, register, retire, submit } from '../../libs/core/src/testing/given.ts';
 import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
 
 // DESIGN.md §7 over random clusters and workloads, driven like the leader drives the core: inputs
@@ -65,7 +65,8 @@ type Command =
   | { kind: 'close'; pick: number }
   | { kind: 'lose'; pick: number }
   | { kind: 'drain'; pick: number }
-  | { kind: 'join'; node: NodeOptions };
+  | { kind: 'join'; node: NodeOptions }
+  | { kind: 'retire'; retainMs: number };
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 5, arbitrary: jobArb.map((j): Command => ({ kind: 'submit', job: j })) },
@@ -76,6 +77,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'lose', pick })) },
   { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'drain', pick })) },
   { weight: 1, arbitrary: nodeArb.map((n): Command => ({ kind: 'join', node: n })) },
+  { weight: 1, arbitrary: fc.constantFrom(0, 1000).map((retainMs): Command => ({ kind: 'retire', retainMs })) },
 );
 
 function pickOf<T>(xs: readonly T[], n: number): T | undefined {
@@ -186,6 +188,9 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
       }
       case 'join':
         step(c.run(register(node(`n${joined++}`, cmd.node))));
+        break;
+      case 'retire':
+        step(c.run(retire(cmd.retainMs)));
         break;
     }
   }

@@ -226,6 +226,18 @@ export interface AllocationReleased {
   cause: ReleaseCause;
 }
 
+/**
+ * Leader, in a fact transaction: finished jobs it stops keeping in the state, each finished at
+ * least `retainMs` before `at` (the transaction's stamp) and holding nothing. Their ids stay known
+ * (a resubmission is still a duplicate) with their outcome; the rest of their story is in the log.
+ */
+export interface JobsRetired {
+  type: 'JobsRetired';
+  at: number;
+  retainMs: number;
+  jobIds: string[];
+}
+
 /** Leader, every N transactions: the hash of the canonical state after log sequence `seq`. */
 export interface Checkpoint {
   type: 'Checkpoint';
@@ -253,6 +265,7 @@ export type SchedulerEvent =
   | GangAborted
   | JobPended
   | JobFinished
+  | JobsRetired
   | AllocationReleased
   | Checkpoint;
 

@@ -6,13 +6,15 @@ import type {
   AllocationResources,
   GangAborted,
   GangCommitted,
+  JobsRetired,
   SchedulerEvent,
 } from './events.ts';
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
-import { SHARD_FANOUT, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
+import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
+import { retireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
-import type { JobState, MemberState, NodeState, State } from './state.ts';
+import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
 import { unsatisfiableKey } from './spec/index.ts';
 import type { Identity, NodeSpec } from './spec/types.ts';
@@ -170,6 +172,9 @@ export function apply(state: State, event: SchedulerEvent): void {
     case 'AllocationReleased':
       releaseAllocation(state, event);
       return;
+    case 'JobsRetired':
+      retireJobs(state, event);
+      return;
     case 'Checkpoint':
       state.lastCheckpoint = created({ seq: event.seq, stateHash: event.stateHash });
       return;
@@ -279,18 +284,36 @@ function pend(state: State, shard: number, id: string): void {
 
 /** Takes a job out of the pending table, clearing every trie slot it leaves empty. */
 function unpend(state: State, shard: number, id: string): void {
-  const leaf = shardLeaf(state.pending, shard);
+  remove(state, 'pending', shard, id);
+}
+
+/** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
+function remove(state: State, key: 'pending' | 'jobs', shard: number, id: string): void {
+  const leaf = shardLeaf<ShardEntry>(state[key], shard);
   if (leaf === null || leaf === undefined) return;
   const i = leafIndex(leaf, id);
   if (i < 0) return;
   const a = shard >>> 8;
   const b = (shard >>> 4) & 15;
   const c = shard & 15;
-  const pending = writable(state, 'pending');
-  if (leaf.length > 1) removeAt(writableLeaf(pending, shard), i);
-  else if (othersInUse(pending[a]![b]!, c)) writable(writable(pending, a)!, b)![c] = null;
-  else if (othersInUse(pending[a]!, b)) writable(pending, a)![b] = null;
-  else pending[a] = null;
+  const table: Sharded<ShardEntry> = writable(state, key);
+  if (leaf.length > 1) removeAt(writableLeaf(table, shard), i);
+  else if (othersInUse(table[a]![b]!, c)) writable(writable(table, a)!, b)![c] = null;
+  else if (othersInUse(table[a]!, b)) writable(table, a)![b] = null;
+  else table[a] = null;
+}
+
+/** Moves finished jobs out of `jobs` into `retired` (ids that may not be retired are left alone). */
+function retireJobs(state: State, event: JobsRetired): void {
+  for (const id of event.jobIds) {
+    const n = shardOf(id);
+    const job = entry(state.jobs, n, id);
+    if (job === undefined || retireProblem(state, id, event.at, event.retainMs) !== null) continue;
+    const retired: RetiredJob = created({ spec: created({ id }), status: job.status, finishedAt: job.finishedAt ?? event.at });
+    remove(state, 'jobs', n, id);
+    if (state.retired === undefined) state.retired = created(emptySharded<RetiredJob>());
+    insert(writable(state, 'retired') as Sharded<RetiredJob>, n, retired);
+  }
 }
 
 // splice() would allocate the array of removed elements on every call
@@ -342,7 +365,7 @@ function registerNode(state: State, spec: NodeSpec): void {
 
 function submitJob(state: State, spec: JobState['spec'], fingerprint: string): void {
   const n = shardOf(spec.id);
-  if (entry(state.jobs, n, spec.id) !== undefined) return;
+  if (entry(state.jobs, n, spec.id) !== undefined || (state.retired !== undefined && entry(state.retired, n, spec.id) !== undefined)) return;
   const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
   let size = 0;
   for (const role of spec.roles) size += role.count;

@@ -1,5 +1,6 @@
 import type { RejectionReason, SchedulerEvent } from './events.ts';
 import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
+import { isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
 import { jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
@@ -43,7 +44,7 @@ export function ingest(state: State, input: Input, at: number): SchedulerEvent[]
       const jobId = jobIdBody(body.value);
       if (!jobId.ok) return reject(jobId.error);
       const job = shardGet(state.jobs, jobId.value);
-      if (job === undefined) return reject({ category: 'unknown', path: 'jobId', message: `unknown job ${jobId.value}` });
+      if (job === undefined) return reject(unknownJob(state, jobId.value));
       if (input.subject === 'muster.in.cancel') {
         if (job.status !== 'pending' && job.status !== 'running') {
           return reject(invalid('jobId', `job ${jobId.value} is already ${job.status}`));
@@ -87,7 +88,7 @@ export function ingest(state: State, input: Input, at: number): SchedulerEvent[]
   const done = doneBody(body.value);
   if (!done.ok) return reject(done.error);
   const job = shardGet(state.jobs, done.value.jobId);
-  if (job === undefined) return reject({ category: 'unknown', path: 'jobId', message: `unknown job ${done.value.jobId}` });
+  if (job === undefined) return reject(unknownJob(state, done.value.jobId));
   const member = job.members[done.value.member];
   if (job.status !== 'running' || member === undefined || member === null) {
     return reject(invalid('member', `member ${done.value.member} of job ${job.spec.id} is not running`));
@@ -124,10 +125,17 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): Sc
   if (!body.ok) return rejected(body.error);
   const spec = validateJobSpec(body.value);
   if (!spec.ok) return rejected({ category: 'invalid', ...spec.error });
-  if (shardGet(state.jobs, spec.value.id) !== undefined) {
+  if (shardGet(state.jobs, spec.value.id) !== undefined || isRetired(state, spec.value.id)) {
     return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
   }
   return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value) }];
+}
+
+/** The rejection for a job the state does not hold: never seen, or finished and retired. */
+function unknownJob(state: State, jobId: string): RejectionReason {
+  return isRetired(state, jobId)
+    ? invalid('jobId', `job ${jobId} finished and was retired`)
+    : { category: 'unknown', path: 'jobId', message: `unknown job ${jobId}` };
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: RejectionReason };

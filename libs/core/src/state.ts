@@ -75,6 +75,13 @@ export interface JobState {
   finishedAt: number | null;
 }
 
+/** A finished job the state no longer keeps in full (JobsRetired): its id, outcome and end. */
+export interface RetiredJob {
+  spec: { id: string };
+  status: JobStatus;
+  finishedAt: number;
+}
+
 /** Allocated resources per user and per queue (the numerators of DRF shares); prototype-less records. */
 export interface Usage {
   users: Record<string, AllocationResources>;
@@ -103,6 +110,11 @@ export interface State {
   nextSubmitIndex: number;
   nodes: Sharded<NodeState>;
   jobs: Sharded<JobState>;
+  /**
+   * Finished jobs retired from `jobs`. Absent until the first JobsRetired, so that a log without
+   * one folds (and hashes) exactly as it did before retirement existed.
+   */
+  retired?: Sharded<RetiredJob>;
   /** Ids of the pending jobs (the queue order is on each job: priority, submitIndex). */
   pending: Sharded<string>;
   usage: Usage;

@@ -53,6 +53,7 @@ export const arbitraryEvent: fc.Arbitrary<SchedulerEvent> = fc.oneof(
   fc.record({ type: fc.constant('JobPended' as const), jobId, at }),
   fc.record({ type: fc.constant('JobFinished' as const), jobId, at, outcome: fc.constantFrom('succeeded' as const, 'failed' as const, 'closed' as const) }),
   fc.record({ type: fc.constant('AllocationReleased' as const), jobId, node: nodeId, role, members, resources, gpuIds, cause: fc.constantFrom('completed' as const, 'cancelled' as const, 'closed' as const, 'node-lost' as const) }),
+  fc.record({ type: fc.constant('JobsRetired' as const), at, retainMs: fc.constantFrom(0, 1000), jobIds: fc.array(jobId, { maxLength: 3 }) }),
   fc.record({ type: fc.constant('Checkpoint' as const), seq: fc.nat(), stateHash: fc.constant('0'.repeat(64)) }),
 );
 

@@ -2,6 +2,7 @@ import type { Decision, GangAborted, GangCommitted, SchedulerEvent } from '../ev
 import { isDecision } from '../events.ts';
 import { fold } from '../evolve.ts';
 import { ingest } from '../ingest.ts';
+import { retirement } from '../retire.ts';
 import { runSession } from '../session/runSession.ts';
 import type { SessionStats } from '../session/runSession.ts';
 import { shardGet } from '../shard.ts';
@@ -16,7 +17,8 @@ export type Step =
   | { kind: 'input'; subject: string; body: unknown }
   | { kind: 'schedule'; at?: number }
   | { kind: 'complete'; jobId: string; ok?: boolean }
-  | { kind: 'advance'; ms: number };
+  | { kind: 'advance'; ms: number }
+  | { kind: 'retire'; retainMs: number };
 
 /** Registers a node (body from `node()`). */
 export function register(body: Record<string, unknown>): Step {
@@ -68,6 +70,11 @@ export function advance(ms: number): Step {
   return { kind: 'advance', ms };
 }
 
+/** The leader retires the finished jobs due at the current time (a fact transaction). */
+export function retire(retainMs: number): Step {
+  return { kind: 'retire', retainMs };
+}
+
 /** A cluster driven the way the leader drives the core: ingest inputs, run sessions, fold. */
 export class Cluster {
   state: State = initialState();
@@ -101,6 +108,10 @@ export class Cluster {
       case 'advance':
         this.at += step.ms;
         return [];
+      case 'retire': {
+        const event = retirement(this.state, this.at, step.retainMs, 1000);
+        return this.commit(event === null ? [] : [[event]]);
+      }
     }
   }
 

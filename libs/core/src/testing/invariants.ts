@@ -55,6 +55,9 @@ export function invariantViolations(state: State): string[] {
     if (JSON.stringify(held) !== JSON.stringify(node.gpusUsed)) out.push(`node ${id}: gpusUsed ${node.gpusUsed.join(',')} but members hold ${held.join(',')}`);
     if (node.gpusUsed.some((g) => !devices.has(g))) out.push(`node ${id}: uses a GPU id it does not have`);
   }
+  for (const [id] of state.retired === undefined ? [] : shardEntriesSorted(state.retired)) {
+    if (shardGet(state.jobs, id) !== undefined) out.push(`job ${id}: retired and still in the jobs table`);
+  }
   // evolve drops a usage row that is all zero, so a missing row reads as zero
   const zero = { cpu: 0, memoryMb: 0, gpus: 0 };
   for (const user of new Set([...users.keys(), ...Object.keys(state.usage.users)])) {
