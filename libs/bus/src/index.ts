@@ -24,14 +24,14 @@ export {
   MAX_TRANSACTION_BYTES,
   SNAPSHOT_BUCKET,
 } from './names.ts';
-export type { OrderedReadOptions } from './orderedMessages.ts';
+export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
 export { nativeStateHash, nativeTransactionHash } from './payloadHash.ts';
 export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { publishInput } from './publishInput.ts';
-export { readInputs } from './readInputs.ts';
-export type { InputMessage, ReadInputsOptions } from './readInputs.ts';
-export { readDecisions } from './readDecisions.ts';
+export { readInputBatches, readInputs } from './readInputs.ts';
+export type { InputFields, InputMessage, ReadInputBatchesOptions, ReadInputsOptions } from './readInputs.ts';
+export { readDecisionBatches, readDecisions } from './readDecisions.ts';
 export type { StoredDecision } from './readDecisions.ts';
 export { readLog } from './readLog.ts';
 export type { ReadLogOptions } from './readLog.ts';

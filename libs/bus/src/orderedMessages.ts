@@ -1,4 +1,4 @@
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 
 /** Options of `orderedMessages`. */
 export interface OrderedReadOptions {
@@ -10,9 +10,23 @@ export interface OrderedReadOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `orderedBatches`: a bulk read up to the stream's last sequence at call time. */
+export interface BatchReadOptions {
+  /** The first stream sequence to deliver (default 1). */
+  fromSeq?: number;
+  /** Stops the read. */
+  signal?: AbortSignal;
+  /** Messages asked for per pull request (default 512); readers of small messages ask for more. */
+  batch?: number;
+}
+
 // messages per pull request: large enough for fast replay, small enough that a buffer of
 // maximum-size messages stays bounded
 const BATCH = 512;
+
+// a bulk read asks for exactly the messages the stream holds, so a pull ends as soon as they are
+// in; this bounds only the wait for messages removed from the stream while it is read
+const FETCH_EXPIRES_MS = 5_000;
 
 /**
  * Every message of `stream` from `fromSeq` on, in order, through an ordered consumer; without
@@ -23,16 +37,12 @@ export async function* orderedMessages(
   stream: string,
   opts: OrderedReadOptions,
 ): AsyncGenerator<JsMsg, void, undefined> {
-  const fromSeq = opts.fromSeq ?? 1;
-  if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new RangeError(`fromSeq must be a positive integer, got ${fromSeq}`);
-  if (opts.signal?.aborted === true) return;
-  let endSeq = Number.POSITIVE_INFINITY;
   if (opts.tail !== true) {
-    // no account-info probe: it needs a meta leader, which a cluster may be electing
-    const jsm = await js.jetstreamManager(false);
-    endSeq = (await jsm.streams.info(stream)).state.last_seq;
-    if (endSeq < fromSeq) return;
+    for await (const batch of orderedBatches(js, stream, opts)) yield* batch;
+    return;
   }
+  const fromSeq = startSeq(opts.fromSeq);
+  if (opts.signal?.aborted === true) return;
   const consumer = await js.consumers.get(stream, { opt_start_seq: fromSeq });
   const messages = await consumer.consume({ max_messages: BATCH });
   const stop = (): void => messages.stop();
@@ -40,17 +50,129 @@ export async function* orderedMessages(
   // aborted while the consumer was being created: the listener above will never fire
   if (isAborted(opts.signal)) stop();
   try {
-    for await (const m of messages) {
-      yield m;
-      // pending 0 before endSeq: the messages up to endSeq were deleted meanwhile, nothing more to wait for
-      if (m.seq >= endSeq || (opts.tail !== true && m.info.pending === 0)) break;
-    }
+    for await (const m of messages) yield m;
   } finally {
     opts.signal?.removeEventListener('abort', stop);
     messages.stop();
     // the server reaps an abandoned ordered consumer after its inactivity threshold anyway
     await consumer.delete().catch(() => false);
   }
+}
+
+/**
+ * Every message of `stream` from `fromSeq` to its last sequence at call time, in order, in arrays
+ * of what has arrived since the caller last asked: an ordered consumer pulls `batch` messages at a
+ * time ahead of the caller (at most two pulls ahead), so reading overlaps with what the caller
+ * does and the caller pays one await per batch instead of one per message.
+ */
+export async function* orderedBatches(js: JetStreamClient, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<JsMsg[], void, undefined> {
+  const fromSeq = startSeq(opts.fromSeq);
+  if (opts.signal?.aborted === true) return;
+  // no account-info probe: it needs a meta leader, which a cluster may be electing
+  const jsm = await js.jetstreamManager(false);
+  const endSeq = (await jsm.streams.info(stream)).state.last_seq;
+  if (endSeq < fromSeq) return;
+  const consumer = await js.consumers.get(stream, { opt_start_seq: fromSeq });
+  const reader = new ReadAhead(consumer, endSeq, opts.batch ?? BATCH);
+  const stop = (): void => reader.stop();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  if (isAborted(opts.signal)) stop();
+  try {
+    for (;;) {
+      const batch = await reader.take();
+      if (batch === null) return;
+      yield batch;
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', stop);
+    reader.stop();
+    await reader.done;
+    await consumer.delete().catch(() => false);
+  }
+}
+
+/** Pulls an ordered consumer's messages up to `endSeq` into a buffer the caller empties batch by batch. */
+class ReadAhead {
+  readonly done: Promise<void>;
+  private buffer: JsMsg[] = [];
+  private stopped = false;
+  private ended = false;
+  private failure: unknown = null;
+  private current: ConsumerMessages | null = null;
+  private wake: (() => void) | null = null;
+  private room: (() => void) | null = null;
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly endSeq: number,
+    private readonly batch: number,
+  ) {
+    this.done = this.run();
+  }
+
+  /** What has arrived since the last call, or null at the end. */
+  async take(): Promise<JsMsg[] | null> {
+    for (;;) {
+      if (this.buffer.length > 0) {
+        const taken = this.buffer;
+        this.buffer = [];
+        this.signal('room');
+        return taken;
+      }
+      if (this.failure !== null) throw this.failure;
+      if (this.ended) return null;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  /** Stops reading (a pull in progress is cancelled). */
+  stop(): void {
+    this.stopped = true;
+    this.current?.stop();
+    this.signal('room');
+  }
+
+  private async run(): Promise<void> {
+    try {
+      // the first pull asks for one message, whose `pending` says how many follow: a pull that
+      // asks for more than the stream holds would wait until it expires
+      let want = 1;
+      while (!this.stopped) {
+        // at most two pulls ahead of the caller
+        if (this.buffer.length >= 2 * this.batch) {
+          await new Promise<void>((resolve) => (this.room = resolve));
+          continue;
+        }
+        this.current = await this.consumer.fetch({ max_messages: want, expires: FETCH_EXPIRES_MS });
+        if (this.stopped) this.current.stop();
+        let last: JsMsg | null = null;
+        for await (const m of this.current) {
+          if (m.seq > this.endSeq) continue;
+          this.buffer.push(m);
+          last = m;
+          this.signal('wake');
+        }
+        // nothing came (removed meanwhile), or the last sequence at call time is in
+        if (last === null || last.seq >= this.endSeq || last.info.pending === 0) break;
+        want = Math.min(this.batch, last.info.pending);
+      }
+    } catch (err) {
+      this.failure = err;
+    }
+    this.ended = true;
+    this.signal('wake');
+  }
+
+  private signal(which: 'wake' | 'room'): void {
+    const resolve = this[which];
+    this[which] = null;
+    resolve?.();
+  }
+}
+
+function startSeq(fromSeq = 1): number {
+  if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new RangeError(`fromSeq must be a positive integer, got ${fromSeq}`);
+  return fromSeq;
 }
 
 // a function, so that the compiler does not carry a narrowing of `aborted` across the awaits above

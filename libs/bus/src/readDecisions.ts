@@ -1,7 +1,7 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { DECISIONS_STREAM, LOG_SEQ_HEADER } from './names.ts';
-import { orderedMessages } from './orderedMessages.ts';
-import type { OrderedReadOptions } from './orderedMessages.ts';
+import { orderedBatches } from './orderedMessages.ts';
+import type { BatchReadOptions } from './orderedMessages.ts';
 
 /** One message as stored on MUSTER_DECISIONS. */
 export interface StoredDecision {
@@ -16,18 +16,33 @@ export interface StoredDecision {
   data: string;
 }
 
+// decision messages are small: many per pull request
+const DECISIONS_BATCH = 4096;
+
 const decoder = new TextDecoder();
 
-/** Every message of MUSTER_DECISIONS from `fromSeq` on, in stream order, with its msg id and log sequence. */
-export async function* readDecisions(js: JetStreamClient, opts: OrderedReadOptions = {}): AsyncGenerator<StoredDecision, void, undefined> {
-  for await (const m of orderedMessages(js, DECISIONS_STREAM, opts)) {
-    const logSeq = Number(m.headers?.get(LOG_SEQ_HEADER) ?? '');
-    yield {
-      seq: m.seq,
-      subject: m.subject,
-      msgId: m.headers?.get('Nats-Msg-Id') ?? '',
-      logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,
-      data: decoder.decode(m.data),
-    };
+/** Every message of MUSTER_DECISIONS from `fromSeq` on (to its last sequence at call time), in stream order, with its msg id and log sequence. */
+export async function* readDecisions(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision, void, undefined> {
+  for await (const batch of readDecisionBatches(js, opts)) yield* batch;
+}
+
+/** `readDecisions` a batch (what has arrived) at a time. */
+export async function* readDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+  for await (const batch of orderedBatches(js, DECISIONS_STREAM, { batch: DECISIONS_BATCH, ...opts })) {
+    const out: StoredDecision[] = new Array<StoredDecision>(batch.length);
+    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!);
+    yield out;
   }
+}
+
+function decisionOf(m: JsMsg): StoredDecision {
+  const headers = m.headers;
+  const logSeq = Number(headers?.get(LOG_SEQ_HEADER) ?? '');
+  return {
+    seq: m.seq,
+    subject: m.subject,
+    msgId: headers?.get('Nats-Msg-Id') ?? '',
+    logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,
+    data: decoder.decode(m.data),
+  };
 }

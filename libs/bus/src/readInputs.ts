@@ -1,7 +1,7 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { IN_STREAM } from './names.ts';
-import { orderedMessages } from './orderedMessages.ts';
-import type { OrderedReadOptions } from './orderedMessages.ts';
+import { orderedBatches, orderedMessages } from './orderedMessages.ts';
+import type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
 
 /** One input as stored in MUSTER_IN; the scheduler validates the body against its subject. */
 export interface InputMessage {
@@ -9,7 +9,7 @@ export interface InputMessage {
   subject: string;
   /** The body as UTF-8 text. */
   data: string;
-  /** The publisher's idempotency key (`Nats-Msg-Id`), if it gave one. */
+  /** The publisher's idempotency key (`Nats-Msg-Id`), if it gave one (left out with `withMsgId: false`). */
   msgId?: string;
   /** The body's size in bytes. */
   size: number;
@@ -17,21 +17,49 @@ export interface InputMessage {
   storedAt?: number;
 }
 
-/** Options of `readInputs`. */
-export interface ReadInputsOptions extends OrderedReadOptions {
+/** What `readInputs` and `readInputBatches` give besides sequence, subject and body. */
+export interface InputFields {
   /** Also give each input's stored time (`storedAt`). */
   withTime?: boolean;
+  /** Give each input's `msgId` (default true; decoding the headers is most of the cost of a small input). */
+  withMsgId?: boolean;
 }
+
+/** Options of `readInputs`. */
+export interface ReadInputsOptions extends OrderedReadOptions, InputFields {}
+
+/** Options of `readInputBatches`. */
+export interface ReadInputBatchesOptions extends BatchReadOptions, InputFields {}
+
+// inputs are small: many per pull request
+const INPUT_BATCH = 4096;
 
 const decoder = new TextDecoder();
 
 /** The inputs of MUSTER_IN from `fromSeq` on, in order; with `tail` it keeps waiting for new ones, with `withTime` each says when it was stored. */
 export async function* readInputs(js: JetStreamClient, opts: ReadInputsOptions = {}): AsyncGenerator<InputMessage, void, undefined> {
-  for await (const m of orderedMessages(js, IN_STREAM, opts)) {
-    const msgId = m.headers?.get('Nats-Msg-Id');
-    const input: InputMessage = { seq: m.seq, subject: m.subject, data: decoder.decode(m.data), size: m.data.length };
-    if (msgId !== undefined && msgId !== '') input.msgId = msgId;
-    if (opts.withTime === true) input.storedAt = m.time.getTime();
-    yield input;
+  if (opts.tail !== true) {
+    for await (const batch of readInputBatches(js, opts)) yield* batch;
+    return;
   }
+  for await (const m of orderedMessages(js, IN_STREAM, opts)) yield inputOf(m, opts);
+}
+
+/** The inputs of MUSTER_IN from `fromSeq` to its last sequence at call time, in order, a batch (what has arrived) at a time. */
+export async function* readInputBatches(js: JetStreamClient, opts: ReadInputBatchesOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
+  for await (const batch of orderedBatches(js, IN_STREAM, { batch: INPUT_BATCH, ...opts })) {
+    const inputs: InputMessage[] = new Array<InputMessage>(batch.length);
+    for (let i = 0; i < batch.length; i++) inputs[i] = inputOf(batch[i]!, opts);
+    yield inputs;
+  }
+}
+
+function inputOf(m: JsMsg, opts: InputFields): InputMessage {
+  const input: InputMessage = { seq: m.seq, subject: m.subject, data: decoder.decode(m.data), size: m.data.length };
+  if (opts.withMsgId !== false) {
+    const msgId = m.headers?.get('Nats-Msg-Id');
+    if (msgId !== undefined && msgId !== '') input.msgId = msgId;
+  }
+  if (opts.withTime === true) input.storedAt = m.time.getTime();
+  return input;
 }

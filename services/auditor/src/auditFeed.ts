@@ -1,4 +1,4 @@
-import { lastLogSequence, listSnapshots, loadSnapshot, readDecisions, readInputs, readLogEntries } from '@muster/bus';
+import { lastLogSequence, listSnapshots, loadSnapshot, readDecisionBatches, readInputBatches, readLogEntries } from '@muster/bus';
 import type { JetStreamClient, SnapshotInfo, StoredDecision } from '@muster/bus';
 import { STATE_SCHEMA, canonicalHash } from '@muster/core';
 import type { Input, Transaction } from '@muster/core';
@@ -26,11 +26,11 @@ export interface AuditFeed {
   lastSeq: number | null;
   /** The log from sequence 1, in order. */
   entries(): AsyncIterable<FeedEntry>;
-  /** Opens the inputs from a sequence on; null when there are none to read. */
-  openInputs: ((fromSeq: number) => AsyncIterator<Input>) | null;
+  /** Opens the inputs from a sequence on, in batches; null when there are none to read. */
+  openInputs: ((fromSeq: number) => AsyncIterator<readonly Input[]>) | null;
   snapshots(): Promise<FeedSnapshots>;
-  /** Reads MUSTER_DECISIONS; null offline. */
-  decisions: ((signal: AbortSignal) => AsyncIterable<StoredDecision>) | null;
+  /** Reads MUSTER_DECISIONS, in batches; null offline. */
+  decisions: ((signal: AbortSignal) => AsyncIterable<readonly StoredDecision[]>) | null;
 }
 
 /** The feed of a source: MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS and the snapshot store, or an offline history. */
@@ -43,9 +43,10 @@ async function jetStreamFeed(js: JetStreamClient): Promise<AuditFeed> {
   return {
     lastSeq,
     entries: () => readLogEntries(js, { fromSeq: 1 }),
-    openInputs: (fromSeq) => readInputs(js, { fromSeq }),
+    // the audit needs no msg ids: decoding each input's headers would cost more than reading it
+    openInputs: (fromSeq) => readInputBatches(js, { fromSeq, withMsgId: false }),
     snapshots: () => storedSnapshots(js),
-    decisions: (signal) => readDecisions(js, { signal }),
+    decisions: (signal) => readDecisionBatches(js, { signal }),
   };
 }
 
@@ -95,6 +96,6 @@ function offlineFeed(history: OfflineHistory): AuditFeed {
   };
 }
 
-async function* inputsFrom(inputs: readonly Input[], fromSeq: number): AsyncGenerator<Input, void, undefined> {
-  for (const input of inputs) if (input.seq >= fromSeq) yield input;
+async function* inputsFrom(inputs: readonly Input[], fromSeq: number): AsyncGenerator<readonly Input[], void, undefined> {
+  yield inputs.filter((input) => input.seq >= fromSeq);
 }

@@ -31,7 +31,9 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const decisions = feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
   const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions });
   const stop = new AbortController();
-  const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (m) => decisions.fromStream(m));
+  const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (batch) => {
+    for (const m of batch) decisions.fromStream(m);
+  });
   // a reader that fails is awaited below; until then its rejection must not go unhandled
   reading.catch(() => undefined);
   const meter = opts.onProgress === undefined ? null : new ProgressMeter(Math.max(fromSeq, Math.min(toSeq, feed.lastSeq ?? toSeq)), opts.onProgress);

@@ -34,8 +34,8 @@ export interface SnapshotCheck {
 export interface LogAuditorDeps {
   /** First sequence to check; earlier transactions are folded (and chained) only. */
   fromSeq: number;
-  /** Opens the inputs from a MUSTER_IN sequence on, or null when no inputs are available. */
-  openInputs: ((fromSeq: number) => AsyncIterator<Input>) | null;
+  /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
+  openInputs: ((fromSeq: number) => AsyncIterator<readonly Input[]>) | null;
   /** Stored snapshots by log sequence. */
   snapshots: ReadonlyMap<number, readonly SnapshotCheck[]>;
   /** The decisions stream comparison, or null (offline). */
@@ -208,11 +208,13 @@ export class LogAuditor {
     this.foldWhole(seq, tx);
   }
 
-  // The inputs are fetched first (reading MUSTER_IN is asynchronous), then the transaction is
-  // folded in one synchronous copy-on-write run, each input re-derived by `ingest` on the state as
-  // its predecessors in the transaction left it, as the leader did it.
+  // The inputs are read first (reading MUSTER_IN is asynchronous; one await for the whole
+  // transaction), then the transaction is folded in one synchronous copy-on-write run, each input
+  // re-derived by `ingest` on the state as its predecessors in the transaction left it, as the
+  // leader did it.
   private async ingest(seq: number, tx: Transaction): Promise<void> {
     const events = tx.events;
+    await this.readInputsUpTo(lastInputSeqOf(events));
     const groups: { from: number; to: number; input: Input | null }[] = [];
     let lastInputSeq = this.state.lastInputSeq;
     let i = 0;
@@ -230,7 +232,7 @@ export class LogAuditor {
       if (inputSeq <= lastInputSeq) {
         this.fail(seq, 'exactly-once', `transaction ${seq} ingests input ${inputSeq}, but the log had already ingested up to input ${lastInputSeq}`);
       } else {
-        input = await this.input(seq, inputSeq);
+        input = this.input(seq, inputSeq);
         lastInputSeq = inputSeq;
       }
       if (input === null) this.counts.inputsStructural++;
@@ -252,11 +254,17 @@ export class LogAuditor {
     });
   }
 
-  private async input(seq: number, inputSeq: number): Promise<Input | null> {
+  /** Has the inputs up to MUSTER_IN sequence `last` in hand (no-op without inputs, or when none is new). */
+  private async readInputsUpTo(last: number): Promise<void> {
     const open = this.deps.openInputs;
-    if (open === null) return null;
+    if (open === null || last <= this.state.lastInputSeq) return;
     this.cursor ??= new InputCursor(open(this.state.lastInputSeq + 1));
-    const { input, passed } = await this.cursor.take(inputSeq);
+    await this.cursor.reach(last);
+  }
+
+  private input(seq: number, inputSeq: number): Input | null {
+    if (this.cursor === null) return null;
+    const { input, passed } = this.cursor.take(inputSeq);
     for (const p of passed) {
       this.counts.inputsLost++;
       this.fail(seq, 'exactly-once', `input ${p.seq} (${p.subject}) is on MUSTER_IN but the log never ingested it; transaction ${seq} goes on to input ${inputSeq}`);
@@ -377,6 +385,16 @@ export class LogAuditor {
 /** The first 12 hex digits of a hash, as messages show it. */
 function short(hash: string): string {
   return hash.slice(0, 12);
+}
+
+/** The highest input sequence the events name (0 when none). */
+function lastInputSeqOf(events: readonly SchedulerEvent[]): number {
+  let last = 0;
+  for (const event of events) {
+    const inputSeq = inputSeqOf(event);
+    if (inputSeq !== null && inputSeq > last) last = inputSeq;
+  }
+  return last;
 }
 
 function inputSeqOf(event: SchedulerEvent): number | null {
