@@ -1,15 +1,18 @@
-// npm run bench:audit — audit speed against reading the stream, in one run on one log: a real
+// npm run bench:audit — audit speed against reading the streams, in one run on one log: a real
 // scheduler (in process) on a nats-server of its own takes a gang workload through MUSTER_IN, a
 // simulated agent reports every member done, and the resulting MUSTER_LOG (100k+ events by
-// default) is then read plainly (readLog, no fold), replayed (stateAt: chain-verified fold of the
-// whole log, what time travel does) and audited in full (auditLog: replay, every session and input
-// re-derived, invariants, checkpoints, snapshots, MUSTER_DECISIONS). Goal: at least 0.8 of the
-// plain read's rate. For context it also times a plain read of MUSTER_IN and MUSTER_DECISIONS,
-// which the audit reads too (one input per message, where the log packs many events in one). BENCH_NODES=200 saturates the cluster (a standing backlog of pending gangs
-// that every session tries again): the worst case for re-deriving sessions.
+// default) is then, in every round, read plainly (readLog, no fold), read plainly together with
+// the two other streams the audit reads (MUSTER_LOG, MUSTER_IN and MUSTER_DECISIONS concurrently,
+// as the audit reads them), replayed (stateAt: chain-verified fold of the whole log, what time
+// travel does) and audited in full (auditLog: replay, every session and input re-derived,
+// invariants, checkpoints, snapshots, MUSTER_DECISIONS). It prints the audit's rate as a ratio to
+// both plain reads: the issue's goal (at least 0.8) is stated against the read of MUSTER_LOG
+// alone; the read of all three streams is what the audit cannot go below, since it must read
+// everything it checks. BENCH_NODES=200 saturates the cluster (a standing backlog of pending
+// gangs that every session tries again): the worst case for re-deriving sessions.
 import pino from 'pino';
-import { connect, jetStream, publishInput, readDecisions, readInputs, readLog } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { connect, jetStream, publishInput, readDecisionBatches, readInputBatches, readLog } from '@muster/bus';
+import type { JetStreamClient, NatsConnection } from '@muster/bus';
 import { auditLog, stateAt } from '@muster/auditor';
 import type { AuditReport } from '@muster/auditor';
 import { shardSize } from '@muster/core';
@@ -87,23 +90,49 @@ async function buildLog(url: string): Promise<{ state: State; ms: number }> {
   }
 }
 
+/** Reads MUSTER_LOG plainly (decoded, no chain check, no fold): the issue's baseline. */
 async function plainRead(nc: NatsConnection): Promise<{ events: number; ms: number }> {
   const started = performance.now();
-  let events = 0;
-  for await (const { tx } of readLog(jetStream(nc), { verifyChain: false })) events += tx.events.length;
+  const events = await logEvents(jetStream(nc));
   return { events, ms: performance.now() - started };
 }
 
-/** Milliseconds to read every message of MUSTER_IN and of MUSTER_DECISIONS (what the audit reads besides the log), and how many. */
+async function logEvents(js: JetStreamClient): Promise<number> {
+  let events = 0;
+  for await (const { tx } of readLog(js, { verifyChain: false })) events += tx.events.length;
+  return events;
+}
+
+/** Messages of MUSTER_IN, read as the audit reads them (in batches, bodies as text, no msg ids). */
+async function inputMessages(js: JetStreamClient): Promise<number> {
+  let inputs = 0;
+  for await (const batch of readInputBatches(js, { withMsgId: false })) inputs += batch.length;
+  return inputs;
+}
+
+/** Messages of MUSTER_DECISIONS, read as the audit reads them (in batches, with msg ids and log sequences). */
+async function decisionMessages(js: JetStreamClient): Promise<number> {
+  let decisions = 0;
+  for await (const batch of readDecisionBatches(js)) decisions += batch.length;
+  return decisions;
+}
+
+/** Reads the three streams the audit reads, concurrently as the audit does, and nothing else: the audit's own floor. */
+async function plainReadAll(nc: NatsConnection): Promise<{ events: number; inputs: number; decisions: number; ms: number }> {
+  const js = jetStream(nc);
+  const started = performance.now();
+  const [events, inputs, decisions] = await Promise.all([logEvents(js), inputMessages(js), decisionMessages(js)]);
+  return { events, inputs, decisions, ms: performance.now() - started };
+}
+
+/** Milliseconds to read every message of MUSTER_IN and of MUSTER_DECISIONS on their own, and how many. */
 async function otherStreams(nc: NatsConnection): Promise<{ inputs: number; inputsMs: number; decisions: number; decisionsMs: number }> {
   const js = jetStream(nc);
   let started = performance.now();
-  let inputs = 0;
-  for await (const _ of readInputs(js)) inputs++;
+  const inputs = await inputMessages(js);
   const inputsMs = performance.now() - started;
   started = performance.now();
-  let decisions = 0;
-  for await (const _ of readDecisions(js)) decisions++;
+  const decisions = await decisionMessages(js);
   return { inputs, inputsMs, decisions, decisionsMs: performance.now() - started };
 }
 
@@ -130,34 +159,42 @@ try {
     const first = await plainRead(nc);
     line('log built (scheduler + simulated agents)', `${built.state.seq.toLocaleString('en-US')} transactions, ${first.events.toLocaleString('en-US')} events in ${Math.round(built.ms).toLocaleString('en-US')} ms`);
     let bestRead = first;
+    let bestReadAll: { events: number; inputs: number; decisions: number; ms: number } | null = null;
     let bestReplay = Number.POSITIVE_INFINITY;
     let bestAudit: { report: AuditReport; ms: number } | null = null;
     for (let round = 1; round <= ROUNDS; round++) {
       const read = await plainRead(nc);
+      const readAll = await plainReadAll(nc);
       const folded = await replay(nc, built.state.seq);
       const audit = await fullAudit(nc);
-      line(`round ${round}: plain read (readLog, no fold)`, rate(read.events, read.ms));
+      line(`round ${round}: plain read of MUSTER_LOG`, rate(read.events, read.ms));
+      line(`round ${round}: plain read of the 3 streams`, rate(readAll.events, readAll.ms));
       line(`round ${round}: replay (stateAt, chain + fold)`, rate(read.events, folded));
       line(`round ${round}: full audit (auditLog)`, rate(audit.report.events, audit.ms));
       if (read.ms < bestRead.ms) bestRead = read;
+      if (bestReadAll === null || readAll.ms < bestReadAll.ms) bestReadAll = readAll;
       bestReplay = Math.min(bestReplay, folded);
       if (bestAudit === null || audit.ms < bestAudit.ms) bestAudit = audit;
     }
     const others = await otherStreams(nc);
-    line('plain read of MUSTER_IN', `${others.inputs.toLocaleString('en-US')} inputs in ${Math.round(others.inputsMs).toLocaleString('en-US')} ms`);
-    line('plain read of MUSTER_DECISIONS', `${others.decisions.toLocaleString('en-US')} messages in ${Math.round(others.decisionsMs).toLocaleString('en-US')} ms`);
+    line('plain read of MUSTER_IN alone', `${others.inputs.toLocaleString('en-US')} inputs in ${Math.round(others.inputsMs).toLocaleString('en-US')} ms`);
+    line('plain read of MUSTER_DECISIONS alone', `${others.decisions.toLocaleString('en-US')} messages in ${Math.round(others.decisionsMs).toLocaleString('en-US')} ms`);
+    const all = bestReadAll!;
     const r = bestAudit!.report;
     if (!r.clean) throw new Error(`the audit of the benchmark log is not clean: ${JSON.stringify(r.failures.slice(0, 3))}`);
     line('audit', `clean; ${r.sessions} sessions and ${r.ingest.rederived} inputs re-derived, ${r.decisionsStream.checked} decision messages compared, ${r.checkpoints.checked} checkpoints, ${r.snapshots.checked} snapshots`);
     const readRate = bestRead.events / bestRead.ms;
+    const readAllRate = all.events / all.ms;
     const replayRate = bestRead.events / bestReplay;
     const auditRate = r.events / bestAudit!.ms;
     line('full audit time, in part', `${r.ms} ms: decide ${r.timings.decideMs} ms, ingest ${r.timings.ingestMs} ms, state hashes ${r.timings.hashMs} ms`);
-    line('best plain read', rate(bestRead.events, bestRead.ms));
+    line('best plain read of MUSTER_LOG', rate(bestRead.events, bestRead.ms));
+    line('best plain read of the 3 streams', `${rate(all.events, all.ms)}, with ${all.inputs.toLocaleString('en-US')} inputs and ${all.decisions.toLocaleString('en-US')} decision messages`);
     line('best replay', rate(bestRead.events, bestReplay));
     line('best full audit', rate(r.events, bestAudit!.ms));
-    line('replay / read', `${(replayRate / readRate).toFixed(2)}`);
-    line('audit / read', `${(auditRate / readRate).toFixed(2)}   goal >= 0.8 -> ${auditRate / readRate >= 0.8 ? 'met' : 'not met'}`);
+    line('replay / read of MUSTER_LOG', `${(replayRate / readRate).toFixed(2)}`);
+    line('audit / read of MUSTER_LOG', `${(auditRate / readRate).toFixed(2)}   the issue's goal >= 0.8 -> ${auditRate / readRate >= 0.8 ? 'met' : 'not met'}`);
+    line('audit / read of the 3 streams', `${(auditRate / readAllRate).toFixed(2)}   (the audit reads all three; 1.0 would be limited by reading alone)`);
   } finally {
     await nc.close();
   }
