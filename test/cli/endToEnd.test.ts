@@ -9,7 +9,7 @@ import pino from 'pino';
 import { startAgent } from '@muster/agent';
 import type { Agent } from '@muster/agent';
 import { MusterClient } from '@muster/client';
-import type { JobSummary, NodeSummary } from '@muster/client';
+import type { JobDetails, JobSummary, NodeSummary } from '@muster/client';
 import type { Explanation, NodeSpec } from '@muster/core';
 import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
@@ -121,7 +121,7 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
 
   it('explain says why a pending job waits, in words and host counts', async () => {
     await client.submit(job('too-big', { resources: { cpu: 500, memoryMb: 256, gpus: 4 } }));
-    await eventually(async () => (await client.job('too-big')).reason !== null, 15_000, 'an attempt to place too-big');
+    await eventually(async () => ((await client.job('too-big')) as JobDetails).reason !== null, 15_000, 'an attempt to place too-big');
     const run = await muster(['explain', 'too-big']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^job too-big is pending \(placement-unsatisfiable\)/);

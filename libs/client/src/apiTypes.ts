@@ -31,6 +31,16 @@ export interface JobDetails extends JobSummary {
   pendReason: AbortReason | null;
 }
 
+/** The answer of `muster.api.job.get` for a finished job the scheduler retired from its state. */
+export interface RetiredJobDetails {
+  id: string;
+  /** How it ended: `succeeded`, `failed`, `closed`, `cancelled` or `timedout`. */
+  status: string;
+  /** Stamped time it ended. */
+  finishedAt: number;
+  retired: true;
+}
+
 /** One row of `muster.api.nodes.list`. */
 export interface NodeSummary {
   id: string;

@@ -5,7 +5,7 @@ export { connectClient } from './connectClient.ts';
 export type { ConnectClientOptions } from './connectClient.ts';
 export { MusterError, isMusterError } from './musterError.ts';
 export type { MusterErrorCode } from './musterError.ts';
-export type { Explanation, JobDetails, JobSummary, NodeSummary, Submitted, UsedTotal } from './apiTypes.ts';
+export type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './apiTypes.ts';
 export { settles } from './decisions.ts';
 export { submitMsgId } from './submitMsgId.ts';
 export { subjectMessages } from './subjectMessages.ts';

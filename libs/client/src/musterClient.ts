@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DECISIONS_STREAM, jetStream, publishInput } from '@muster/bus';
 import { ID_PATTERN, validateJobSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
-import type { Explanation, JobDetails, JobSummary, NodeSummary, Submitted } from './apiTypes.ts';
+import type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted } from './apiTypes.ts';
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
 import { fromNatsError } from './natsErrors.ts';
@@ -150,10 +150,10 @@ export class MusterClient {
   }
 
   /** One job as the scheduler knows it; `not-found` when no replica knows the id. */
-  async job(jobId: string): Promise<JobDetails> {
+  async job(jobId: string): Promise<JobDetails | RetiredJobDetails> {
     checkJobId(jobId);
     const reply = await this.request('muster.api.job.get', { jobId }, `job ${jobId}`);
-    return field<JobDetails>(reply, 'job', 'object');
+    return field<JobDetails | RetiredJobDetails>(reply, 'job', 'object');
   }
 
   /** The jobs the scheduler knows, optionally only those with one status (`pending`, `running`, …). */

@@ -9,10 +9,11 @@ import {
   ingest,
   initialState,
   isDecision,
+  retireProblem,
   shardGet,
   stateHash,
 } from '@muster/core';
-import type { Input, SchedulerEvent, State, Transaction } from '@muster/core';
+import type { Input, JobsRetired, SchedulerEvent, State, Transaction } from '@muster/core';
 import type { CheckName, Divergence } from './auditReport.ts';
 import type { ChainBreak } from './chainVerifier.ts';
 import { ChainVerifier } from './chainVerifier.ts';
@@ -53,7 +54,8 @@ interface OpenSession {
 /**
  * Replays a log transaction by transaction with the core's own copy-on-write folds (each result
  * frozen and shared structurally, so `decide` may read any of them), and checks each one: the hash chain, stamps and fencing, its re-derivation (sessions by `decide`
- * on the state before them, ingest by `ingest` from the inputs, facts by `heartbeatLost`),
+ * on the state before them, ingest by `ingest` from the inputs, facts by `heartbeatLost` and the
+ * retirement rules),
  * checkpoints and snapshots against the replayed state, the invariants, and the decision messages
  * it leads to.
  */
@@ -279,6 +281,11 @@ export class LogAuditor {
       let i = 0;
       while (i < events.length) {
         const first = events[i]!;
+        if (first.type === 'JobsRetired') {
+          this.retired(seq, tx, root, first);
+          apply(root, events[i++]!);
+          continue;
+        }
         if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
           this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
           for (; i < events.length; i++) apply(root, events[i]!);
@@ -290,6 +297,15 @@ export class LogAuditor {
         for (; i < to; i++) apply(root, events[i]!);
       }
     });
+  }
+
+  /** A retirement is the leader's to time, but each job in it must be finished long enough and hold nothing. */
+  private retired(seq: number, tx: Transaction, before: State, event: JobsRetired): void {
+    if (event.at !== tx.at) this.fail(seq, 'fact', `JobsRetired in transaction ${seq} is stamped ${event.at}, not the transaction's ${tx.at}`);
+    for (const id of event.jobIds) {
+      const problem = retireProblem(before, id, event.at, event.retainMs);
+      if (problem !== null) this.fail(seq, 'fact', `JobsRetired in transaction ${seq}: ${problem}`);
+    }
   }
 
   private election(seq: number, tx: Transaction): void {

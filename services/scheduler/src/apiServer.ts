@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { publishInput } from '@muster/bus';
 import type { JetStreamClient, NatsConnection, Subscription } from '@muster/bus';
-import { canonicalHash, explain, shardGet, validateJobSpec } from '@muster/core';
+import { canonicalHash, explain, isRetired, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
@@ -79,7 +79,11 @@ export class ApiServer {
         const jobId = field(request, 'jobId');
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const job = shardGet(state.jobs, jobId);
-        if (job === undefined) return failure('not-found', `unknown job ${jobId}`, 'jobId');
+        if (job === undefined) {
+          const retired = state.retired === undefined ? undefined : shardGet(state.retired, jobId);
+          if (retired === undefined) return failure('not-found', `unknown job ${jobId}`, 'jobId');
+          return { ok: true, job: { id: jobId, status: retired.status, finishedAt: retired.finishedAt, retired: true }, seq: state.seq };
+        }
         return { ok: true, job: { ...jobRow(job), allocations: job.allocations, pendReason: job.pendReason, spec: job.spec }, seq: state.seq };
       }
       case 'muster.api.jobs.list': {
@@ -92,6 +96,9 @@ export class ApiServer {
         const jobId = field(request, 'jobId');
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const explanation = explain(state, jobId);
+        if (explanation === null && isRetired(state, jobId)) {
+          return failure('not-found', `job ${jobId} finished and was retired from the state; muster audit --job ${jobId} tells its story`, 'jobId');
+        }
         if (explanation === null) return failure('not-found', `unknown job ${jobId}`, 'jobId');
         return { ok: true, explanation, seq: state.seq };
       }
@@ -103,7 +110,7 @@ export class ApiServer {
   private async submit(request: unknown, state: State): Promise<ApiReply> {
     const spec = validateJobSpec(request);
     if (!spec.ok) return failure('invalid', spec.error.message, spec.error.path);
-    if (shardGet(state.jobs, spec.value.id) !== undefined) {
+    if (shardGet(state.jobs, spec.value.id) !== undefined || isRetired(state, spec.value.id)) {
       return failure('duplicate', `job ${spec.value.id} was already accepted`, 'id');
     }
     try {

@@ -20,6 +20,11 @@ export interface SchedulerOptions {
   snapshotEvery?: number;
   /** Stream replicas (1 on one server, 3 on a cluster). */
   replicas?: number;
+  /**
+   * A finished job stays in the state (for `muster jobs`, `explain`) this long after it ended, then
+   * the leader retires it (JobsRetired): its id and outcome stay known, its story is in the log.
+   */
+  retainFinishedMs?: number;
   /** Most inputs ingested in one transaction batch. */
   maxBatchInputs?: number;
   /** Wall clock for stamping transactions (tests may pass their own). */
@@ -36,6 +41,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     heartbeatTimeoutMs: 15_000,
     checkpointEvery: 1000,
     snapshotEvery: 5000,
+    retainFinishedMs: 300_000,
     replicas: 1,
     maxBatchInputs: 256,
     wallClock: () => Date.now(),

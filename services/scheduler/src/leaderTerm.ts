@@ -23,6 +23,7 @@ import {
   makeTransaction,
   needsSession,
   nextDeadline,
+  retirement,
   shardGet,
 } from '@muster/core';
 import type { LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
@@ -37,6 +38,8 @@ export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 
 
 // keep ingest transactions well under the bus's 1 MB limit
 const MAX_INGEST_TX_BYTES = 400_000;
+// ids in one JobsRetired: a few tens of kB, so the transaction stays small
+const MAX_RETIRED_PER_TURN = 2000;
 const IDLE_WAKE_MS = 250;
 const INPUT_WATCHDOG_MS = 2000;
 
@@ -141,6 +144,7 @@ export class LeaderTerm {
       if (now - this.lastOverdueCheck >= 1000) {
         this.lastOverdueCheck = now;
         plan.facts(this.deps.heartbeats.overdue(this.ledger.state));
+        plan.retire(opts.retainFinishedMs);
       }
       plan.session();
       plan.checkpoint(opts.checkpointEvery);
@@ -365,6 +369,12 @@ class Plan {
       events.push(...produced);
     }
     if (events.length > 0) this.add('fact', events);
+  }
+
+  /** Retires the finished jobs whose retention has passed (a fact transaction; a bounded batch per turn). */
+  retire(retainMs: number): void {
+    const event = retirement(this.state, this.stamp.at, retainMs, MAX_RETIRED_PER_TURN);
+    if (event !== null) this.add('fact', [event]);
   }
 
   session(): void {

@@ -21,6 +21,7 @@ const parse = () => parseArgs({
     'heartbeat-timeout-ms': { type: 'string' },
     'checkpoint-every': { type: 'string' },
     'snapshot-every': { type: 'string' },
+    'retain-finished-ms': { type: 'string' },
     replicas: { type: 'string' },
     'log-level': { type: 'string' },
   },
@@ -44,6 +45,7 @@ const optional = {
   heartbeatTimeoutMs: numberFlag('heartbeat-timeout-ms', values['heartbeat-timeout-ms'] ?? process.env.MUSTER_HEARTBEAT_TIMEOUT_MS),
   checkpointEvery: numberFlag('checkpoint-every', values['checkpoint-every'] ?? process.env.MUSTER_CHECKPOINT_EVERY),
   snapshotEvery: numberFlag('snapshot-every', values['snapshot-every'] ?? process.env.MUSTER_SNAPSHOT_EVERY),
+  retainFinishedMs: numberFlag('retain-finished-ms', values['retain-finished-ms'] ?? process.env.MUSTER_RETAIN_FINISHED_MS),
   replicas: numberFlag('replicas', values.replicas ?? process.env.MUSTER_REPLICAS),
 };
 const handle = await startScheduler({

@@ -13,6 +13,7 @@ interface SchedulerFlags extends NatsFlags {
   heartbeatTimeoutMs?: number;
   checkpointEvery?: number;
   snapshotEvery?: number;
+  retainFinishedMs?: number;
   logLevel?: string;
 }
 
@@ -26,6 +27,7 @@ export function schedulerCommand(): Command {
     .option('--heartbeat-timeout-ms <ms>', 'mark a node lost after this long without heartbeats (0: never)', nonNegativeInt)
     .option('--checkpoint-every <n>', 'a Checkpoint every n transactions', positiveInt)
     .option('--snapshot-every <n>', 'a snapshot every n transactions (0: none)', nonNegativeInt)
+    .option('--retain-finished-ms <ms>', 'keep a finished job in the state this long, then retire it (default 300000)', nonNegativeInt)
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
     .action(async (flags: SchedulerFlags) => {
       const logger = serviceLogger(flags.logLevel);
@@ -36,6 +38,7 @@ export function schedulerCommand(): Command {
         heartbeatTimeoutMs: flags.heartbeatTimeoutMs,
         checkpointEvery: flags.checkpointEvery,
         snapshotEvery: flags.snapshotEvery,
+        retainFinishedMs: flags.retainFinishedMs,
       };
       // loaded here, so the other subcommands start fast and do not depend on the scheduler's code
       const { startScheduler: start } = await import('@muster/scheduler');
