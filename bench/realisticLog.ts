@@ -15,8 +15,12 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** `count` events over `nodes` nodes: registrations first, then whole gang lifecycles. */
-export function realisticEvents(count: number, nodes = 10_000, seed = 7): SchedulerEvent[] {
+/**
+ * `count` events over `nodes` nodes: registrations first, then whole gang lifecycles. With
+ * `retainJobs`, every 500 jobs a JobsRetired (as a leader's retention would write) retires the jobs
+ * that finished more than `retainJobs` jobs ago (time here counts jobs).
+ */
+export function realisticEvents(count: number, nodes = 10_000, seed = 7, retainJobs?: number): SchedulerEvent[] {
   const rand = prng(seed);
   const events: SchedulerEvent[] = [];
   let inputSeq = 0;
@@ -57,6 +61,10 @@ export function realisticEvents(count: number, nodes = 10_000, seed = 7): Schedu
       events.push({ type: 'AllocationReleased', jobId: id, node, role: 'task', members: [m], resources: { cpu: 1000, memoryMb: 2048, slots: 1, gpus: 0 }, gpuIds: [], cause: 'completed' });
     }
     events.push({ type: 'JobFinished', jobId: id, at: job, outcome: 'succeeded' });
+    if (retainJobs !== undefined && job % 500 === 0 && job > retainJobs) {
+      const jobIds = Array.from({ length: 500 }, (_, k) => `j${job - retainJobs - 500 + k}`).filter((_, k) => job - retainJobs - 500 + k >= 0);
+      events.push({ type: 'JobsRetired', at: job, retainMs: retainJobs, jobIds });
+    }
   }
   return events.slice(0, count);
 }

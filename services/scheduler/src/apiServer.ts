@@ -97,7 +97,7 @@ export class ApiServer {
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const explanation = explain(state, jobId);
         if (explanation === null && isRetired(state, jobId)) {
-          return failure('not-found', `job ${jobId} finished and was retired from the state; muster audit --job ${jobId} tells its story`, 'jobId');
+          return failure('not-found', `job ${jobId} finished and was retired from the state; muster audit --at SEQ --job ${jobId} tells its story`, 'jobId');
         }
         if (explanation === null) return failure('not-found', `unknown job ${jobId}`, 'jobId');
         return { ok: true, explanation, seq: state.seq };
