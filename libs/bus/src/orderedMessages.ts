@@ -62,7 +62,7 @@ export async function* orderedMessages(
 /**
  * Every message of `stream` from `fromSeq` to its last sequence at call time, in order, in arrays
  * of what has arrived since the caller last asked: an ordered consumer pulls `batch` messages at a
- * time ahead of the caller (at most two pulls ahead), so reading overlaps with what the caller
+ * time ahead of the caller (holding at most two batches), so reading overlaps with what the caller
  * does and the caller pays one await per batch instead of one per message.
  */
 export async function* orderedBatches(js: JetStreamClient, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<JsMsg[], void, undefined> {
@@ -138,8 +138,8 @@ class ReadAhead {
       // asks for more than the stream holds would wait until it expires
       let want = 1;
       while (!this.stopped) {
-        // at most two pulls ahead of the caller
-        if (this.buffer.length >= 2 * this.batch) {
+        // a batch not taken yet: pull the next one only when it is (memory stays bounded)
+        if (this.buffer.length >= this.batch) {
           await new Promise<void>((resolve) => (this.room = resolve));
           continue;
         }
@@ -147,6 +147,8 @@ class ReadAhead {
         if (this.stopped) this.current.stop();
         let last: JsMsg | null = null;
         for await (const m of this.current) {
+          // a stopped pull still delivers what it had received: leave it
+          if (this.stopped) break;
           if (m.seq > this.endSeq) continue;
           this.buffer.push(m);
           last = m;
