@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { transactionHash } from '@muster/core';
+import { nativeTransactionHash } from '@muster/bus';
 import type { Transaction } from '@muster/core';
 
 /** Where the chain first failed, and why. */
@@ -37,7 +37,7 @@ export class ChainVerifier {
       return tx.prev === null ? null : { seq, message: `transaction ${seq} is the first of the log but records prev ${short(tx.prev)}, not null` };
     }
     if (tx.prev === previous.payloadHash) return null;
-    const wanted = transactionHash(previous.tx);
+    const wanted = nativeTransactionHash(previous.tx);
     if (tx.prev === wanted) return null;
     return {
       seq,
