@@ -23,36 +23,50 @@ export interface AppendOptions {
   timeoutMs?: number;
 }
 
+/** A transaction with its canonical bytes and their hash (its msg id, the next one's `prev`). */
+export interface EncodedTransaction {
+  tx: Transaction;
+  payload: Uint8Array;
+  hash: string;
+}
+
+/** Serialises a transaction once, for `appendTransactions` and for chaining the next one onto it. */
+export function encodeTransaction(tx: Transaction): EncodedTransaction {
+  const payload = canonicalBytes(tx);
+  // transactionHash(tx) is the SHA-256 of exactly these bytes
+  return { tx, payload, hash: payloadHash(payload) };
+}
+
 /**
  * Appends transactions to MUSTER_LOG, one message each, fenced: the first expects the stream's
  * last sequence to be `expectLastSeq`, each next one the sequence before it and, as its last msg
  * id, the hash of the transaction before it (each message's msg id is its own hash). All are
- * published before any ack is awaited; only a clean prefix of the batch can land.
+ * published before any ack is awaited; only a clean prefix of the batch can land. Transactions
+ * may come encoded already (`encodeTransaction`), so a writer that hashed them serialises once.
  */
 export async function appendTransactions(
   js: JetStreamClient,
-  txs: readonly Transaction[],
+  txs: readonly (Transaction | EncodedTransaction)[],
   expectLastSeq: number,
   opts: AppendOptions = {},
 ): Promise<AppendResult> {
-  const messages: { payload: Uint8Array; hash: string }[] = [];
+  const messages: EncodedTransaction[] = [];
   for (let i = 0; i < txs.length; i++) {
-    const tx = txs[i] as Transaction;
+    const given = txs[i] as Transaction | EncodedTransaction;
+    const encoded = 'payload' in given ? given : encodeTransaction(given);
     // refuse before publishing anything, so nothing of a bad batch lands
-    if (i > 0 && tx.prev !== messages[i - 1]?.hash) {
+    if (i > 0 && encoded.tx.prev !== messages[i - 1]?.hash) {
       const cause = new BusError('CHAIN_BROKEN', `transaction ${i} of the batch does not chain to the one before it`);
       return { ok: false, code: 'error', committed: [], cause };
     }
-    const payload = canonicalBytes(tx);
-    if (payload.length > MAX_TRANSACTION_BYTES) {
+    if (encoded.payload.length > MAX_TRANSACTION_BYTES) {
       const cause = new BusError(
         'TRANSACTION_TOO_LARGE',
-        `transaction ${i} of the batch is ${payload.length} bytes, over ${MAX_TRANSACTION_BYTES}: split the session`,
+        `transaction ${i} of the batch is ${encoded.payload.length} bytes, over ${MAX_TRANSACTION_BYTES}: split the session`,
       );
       return { ok: false, code: 'error', committed: [], cause };
     }
-    // transactionHash(tx) is the SHA-256 of exactly these bytes
-    messages.push({ payload, hash: payloadHash(payload) });
+    messages.push(encoded);
   }
   const pending = messages.map((m, i) =>
     js.publish(LOG_SUBJECT, m.payload, {
@@ -60,7 +74,7 @@ export async function appendTransactions(
       // The sequence alone would let a stale batch land its tail: if another writer appended k
       // messages, our k-th transaction finds exactly the sequence it expects. The last msg id
       // check fails it, since the message before it is not our previous transaction.
-      expect: i === 0 ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: txs[i]?.prev ?? '' },
+      expect: i === 0 ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: m.tx.prev ?? '' },
       ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
     }),
   );

@@ -36,6 +36,9 @@ export function connect(opts: ConnectOptions): Promise<NatsConnection> {
     maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 250,
     timeout: opts.connectTimeoutMs ?? 5_000,
+    // nats.js otherwise builds an Error with a stack trace for every request and publish ack, in
+    // case it fails: a third of the leader's time per JetStream publish in a profile
+    noAsyncTraces: true,
     ...(opts.user === undefined ? {} : { user: opts.user }),
     ...(opts.pass === undefined ? {} : { pass: opts.pass }),
     ...(opts.token === undefined ? {} : { token: opts.token }),

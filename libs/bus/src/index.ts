@@ -1,6 +1,6 @@
 // @muster/bus: the only package that talks to NATS (DESIGN.md §2, §3, §6).
-export { appendTransactions } from './appendTransactions.ts';
-export type { AppendFailureCode, AppendOptions, AppendResult } from './appendTransactions.ts';
+export { appendTransactions, encodeTransaction } from './appendTransactions.ts';
+export type { AppendFailureCode, AppendOptions, AppendResult, EncodedTransaction } from './appendTransactions.ts';
 export { BusError, isBusError, isChainBroken } from './busError.ts';
 export type { BusErrorCode } from './busError.ts';
 export { connect, jetStream, jetStreamManager } from './connect.ts';

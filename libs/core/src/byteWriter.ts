@@ -3,17 +3,22 @@ const KEY_CACHE_LIMIT = 4096;
 const keyCache = new Map<string, Uint8Array>();
 const ENCODER = new TextEncoder();
 
+// One buffer for every writer, grown as needed and kept: allocating a typed array costs about a
+// microsecond, which is most of the time to write a small value. Writers never nest (writing a
+// value never writes another), so one at a time uses it.
+let shared = new Uint8Array(1 << 16);
+
 /**
- * A growing UTF-8 buffer for canonical JSON: ASCII written byte by byte, anything else (or a
- * string that needs escapes) through `JSON.stringify` and `TextEncoder`, so the escapes are
- * exactly JSON's.
+ * A UTF-8 buffer for canonical JSON: ASCII written byte by byte, anything else (or a string that
+ * needs escapes) through `JSON.stringify` and `TextEncoder`, so the escapes are exactly JSON's.
+ * Start a new writer for each value; its bytes are valid until the next writer starts.
  */
 export class ByteWriter {
-  private buf = new Uint8Array(1 << 16);
+  private buf = shared;
   private pos = 0;
 
-  /** The bytes written so far (a view, valid until the next write). */
-  bytes(): Uint8Array {
+  /** The bytes written so far: a view of the shared buffer, valid until the next writer writes. */
+  view(): Uint8Array {
     return this.buf.subarray(0, this.pos);
   }
 
@@ -86,5 +91,6 @@ export class ByteWriter {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
+    shared = next;
   }
 }

@@ -9,14 +9,19 @@ import { ByteWriter } from './byteWriter.ts';
  * the contract (see docs/canonical-json.md), so do not change it without a new version.
  */
 export function canonicalJson(value: unknown): string {
-  return DECODER.decode(canonicalBytes(value));
+  return DECODER.decode(written(value));
 }
 
 /** The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take). */
 export function canonicalBytes(value: unknown): Uint8Array {
+  return written(value).slice();
+}
+
+/** `value` written into the shared buffer: a view, valid until the next write. */
+function written(value: unknown): Uint8Array {
   const out = new ByteWriter();
   write(value, out);
-  return out.bytes();
+  return out.view();
 }
 
 const DECODER = new TextDecoder();
@@ -87,5 +92,5 @@ export function sha256Hex(text: string): string {
 
 /** Hex SHA-256 of the canonical JSON of a value. */
 export function canonicalHash(value: unknown): string {
-  return bytesToHex(sha256(canonicalBytes(value)));
+  return bytesToHex(sha256(written(value)));
 }

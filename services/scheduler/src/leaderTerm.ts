@@ -3,17 +3,19 @@ import {
   appendTransactions,
   lastInputSequence,
   lastLogSequence,
+  encodeTransaction,
   lastPublishedLogSeq,
   nativeStateHash,
-  nativeTransactionHash,
   publishDecisions,
   readInputs,
   readLog,
   saveSnapshot,
 } from '@muster/bus';
-import type { InputMessage } from '@muster/bus';
+import type { EncodedTransaction, InputMessage } from '@muster/bus';
 import {
   STATE_SCHEMA,
+  apply,
+  copyOnWrite,
   decide,
   decisionMessages,
   fold,
@@ -60,6 +62,8 @@ export class LeaderTerm {
   private inputsSeen = performance.now();
   private restartInputs: () => void = () => undefined;
   private snapshotting: Promise<void> = Promise.resolve();
+  // decisions are published in log order, one batch after another, while the next turn is planned
+  private publishing: Promise<void> = Promise.resolve();
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
   private readonly log: Logger;
@@ -108,6 +112,7 @@ export class LeaderTerm {
     }
     this.stopController.abort();
     await Promise.all(readers);
+    await this.publishing;
     await this.snapshotting;
     if (this.ended === 'stopped') await this.keeper.release(this.won).catch(() => undefined);
     return this.end();
@@ -117,6 +122,7 @@ export class LeaderTerm {
   async stop(): Promise<void> {
     this.finish('stopped');
     await this.inFlight;
+    await this.publishing;
   }
 
   private end(): TermEnd {
@@ -165,7 +171,7 @@ export class LeaderTerm {
   /** Appends a plan's transactions fenced on the ledger's sequence; on success adopts its state and publishes. */
   private async append(plan: Plan): Promise<boolean> {
     const log = this.log.child({ component: 'append' });
-    const txs = plan.logged.map((l) => l.tx);
+    const txs = plan.encoded;
     const result = await appendTransactions(this.deps.js, txs, this.ledger.seq);
     if (!result.ok) {
       log.warn({ code: result.code, committed: result.committed.length, of: txs.length, err: result.cause }, 'append failed: stepping down');
@@ -178,13 +184,24 @@ export class LeaderTerm {
     for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
-    await this.publish(plan.logged);
+    // published behind the batches before it, without holding up the next turn
+    const { logged, state } = plan;
+    this.publishing = this.publishing.then(() => this.publish(logged, state)).catch((err: unknown) => {
+      this.log.warn({ err }, 'publishing decisions failed: will re-publish');
+      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
+    });
     return true;
   }
 
   /** Publishes the messages of logged transactions; on failure remembers where to resume. */
-  private async publish(logged: LoggedTransaction[]): Promise<void> {
-    const msgs: OutboundMessage[] = logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(this.ledger.state.jobs, id)));
+  private async publish(logged: LoggedTransaction[], state: State): Promise<void> {
+    if (this.unpublishedFrom !== null) {
+      // something before these is owed: the catch-up publishes from there, in log order
+      this.unpublishedFrom = Math.min(this.unpublishedFrom, logged[0]!.seq);
+      return;
+    }
+    // jobs as of these transactions (later ones may have retired a job since)
+    const msgs: OutboundMessage[] = logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id)));
     if (msgs.length === 0) return;
     const r = await publishDecisions(this.deps.js, msgs);
     if (!r.ok) {
@@ -196,6 +213,7 @@ export class LeaderTerm {
   /** Publishes what earlier leaders (or failed publishes of this one) left owed; false when it could not yet. */
   private async catchUpPublishing(): Promise<boolean> {
     try {
+      if (this.unpublishedFrom !== null) await this.publishing;
       if (!this.publishCursorKnown) {
         this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.jsm));
         this.publishCursorKnown = true;
@@ -331,6 +349,8 @@ export class LeaderTerm {
  */
 class Plan {
   readonly logged: LoggedTransaction[] = [];
+  /** The logged transactions serialised and hashed, in the same order (what the append sends). */
+  readonly encoded: EncodedTransaction[] = [];
 
   constructor(
     public state: State,
@@ -339,23 +359,28 @@ class Plan {
   ) {}
 
   ingest(inputs: InputMessage[]): void {
-    let events: SchedulerEvent[] = [];
-    let bytes = 0;
-    // each input is ingested against the state its predecessors in the batch left
-    let scratch: State = { ...this.state, lastAt: Math.max(this.state.lastAt, this.stamp.at) };
-    for (const input of inputs) {
-      const produced = ingest(scratch, { seq: input.seq, subject: input.subject, data: input.data }, this.stamp.at);
-      scratch = fold(scratch, produced);
-      const size = JSON.stringify(produced).length;
-      if (events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES) {
-        this.add('ingest', events);
-        events = [];
-        bytes = 0;
+    const txs: SchedulerEvent[][] = [];
+    // each input is ingested against the state its predecessors in the batch left: one scratch
+    // copy-on-write run over the batch (dropped after; `add` folds the transactions for real)
+    copyOnWrite(this.state, (scratch) => {
+      scratch.lastAt = Math.max(scratch.lastAt, this.stamp.at);
+      let events: SchedulerEvent[] = [];
+      let bytes = 0;
+      for (const input of inputs) {
+        const produced = ingest(scratch, { seq: input.seq, subject: input.subject, data: input.data }, this.stamp.at);
+        for (const event of produced) apply(scratch, event);
+        const size = JSON.stringify(produced).length;
+        if (events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES) {
+          txs.push(events);
+          events = [];
+          bytes = 0;
+        }
+        events.push(...produced);
+        bytes += size;
       }
-      events.push(...produced);
-      bytes += size;
-    }
-    if (events.length > 0) this.add('ingest', events);
+      if (events.length > 0) txs.push(events);
+    }, { freeze: false });
+    for (const events of txs) this.add('ingest', events);
   }
 
   facts(lostNodes: string[]): void {
@@ -396,7 +421,9 @@ class Plan {
     const tx: Transaction = makeTransaction(this.lastHash, stamp, events);
     const seq = this.state.seq + 1;
     this.state = foldTransactions(this.state, [{ seq, tx }]);
-    this.lastHash = nativeTransactionHash(tx);
+    const encoded = encodeTransaction(tx);
+    this.lastHash = encoded.hash;
     this.logged.push({ seq, tx });
+    this.encoded.push(encoded);
   }
 }
