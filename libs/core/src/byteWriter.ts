@@ -22,6 +22,23 @@ export class ByteWriter {
     return this.buf.subarray(0, this.pos);
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.pos;
+  }
+
+  /** A copy of what was written from `start` on. */
+  since(start: number): Uint8Array {
+    return this.buf.slice(start, this.pos);
+  }
+
+  /** Bytes written before (a cached piece). */
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
   /** One byte. */
   byte(b: number): void {
     if (this.pos === this.buf.length) this.grow(1);
@@ -71,9 +88,7 @@ export class ByteWriter {
       keyCache.set(key, bytes);
       return;
     }
-    this.room(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    this.raw(bytes);
   }
 
   private encoded(text: string): void {

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical.ts';
+import { CanonicalCache, canonicalBytes, canonicalHash, canonicalJson } from './canonical.ts';
+import { fold } from './evolve.ts';
+import { initialState } from './state.ts';
+import { arbitraryEvents } from './testing/arbitraryEvents.ts';
 
 // The first, plain writer of docs/canonical-json.md: JSON.stringify for every scalar and key,
 // keys sorted. The fast writer must give the same bytes for every JSON value.
@@ -41,3 +44,30 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ '\ud800x': 1, a: '\udfff' })).toBe('{"a":"\\udfff","\\ud800x":1}');
   });
 });
+
+describe('canonicalBytes with a CanonicalCache', () => {
+  it('writes the same bytes as without, over a run of folded states that share leaves', () => {
+    fc.assert(
+      fc.property(arbitraryEvents(120), fc.integer({ min: 1, max: 30 }), (events, step) => {
+        const cache = new CanonicalCache();
+        let state = initialState();
+        for (let i = 0; i < events.length; i += step) {
+          state = fold(state, events.slice(i, i + step));
+          expect(canonicalHash(state, cache)).toBe(canonicalHash(state));
+          expect(DECODE(canonicalBytes(state, cache))).toBe(canonicalJson(state));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('ignores leaves that are not frozen (a state parsed from JSON)', () => {
+    const cache = new CanonicalCache();
+    const state = fold(initialState(), fc.sample(arbitraryEvents(200), { numRuns: 1, seed: 5 })[0]!);
+    const parsed = JSON.parse(canonicalJson(state)) as typeof state;
+    expect(canonicalHash(parsed, cache)).toBe(canonicalHash(state));
+    expect(canonicalHash(state, cache)).toBe(canonicalHash(state));
+  });
+});
+
+const DECODE = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);

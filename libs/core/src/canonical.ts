@@ -13,15 +13,75 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take). */
-export function canonicalBytes(value: unknown): Uint8Array {
-  return written(value).slice();
+export function canonicalBytes(value: unknown, cache?: CanonicalCache): Uint8Array {
+  return written(value, cache).slice();
 }
 
+/**
+ * Canonical bytes of the frozen trie leaves of states (shard.ts), kept between writes: a state
+ * shares every leaf it did not change with the state before it, so hashing a state at each
+ * checkpoint writes only what changed since the last one. Holds about one state's bytes.
+ */
+export class CanonicalCache {
+  /** Bytes by leaf; a leaf is frozen, so its bytes never change. */
+  readonly leaves = new WeakMap<object, Uint8Array>();
+}
+
+/** Where a state's trie leaves sit: state → table → level → level → leaf. */
+const LEAF_DEPTH = 4;
+
 /** `value` written into the shared buffer: a view, valid until the next write. */
-function written(value: unknown): Uint8Array {
+function written(value: unknown, cache?: CanonicalCache): Uint8Array {
   const out = new ByteWriter();
-  write(value, out);
+  if (cache === undefined) write(value, out);
+  else writeCached(value, out, cache, 0);
   return out.view();
+}
+
+/** `write`, with the leaves at LEAF_DEPTH taken from (or put into) the cache when frozen. */
+function writeCached(value: unknown, out: ByteWriter, cache: CanonicalCache, depth: number): void {
+  if (typeof value !== 'object' || value === null) {
+    write(value, out);
+    return;
+  }
+  if (depth === LEAF_DEPTH) {
+    if (!Array.isArray(value) || !Object.isFrozen(value)) {
+      write(value, out);
+      return;
+    }
+    const known = cache.leaves.get(value);
+    if (known !== undefined) {
+      out.raw(known);
+      return;
+    }
+    const start = out.length;
+    write(value, out);
+    cache.leaves.set(value, out.since(start));
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.byte(0x5b);
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.byte(0x2c);
+      writeCached(value[i], out, cache, depth + 1);
+    }
+    out.byte(0x5d);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (!inOrder(keys)) keys.sort();
+  out.byte(0x7b);
+  let first = true;
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (!first) out.byte(0x2c);
+    first = false;
+    out.key(key);
+    writeCached(member, out, cache, depth + 1);
+  }
+  out.byte(0x7d);
 }
 
 const DECODER = new TextDecoder();
@@ -91,6 +151,6 @@ export function sha256Hex(text: string): string {
 }
 
 /** Hex SHA-256 of the canonical JSON of a value. */
-export function canonicalHash(value: unknown): string {
-  return bytesToHex(sha256(written(value)));
+export function canonicalHash(value: unknown, cache?: CanonicalCache): string {
+  return bytesToHex(sha256(written(value, cache)));
 }

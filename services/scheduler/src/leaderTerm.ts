@@ -28,7 +28,7 @@ import {
   retirement,
   shardGet,
 } from '@muster/core';
-import type { LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
+import type { CanonicalCache, LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
 import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
@@ -153,7 +153,7 @@ export class LeaderTerm {
         plan.retire(opts.retainFinishedMs);
       }
       plan.session();
-      plan.checkpoint(opts.checkpointEvery);
+      plan.checkpoint(opts.checkpointEvery, this.ledger.hashCache);
       if (plan.logged.length > 0) await this.append(plan);
       if (this.inputs.length > 0) this.wake.notify();
       this.maybeSnapshot();
@@ -333,7 +333,7 @@ export class LeaderTerm {
     this.lastSnapshotSeq = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
-        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state), state });
+        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state, this.ledger.hashCache), state });
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
@@ -409,10 +409,10 @@ class Plan {
     parts.forEach((events, i) => this.add('session', events, session, i + 1, parts.length));
   }
 
-  checkpoint(every: number): void {
+  checkpoint(every: number, cache: CanonicalCache): void {
     const since = this.state.seq - (this.state.lastCheckpoint?.seq ?? 0);
     if (every <= 0 || since < every) return;
-    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: nativeStateHash(this.state) }]);
+    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: nativeStateHash(this.state, cache) }]);
   }
 
   /** Chains, stamps and folds one transaction. */

@@ -1,5 +1,5 @@
 import { nativeStateHash, nativeTransactionHash } from '@muster/bus';
-import { foldTransactions, initialState } from '@muster/core';
+import { CanonicalCache, foldTransactions, initialState } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /** A checkpoint in the log whose hash differs from the state this replica folded. */
@@ -16,6 +16,8 @@ export interface CheckpointMismatch {
 export class Ledger {
   state: State;
   lastHash: string | null;
+  /** Serialised leaves of this replica's states, so each checkpoint, snapshot or status hash writes only what changed. */
+  readonly hashCache = new CanonicalCache();
 
   constructor(state: State = initialState(), lastHash: string | null = null) {
     this.state = state;
@@ -42,7 +44,7 @@ export class Ledger {
       state = foldRange(state, txs.slice(start, i));
       start = i;
       if (checkpoint.seq === state.seq) {
-        const actual = nativeStateHash(state);
+        const actual = nativeStateHash(state, this.hashCache);
         if (actual !== checkpoint.stateHash) mismatches.push({ seq: checkpoint.seq, expected: checkpoint.stateHash, actual });
       }
     }

@@ -26,7 +26,7 @@ export function serveStatus(nc: NatsConnection, id: string, replica: Replica): S
       seq: state.seq,
       term: state.term,
       lastInputSeq: state.lastInputSeq,
-      stateHash: nativeStateHash(state),
+      stateHash: nativeStateHash(state, replica.ledger.hashCache),
       refusedBecause: replica.refusedBecause(),
     };
   };
