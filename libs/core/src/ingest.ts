@@ -3,7 +3,7 @@ import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
-import { jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
+import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
 import { canonicalJson } from './canonical.ts';
 
 /** One message read from MUSTER_IN. */
@@ -18,7 +18,7 @@ export interface Input {
 /** Largest input body accepted (the MUSTER_IN stream refuses larger messages too). */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
-const ID = /^[A-Za-z0-9_-]{1,128}$/;
+const ID = ID_PATTERN;
 
 /**
  * Turns one input into the events it causes, against the state it arrives in: an accepted fact and

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH,
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, NAME_PATTERN,
 } from './specLimits.ts';
 
-const ID_MESSAGE = 'must be 1 to 128 characters from A-Z, a-z, 0-9, _ and -';
+const ID_MESSAGE = 'must be 1 to 128 characters from A-Z, a-z, 0-9, _ and - (and not __proto__)';
 
 /** An id that can be a subject token: jobs, nodes and role names. */
 export const idSchema = z.string().regex(ID_PATTERN, { error: ID_MESSAGE });
 
-const nameSchema = z.string().min(1).max(MAX_NAME_LENGTH);
+const nameSchema = z.string().min(1).max(MAX_NAME_LENGTH).regex(NAME_PATTERN, { error: 'must not be __proto__' });
 
 /** What each member of a role asks for, on the wire. */
 export const memberResourcesSchema = z.strictObject({

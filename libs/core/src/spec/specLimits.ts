@@ -1,5 +1,11 @@
-/** Job and node ids become NATS subject tokens, so they are 1–128 of `A-Z a-z 0-9 _ -`. */
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/**
+ * Job and node ids become NATS subject tokens, so they are 1–128 of `A-Z a-z 0-9 _ -`; never
+ * `__proto__`, which keys records by id (a node's jobs, usage by user) and cannot hold safely.
+ */
+export const ID_PATTERN = /^(?!__proto__$)[A-Za-z0-9_-]{1,128}$/;
+
+/** User, queue and project names key DRF usage records, so `__proto__` is refused there too. */
+export const NAME_PATTERN = /^(?!__proto__$)/;
 
 /** Node label names: the select language's name syntax, minus `__proto__` (no JSON object can hold it safely). */
 export const NODE_LABEL_PATTERN = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_.-]*$/;
