@@ -1,4 +1,5 @@
 import { canonicalBytes } from '@muster/core';
+import type { CanonicalCache } from '@muster/core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
@@ -50,9 +51,14 @@ const decoder = new TextDecoder();
 
 /**
  * Saves a snapshot into object store `muster_snapshots`, chunked, overwriting the oldest of `keep`
- * slots (default 3); an interrupted save leaves the slot's previous snapshot in place.
+ * slots (default 3); an interrupted save leaves the slot's previous snapshot in place. With the
+ * writer's `cache` (CanonicalCache), only the state's changed leaves are serialised again.
  */
-export async function saveSnapshot<S>(js: JetStreamClient, snapshot: Snapshot<S>, opts: { keep?: number } = {}): Promise<SnapshotInfo> {
+export async function saveSnapshot<S>(
+  js: JetStreamClient,
+  snapshot: Snapshot<S>,
+  opts: { keep?: number; cache?: CanonicalCache } = {},
+): Promise<SnapshotInfo> {
   const keep = opts.keep ?? 3;
   if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
   const store = await openStore(js);
@@ -61,7 +67,7 @@ export async function saveSnapshot<S>(js: JetStreamClient, snapshot: Snapshot<S>
   const free = Array.from({ length: keep }, (_, i) => `${PREFIX}${i}`).find((name) => !used.has(name));
   const slot = free ?? existing.reduce((oldest, s) => (s.seq < oldest.seq ? s : oldest)).name;
   // canonical bytes: a reader checks the hash on the bytes as stored, before parsing them
-  const data = canonicalBytes(snapshot.state);
+  const data = canonicalBytes(snapshot.state, opts.cache);
   const info = await store.putBlob(
     {
       name: slot,
