@@ -24,6 +24,10 @@ export interface BatchReadOptions {
 // maximum-size messages stays bounded
 const BATCH = 512;
 
+// the caller is woken when this many bytes have arrived (or a pull is complete): small messages
+// reach it in batches of hundreds, a large transaction at once
+const WAKE_BYTES = 64 * 1024;
+
 // a bulk read asks for exactly the messages the stream holds, so a pull ends as soon as they are
 // in; this bounds only the wait for messages removed from the stream while it is read
 const FETCH_EXPIRES_MS = 5_000;
@@ -95,6 +99,9 @@ export async function* orderedBatches(js: JetStreamClient, stream: string, opts:
 class ReadAhead {
   readonly done: Promise<void>;
   private buffer: JsMsg[] = [];
+  private bufferedBytes = 0;
+  // a pull is delivering: a caller waits for WAKE_BYTES or its end rather than take a few messages
+  private pulling = false;
   private stopped = false;
   private ended = false;
   private failure: unknown = null;
@@ -110,12 +117,13 @@ class ReadAhead {
     this.done = this.run();
   }
 
-  /** What has arrived since the last call, or null at the end. */
+  /** What has arrived since the last call (at least WAKE_BYTES, or all a pull brought), or null at the end. */
   async take(): Promise<JsMsg[] | null> {
     for (;;) {
-      if (this.buffer.length > 0) {
+      if (this.buffer.length > 0 && (this.bufferedBytes >= WAKE_BYTES || !this.pulling || this.ended)) {
         const taken = this.buffer;
         this.buffer = [];
+        this.bufferedBytes = 0;
         this.signal('room');
         return taken;
       }
@@ -143,6 +151,7 @@ class ReadAhead {
           await new Promise<void>((resolve) => (this.room = resolve));
           continue;
         }
+        this.pulling = true;
         this.current = await this.consumer.fetch({ max_messages: want, expires: FETCH_EXPIRES_MS });
         if (this.stopped) this.current.stop();
         let last: JsMsg | null = null;
@@ -152,8 +161,11 @@ class ReadAhead {
           if (m.seq > this.endSeq) continue;
           this.buffer.push(m);
           last = m;
-          this.signal('wake');
+          this.bufferedBytes += m.data.length;
+          if (this.bufferedBytes >= WAKE_BYTES) this.signal('wake');
         }
+        this.pulling = false;
+        this.signal('wake');
         // nothing came (removed meanwhile), or the last sequence at call time is in
         if (last === null || last.seq >= this.endSeq || last.info.pending === 0) break;
         want = Math.min(this.batch, last.info.pending);
@@ -161,6 +173,7 @@ class ReadAhead {
     } catch (err) {
       this.failure = err;
     }
+    this.pulling = false;
     this.ended = true;
     this.signal('wake');
   }
