@@ -30,7 +30,8 @@ const REBUILD_RETAIN_JOBS = Number(process.env.BENCH_REBUILD_RETAIN_JOBS ?? 10_0
 const TAKEOVERS = Number(process.env.BENCH_TAKEOVERS ?? 3);
 const silent = pino({ level: 'silent' });
 
-const node = (id: string) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 10_000_000, memoryMb: 10_000_000, slots: 100_000 }, gpus: [] });
+// large nodes (512 slots): room for every gang the bench submits, without one node holding them all
+const node = (id: string) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 512_000, memoryMb: 4_194_304, slots: 512 }, gpus: [] });
 const gang = (id: string) => ({ id, identity: { user: `u${id.length % 7}` }, tasks: 4, resources: { cpu: 100, memoryMb: 128 } });
 
 function pct(sorted: number[], p: number): number {
