@@ -27,6 +27,14 @@ export class CanonicalCache {
   readonly leaves = new WeakMap<object, Uint8Array>();
 }
 
+/** Writes one frozen leaf into the cache ahead of the next hash (nothing when it is there, or not frozen). */
+export function cacheLeaf(cache: CanonicalCache, leaf: readonly unknown[]): void {
+  if (!Object.isFrozen(leaf) || cache.leaves.has(leaf)) return;
+  const out = new ByteWriter();
+  write(leaf, out);
+  cache.leaves.set(leaf, out.since(0));
+}
+
 /** Where a state's trie leaves sit: state → table → level → level → leaf. */
 const LEAF_DEPTH = 4;
 

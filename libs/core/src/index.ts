@@ -13,7 +13,7 @@ export { isRetired, retireProblem, retirement } from './retire.ts';
 export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
 export { copyOnWrite } from './copyOnWrite.ts';
-export { stateHash } from './stateHash.ts';
+export { stateHash, warmStateCache } from './stateHash.ts';
 export * from './spec/index.ts';
 export * from './select/index.ts';
 export type { Input } from './ingest.ts';

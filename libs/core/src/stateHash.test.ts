@@ -1,10 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './canonical.ts';
+import { CanonicalCache, canonicalHash, canonicalJson } from './canonical.ts';
 import { makeTransaction } from './chain.ts';
 import { transactionHash } from './envelope.ts';
-import { foldTransactions } from './evolve.ts';
+import { fold, foldTransactions } from './evolve.ts';
 import { initialState } from './state.ts';
-import { stateHash } from './stateHash.ts';
+import { stateHash, warmStateCache } from './stateHash.ts';
+import { arbitraryEvents } from './testing/arbitraryEvents.ts';
 
 // The worked example of docs/canonical-json.md: if one of these values changes, every state hash
 // and transaction hash in every existing log changes with it, and the page is wrong.
@@ -33,5 +35,24 @@ describe('state hash and transaction hash (docs/canonical-json.md)', () => {
     );
     expect(canonicalJson({ '\u{1F600}': 1, '\uFF01': 2 })).toBe('{"\u{1F600}":1,"\uFF01":2}');
     expect(canonicalJson(undefined)).toBe('null');
+  });
+});
+
+describe('warmStateCache', () => {
+  it('leaves every hash as it was, whatever was warmed before it', () => {
+    fc.assert(
+      fc.property(arbitraryEvents(150), fc.integer({ min: 1, max: 20 }), (events, step) => {
+        const cache = new CanonicalCache();
+        let state = initialState();
+        for (let i = 0; i < events.length; i += step) {
+          const batch = events.slice(i, i + step);
+          state = fold(state, batch);
+          warmStateCache(state, cache, batch);
+          if (i % (3 * step) === 0) expect(canonicalHash(state, cache)).toBe(stateHash(state));
+        }
+        expect(canonicalHash(state, cache)).toBe(stateHash(state));
+      }),
+      { numRuns: 150 },
+    );
   });
 });

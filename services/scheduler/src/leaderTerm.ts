@@ -27,6 +27,7 @@ import {
   nextDeadline,
   retirement,
   shardGet,
+  warmStateCache,
 } from '@muster/core';
 import type { CanonicalCache, LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
@@ -181,6 +182,8 @@ export class LeaderTerm {
     // the fence held, so the log now holds exactly what the plan folded
     this.ledger.state = plan.state;
     this.ledger.lastHash = plan.lastHash;
+    // serialise what these transactions changed now, so the next checkpoint does not stall a turn
+    warmStateCache(plan.state, this.ledger.hashCache, plan.logged.flatMap((l) => l.tx.events));
     for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
