@@ -242,15 +242,17 @@ export class Replica {
 
   /** Alarms (and refuses to lead) when the stream's last sequence goes backwards. */
   private async checkLogNotShrunk(): Promise<void> {
+    // the tail folds on while the stream info is in flight: compare with what was folded before asking
+    const folded = this.ledger.seq;
     const last = await lastLogSequence(this.deps.jsm);
     // an ordered consumer can stall without an error when a NATS node restarts
-    if (last > this.ledger.seq && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
-      this.log.warn({ seq: this.ledger.seq, last }, 'log tail stalled: restarting it');
+    if (last > folded && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
+      this.log.warn({ seq: folded, last }, 'log tail stalled: restarting it');
       this.lastFold = performance.now();
       this.restartTail();
     }
-    if (last < this.highestLastSeq || last < this.ledger.seq) {
-      this.refuse(`MUSTER_LOG went backwards: last sequence ${last}, seen ${Math.max(this.highestLastSeq, this.ledger.seq)}`);
+    if (last < this.highestLastSeq || last < folded) {
+      this.refuse(`MUSTER_LOG went backwards: last sequence ${last}, seen ${Math.max(this.highestLastSeq, folded)}`);
     }
     this.highestLastSeq = Math.max(this.highestLastSeq, last);
   }
