@@ -317,9 +317,12 @@ export class LeaderTerm {
           this.finish('lease-lost');
           return;
         }
-        // the log, not the lease, keeps history linear: check it has not shrunk under us
-        if ((await lastLogSequence(this.deps.jsm)) < this.ledger.seq) {
-          log.error({ seq: this.ledger.seq }, 'ALARM: MUSTER_LOG went backwards: stepping down');
+        // the log, not the lease, keeps history linear: check it has not shrunk under us (against
+        // what was appended before asking: a turn may append while the request is in flight)
+        const appended = this.ledger.seq;
+        const last = await lastLogSequence(this.deps.jsm);
+        if (last < appended) {
+          log.error({ seq: appended, last }, 'ALARM: MUSTER_LOG went backwards: stepping down');
           this.finish('error');
           return;
         }
