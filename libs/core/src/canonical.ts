@@ -67,29 +67,9 @@ function writeCached(value: unknown, out: ByteWriter, cache: CanonicalCache, dep
     cache.leaves.set(value, out.since(start));
     return;
   }
-  if (Array.isArray(value)) {
-    out.byte(0x5b);
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.byte(0x2c);
-      writeCached(value[i], out, cache, depth + 1);
-    }
-    out.byte(0x5d);
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  if (!inOrder(keys)) keys.sort();
-  out.byte(0x7b);
-  let first = true;
-  for (const key of keys) {
-    const member = record[key];
-    if (member === undefined) continue;
-    if (!first) out.byte(0x2c);
-    first = false;
-    out.key(key);
-    writeCached(member, out, cache, depth + 1);
-  }
-  out.byte(0x7d);
+  const child: Writer = (member, to) => writeCached(member, to, cache, depth + 1);
+  if (Array.isArray(value)) writeArray(value, out, child);
+  else writeRecord(value as Record<string, unknown>, out, child);
 }
 
 const DECODER = new TextDecoder();
@@ -112,8 +92,8 @@ function write(value: unknown, out: ByteWriter): void {
       return;
     case 'object':
       if (value === null) out.ascii('null');
-      else if (Array.isArray(value)) writeArray(value, out);
-      else writeRecord(value as Record<string, unknown>, out);
+      else if (Array.isArray(value)) writeArray(value, out, write);
+      else writeRecord(value as Record<string, unknown>, out, write);
       return;
     case 'bigint':
       out.ascii(JSON.stringify(value));
@@ -123,16 +103,19 @@ function write(value: unknown, out: ByteWriter): void {
   }
 }
 
-function writeArray(items: readonly unknown[], out: ByteWriter): void {
+/** Writes one value: `write`, or a caching writer for the levels above a state's leaves. */
+type Writer = (value: unknown, out: ByteWriter) => void;
+
+function writeArray(items: readonly unknown[], out: ByteWriter, child: Writer): void {
   out.byte(0x5b);
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out.byte(0x2c);
-    write(items[i], out);
+    child(items[i], out);
   }
   out.byte(0x5d);
 }
 
-function writeRecord(record: Record<string, unknown>, out: ByteWriter): void {
+function writeRecord(record: Record<string, unknown>, out: ByteWriter, child: Writer): void {
   const keys = Object.keys(record);
   if (!inOrder(keys)) keys.sort();
   out.byte(0x7b);
@@ -143,7 +126,7 @@ function writeRecord(record: Record<string, unknown>, out: ByteWriter): void {
     if (!first) out.byte(0x2c);
     first = false;
     out.key(key);
-    write(member, out);
+    child(member, out);
   }
   out.byte(0x7d);
 }
