@@ -36,7 +36,7 @@ export const roleSpecSchema = z.strictObject({
   env: z.record(
     z.string().regex(ENV_NAME_PATTERN, { error: 'environment variable name must match [A-Za-z_][A-Za-z0-9_]*' }),
     z.string(),
-  ).optional().meta({ description: 'Extra environment for each member\'s process.' }),
+  ).optional().meta({ description: 'Extra environment variables for each member\'s command.' }),
 });
 
 /** Placement options, on the wire. */

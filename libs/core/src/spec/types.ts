@@ -14,7 +14,7 @@ export interface RoleSpec {
   resources: MemberResources;
   /** What a real agent runs for each member: argv array, or a string run by `/bin/sh -c`. */
   command?: string[] | string;
-  /** Extra environment for the member's process. */
+  /** Extra environment variables for the member's command. */
   env?: Record<string, string>;
 }
 
