@@ -143,7 +143,7 @@ describe('readLog', () => {
   it('reads one message by sequence and the last sequence', async () => {
     const txs = chain(3);
     await appendTransactions(bus.js, txs, 0);
-    expect(await readLogMessage(bus.jsm, 2)).toEqual({ seq: 2, tx: txs[1] });
+    expect(await readLogMessage(bus.jsm, 2)).toEqual({ seq: 2, tx: txs[1], hash: transactionHash(txs[1]!) });
     expect(await readLogMessage(bus.jsm, 9)).toBeNull();
     expect(await lastLogSequence(bus.jsm)).toBe(3);
   });

@@ -34,7 +34,7 @@ export type { InputFields, InputMessage, ReadInputBatchesOptions, ReadInputsOpti
 export { readDecisionBatches, readDecisions } from './readDecisions.ts';
 export type { StoredDecision } from './readDecisions.ts';
 export { readLog } from './readLog.ts';
-export type { ReadLogOptions } from './readLog.ts';
+export type { ReadLogOptions, ReadTransaction } from './readLog.ts';
 export { readLogEntries } from './readLogEntries.ts';
 export type { LogEntry } from './readLogEntries.ts';
 export { readLogMessage } from './readLogMessage.ts';

@@ -8,6 +8,14 @@ import type { OrderedReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
 import { payloadHash } from './payloadHash.ts';
 
+/**
+ * A transaction as read from MUSTER_LOG, with the SHA-256 of its stored bytes: its hash (the next
+ * one's `prev`) for every message written canonically, as `appendTransactions` writes them.
+ */
+export interface ReadTransaction extends LoggedTransaction {
+  hash: string;
+}
+
 /** Options of `readLog`. */
 export interface ReadLogOptions extends OrderedReadOptions {
   /** Check sequences are contiguous and each `prev` is the hash of the transaction before (default true). */
@@ -23,7 +31,7 @@ export interface ReadLogOptions extends OrderedReadOptions {
  * The log's transactions from `fromSeq` on, in order, as `{seq, tx}`; with `verifyChain` it throws
  * a `BusError` (`CHAIN_BROKEN`, `LOG_GAP`, `BAD_MESSAGE`) carrying the sequence where the log is broken.
  */
-export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): AsyncGenerator<LoggedTransaction, void, undefined> {
+export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): AsyncGenerator<ReadTransaction, void, undefined> {
   const fromSeq = opts.fromSeq ?? 1;
   const verify = opts.verifyChain ?? true;
   let expectedPrev: string | null | undefined = opts.prevHash !== undefined ? opts.prevHash : fromSeq === 1 ? null : undefined;
@@ -33,6 +41,7 @@ export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): 
   let expectedSeq = fromSeq;
   for await (const m of orderedMessages(js, LOG_STREAM, opts)) {
     const tx: Transaction = parseTransaction(m.data, m.seq);
+    const hash = payloadHash(m.data);
     if (verify) {
       if (m.seq !== expectedSeq) {
         throw new BusError('LOG_GAP', `log sequence ${m.seq} follows ${expectedSeq - 1}: messages are missing`, { seq: m.seq });
@@ -47,10 +56,10 @@ export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): 
           );
         }
       }
-      expectedPrev = payloadHash(m.data);
+      expectedPrev = hash;
       previous = tx;
       expectedSeq = m.seq + 1;
     }
-    yield { seq: m.seq, tx };
+    yield { seq: m.seq, tx, hash };
   }
 }

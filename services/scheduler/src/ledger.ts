@@ -1,4 +1,5 @@
-import { nativeStateHash, nativeTransactionHash } from '@muster/bus';
+import { nativeStateHash } from '@muster/bus';
+import type { ReadTransaction } from '@muster/bus';
 import { CanonicalCache, foldTransactions, initialState } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
@@ -33,7 +34,7 @@ export class Ledger {
    * Folds transactions read from the log, in one `produce`, checking each Checkpoint against the
    * state before it; returns the mismatches (a replica that finds one must not lead).
    */
-  fold(txs: readonly LoggedTransaction[]): CheckpointMismatch[] {
+  fold(txs: readonly ReadTransaction[]): CheckpointMismatch[] {
     const mismatches: CheckpointMismatch[] = [];
     let state = this.state;
     let start = 0;
@@ -50,7 +51,7 @@ export class Ledger {
     }
     this.state = foldRange(state, txs.slice(start));
     const last = txs[txs.length - 1];
-    if (last !== undefined) this.lastHash = nativeTransactionHash(last.tx);
+    if (last !== undefined) this.lastHash = last.hash;
     return mismatches;
   }
 }

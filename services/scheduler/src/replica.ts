@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { lastLogSequence, loadLatestSnapshot, nativeTransactionHash, readLog, readLogMessage } from '@muster/bus';
-import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection } from '@muster/bus';
+import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
+import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
-import type { LoggedTransaction, State } from '@muster/core';
+import type { State } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
@@ -122,7 +122,7 @@ export class Replica {
       const at = await readLogMessage(this.deps.jsm, snapshot.seq);
       if (at !== null) {
         this.ledger.state = snapshot.state;
-        this.ledger.lastHash = nativeTransactionHash(at.tx);
+        this.ledger.lastHash = at.hash;
         snapshotSeq = snapshot.seq;
         log.info({ seq: snapshot.seq }, 'loaded snapshot');
       }
@@ -138,7 +138,7 @@ export class Replica {
 
   /** Folds the log from the ledger's next sequence to the stream's current end, in batches. */
   async catchUp(): Promise<void> {
-    let batch: LoggedTransaction[] = [];
+    let batch: ReadTransaction[] = [];
     for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash })) {
       batch.push(logged);
       if (batch.length >= CATCH_UP_BATCH) {
@@ -150,7 +150,7 @@ export class Replica {
   }
 
   /** Folds transactions, refusing to lead if a checkpoint disagrees with the fold. */
-  foldChecked(txs: LoggedTransaction[]): void {
+  foldChecked(txs: ReadTransaction[]): void {
     for (const m of this.ledger.fold(txs)) {
       this.refuse(`checkpoint at ${m.seq} says ${m.expected} but replay gives ${m.actual}`);
     }
