@@ -12,7 +12,7 @@ import type {
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
 import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
-import { retireProblem } from './retire.ts';
+import { jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
@@ -308,7 +308,7 @@ function retireJobs(state: State, event: JobsRetired): void {
   for (const id of event.jobIds) {
     const n = shardOf(id);
     const job = entry(state.jobs, n, id);
-    if (job === undefined || retireProblem(state, id, event.at, event.retainMs) !== null) continue;
+    if (job === undefined || jobRetireProblem(state, job, event.at, event.retainMs) !== null) continue;
     const retired: RetiredJob = created({ spec: created({ id }), status: job.status, finishedAt: job.finishedAt ?? event.at });
     remove(state, 'jobs', n, id);
     if (state.retired === undefined) state.retired = created(emptySharded<RetiredJob>());

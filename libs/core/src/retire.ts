@@ -4,7 +4,7 @@
 // the fold, the leader and the auditor alike.
 import type { JobsRetired } from './events.ts';
 import { shardGet, shardLeaves } from './shard.ts';
-import type { JobState, State } from './state.ts';
+import type { JobState, RetiredJob, State } from './state.ts';
 
 /** Job statuses after which a job takes nothing and holds nothing. */
 const FINISHED: ReadonlySet<JobState['status']> = new Set(['succeeded', 'failed', 'closed', 'cancelled', 'timedout']);
@@ -12,7 +12,12 @@ const FINISHED: ReadonlySet<JobState['status']> = new Set(['succeeded', 'failed'
 /** Why job `jobId` may not be retired at stamped time `at` under `retainMs`, or null when it may. */
 export function retireProblem(state: State, jobId: string, at: number, retainMs: number): string | null {
   const job = shardGet(state.jobs, jobId);
-  if (job === undefined) return `job ${jobId} is not in the state`;
+  return job === undefined ? `job ${jobId} is not in the state` : jobRetireProblem(state, job, at, retainMs);
+}
+
+/** `retireProblem` for a job already looked up. */
+export function jobRetireProblem(state: State, job: JobState, at: number, retainMs: number): string | null {
+  const jobId = job.spec.id;
   if (!FINISHED.has(job.status) || job.finishedAt === null) return `job ${jobId} is ${job.status}, not finished`;
   if (job.finishedAt > at - retainMs) return `job ${jobId} finished at ${job.finishedAt}, less than ${retainMs} ms before ${at}`;
   for (const a of job.allocations) {
@@ -30,7 +35,7 @@ function retirementDue(state: State, at: number, retainMs: number, limit: number
   const due: JobState[] = [];
   for (const [, leaf] of shardLeaves(state.jobs)) {
     for (const job of leaf) {
-      if (job.finishedAt !== null && job.finishedAt <= at - retainMs && retireProblem(state, job.spec.id, at, retainMs) === null) due.push(job);
+      if (job.finishedAt !== null && job.finishedAt <= at - retainMs && jobRetireProblem(state, job, at, retainMs) === null) due.push(job);
     }
   }
   due.sort((a, b) => (a.finishedAt as number) - (b.finishedAt as number) || (a.spec.id < b.spec.id ? -1 : 1));
@@ -43,7 +48,12 @@ export function retirement(state: State, at: number, retainMs: number, limit: nu
   return jobIds.length === 0 ? null : { type: 'JobsRetired', at, retainMs, jobIds };
 }
 
+/** What is kept of a retired job (its id, outcome and end), or undefined when it was not retired. */
+export function retiredJob(state: State, jobId: string): RetiredJob | undefined {
+  return state.retired === undefined ? undefined : shardGet(state.retired, jobId);
+}
+
 /** Whether a job id was retired (it is still known: a resubmission is a duplicate). */
 export function isRetired(state: State, jobId: string): boolean {
-  return state.retired !== undefined && shardGet(state.retired, jobId) !== undefined;
+  return retiredJob(state, jobId) !== undefined;
 }

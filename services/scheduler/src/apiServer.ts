@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { publishInput } from '@muster/bus';
 import type { JetStreamClient, NatsConnection, Subscription } from '@muster/bus';
-import { canonicalHash, explain, isRetired, shardGet, validateJobSpec } from '@muster/core';
+import { canonicalHash, explain, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
@@ -80,7 +80,7 @@ export class ApiServer {
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const job = shardGet(state.jobs, jobId);
         if (job === undefined) {
-          const retired = state.retired === undefined ? undefined : shardGet(state.retired, jobId);
+          const retired = retiredJob(state, jobId);
           if (retired === undefined) return failure('not-found', `unknown job ${jobId}`, 'jobId');
           return { ok: true, job: { id: jobId, status: retired.status, finishedAt: retired.finishedAt, retired: true }, seq: state.seq };
         }
