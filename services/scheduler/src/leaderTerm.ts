@@ -32,6 +32,7 @@ import {
 import type { CanonicalCache, LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
+import { runRestartable } from './restartable.ts';
 import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
 import type { Ledger } from './ledger.ts';
 import { WakeSignal } from './wakeSignal.ts';
@@ -256,14 +257,14 @@ export class LeaderTerm {
     const log = this.log.child({ component: 'ingest' });
     const signal = this.stopController.signal;
     let next = this.ledger.state.lastInputSeq + 1;
-    while (!signal.aborted) {
-      // one attempt per consumer: the watchdog aborts an attempt that silently stopped delivering
-      const attempt = new AbortController();
-      const stop = (): void => attempt.abort();
-      signal.addEventListener('abort', stop, { once: true });
-      this.restartInputs = stop;
-      try {
-        for await (const input of readInputs(this.deps.js, { fromSeq: next, tail: true, signal: attempt.signal })) {
+    // one attempt per consumer: the watchdog restarts an attempt that silently stopped delivering
+    await runRestartable(
+      signal,
+      (restart) => {
+        this.restartInputs = restart;
+      },
+      async (attempt) => {
+        for await (const input of readInputs(this.deps.js, { fromSeq: next, tail: true, signal: attempt })) {
           this.inputsSeen = performance.now();
           if (input.seq < next) continue;
           next = input.seq + 1;
@@ -271,14 +272,12 @@ export class LeaderTerm {
           this.inputs.push(input);
           this.wake.notify();
         }
-      } catch (err) {
-        if (signal.aborted) return;
+      },
+      async (err) => {
         log.warn({ err, next }, 'input reader failed: retrying');
         await sleep(250, signal);
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-    }
+      },
+    );
   }
 
   /**

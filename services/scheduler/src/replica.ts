@@ -9,6 +9,7 @@ import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
+import { runRestartable } from './restartable.ts';
 
 /** Where a replica is: following the log, leading it, or stopped. */
 export type Role = 'standby' | 'leader' | 'stopped';
@@ -217,27 +218,25 @@ export class Replica {
   /** Follows the log as it grows, folding each transaction, until `signal` aborts. */
   private async tail(signal: AbortSignal): Promise<void> {
     const log = this.log.child({ component: 'follow' });
-    while (!signal.aborted) {
-      // one attempt per consumer: `checkLogNotShrunk` restarts one that silently stopped delivering
-      const attempt = new AbortController();
-      const stop = (): void => attempt.abort();
-      signal.addEventListener('abort', stop, { once: true });
-      this.restartTail = stop;
-      try {
-        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt.signal })) {
+    // one attempt per consumer: `checkLogNotShrunk` restarts one that silently stopped delivering
+    await runRestartable(
+      signal,
+      (restart) => {
+        this.restartTail = restart;
+      },
+      async (attempt) => {
+        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt })) {
           this.foldChecked([logged]);
           this.lastFold = performance.now();
         }
-      } catch (err) {
-        if (signal.aborted) return;
+      },
+      async (err) => {
         log.error({ err, seq: this.ledger.seq }, 'log tail failed');
         const code = (err as { code?: string }).code;
         if (code === 'CHAIN_BROKEN' || code === 'LOG_GAP' || code === 'BAD_MESSAGE') this.refuse(`log is broken after ${this.ledger.seq}: ${(err as Error).message}`);
         await sleep(500, signal);
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-    }
+      },
+    );
   }
 
   /** Alarms (and refuses to lead) when the stream's last sequence goes backwards. */
