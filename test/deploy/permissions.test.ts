@@ -75,6 +75,31 @@ async function readDenied(js: JetStreamClient, filter: string): Promise<void> {
   await expect(subjectMessages(js, DECISIONS_STREAM, filter).next()).rejects.toThrow(DENIED);
 }
 
+/**
+ * Publishes `beats` on `nc` every 100 ms until the scheduler user hears the last one (its interest
+ * takes a moment to cross the cluster's routes); returns every heartbeat subject it heard.
+ */
+async function beatsHeard(nc: NatsConnection, beats: string[]): Promise<string[]> {
+  const heard: string[] = [];
+  const hb = scheduler.subscribe('muster.hb.*', {
+    callback: (_err, m) => {
+      heard.push(m.subject);
+    },
+  });
+  await scheduler.flush();
+  try {
+    await expect
+      .poll(() => {
+        for (const subject of beats) nc.publish(subject, '{}');
+        return heard;
+      }, { timeout: 15_000, interval: 100 })
+      .toContain(beats[beats.length - 1]);
+    return heard;
+  } finally {
+    hb.unsubscribe();
+  }
+}
+
 async function subscribeDenied(nc: NatsConnection, subject: string): Promise<void> {
   const sub = nc.subscribe(subject);
   await expect(sub[Symbol.asyncIterator]().next()).rejects.toThrow(DENIED);
@@ -223,24 +248,10 @@ describe('agent n1', () => {
     expect((await publishInput(js, 'muster.in.node.n1.done', { jobId: 'j1', member: 0, ok: true }, 'n1:done:b:2')).seq).toBeGreaterThan(0);
     expect(await messages(IN_STREAM)).toBe(before + 2);
 
-    const heard: string[] = [];
-    const hb = scheduler.subscribe('muster.hb.*', {
-      callback: (_err, m) => {
-        heard.push(m.subject);
-      },
-    });
-    await scheduler.flush();
-    // beat until the scheduler's interest has crossed the routes; publishes on one connection arrive
-    // in order, so once n1's beat is heard, an n2 beat sent before it would have been too
-    await expect
-      .poll(() => {
-        nc.publish('muster.hb.n2', '{}');
-        nc.publish('muster.hb.n1', '{}');
-        return heard;
-      }, { timeout: 15_000, interval: 100 })
-      .toContain('muster.hb.n1');
+    // publishes on one connection arrive in order, so once n1's beat is heard, an n2 beat sent
+    // before it would have been too
+    const heard = await beatsHeard(nc, ['muster.hb.n2', 'muster.hb.n1']);
     expect(new Set(heard)).toEqual(new Set(['muster.hb.n1']));
-    hb.unsubscribe();
   });
 
   it('cannot report for another node, submit jobs or write the log', async () => {
@@ -284,20 +295,7 @@ describe('simulator', () => {
     const { nc, js } = await login('simulator');
     const node = { id: 'sim-1', labels: {}, capacity: { cpu: 1000, memoryMb: 1024 }, gpus: [] };
     expect((await publishInput(js, 'muster.in.node.sim-1.register', node, 'sim-1:register:b:1')).seq).toBeGreaterThan(0);
-    const heard: string[] = [];
-    const hb = scheduler.subscribe('muster.hb.*', {
-      callback: (_err, m) => {
-        heard.push(m.subject);
-      },
-    });
-    await scheduler.flush();
-    await expect
-      .poll(() => {
-        nc.publish('muster.hb.sim-1', '{}');
-        return heard;
-      }, { timeout: 15_000, interval: 100 })
-      .toContain('muster.hb.sim-1');
-    hb.unsubscribe();
+    expect(await beatsHeard(nc, ['muster.hb.sim-1'])).toContain('muster.hb.sim-1');
     await publishAsLeader('muster.bind.sim-1', { type: 'Bind', jobId: 'b-sim', session: 1, at: 4, parts: [] });
     await publishAsLeader('muster.stop.sim-1', { type: 'Stop', jobId: 'b-sim', members: [0], reason: 'cancel' });
     expect((await firstMessage(js, 'muster.bind.sim-1')).subject).toBe('muster.bind.sim-1');
