@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalBytes } from '@muster/core';
+import { canonicalDigest } from '@muster/core';
 import type { CanonicalCache, State, Transaction } from '@muster/core';
 
 /**
@@ -16,10 +16,10 @@ export function payloadHash(payload: Uint8Array): string {
  * cache kept across calls, only what changed since the last state hashed is serialised again.
  */
 export function nativeStateHash(state: State, cache?: CanonicalCache): string {
-  return payloadHash(canonicalBytes(state, cache));
+  return canonicalDigest(state, payloadHash, cache);
 }
 
 /** `transactionHash` of the core with Node's native SHA-256 (same value). */
 export function nativeTransactionHash(tx: Transaction): string {
-  return payloadHash(canonicalBytes(tx));
+  return canonicalDigest(tx, payloadHash);
 }

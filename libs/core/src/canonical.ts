@@ -143,5 +143,10 @@ export function sha256Hex(text: string): string {
 
 /** Hex SHA-256 of the canonical JSON of a value. */
 export function canonicalHash(value: unknown, cache?: CanonicalCache): string {
-  return bytesToHex(sha256(written(value, cache)));
+  return canonicalDigest(value, (bytes) => bytesToHex(sha256(bytes)), cache);
+}
+
+/** `digest` of the canonical bytes of a value, given a view of them (valid only during the call). */
+export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T, cache?: CanonicalCache): T {
+  return digest(written(value, cache));
 }
