@@ -9,7 +9,7 @@ export { zeroResources, addResources, scaleResources, isZeroResources } from './
 export { SHARD_COUNT, shardOf, shardGet, shardEntriesSorted, shardSize } from './shard.ts';
 export type { Sharded } from './shard.ts';
 export type { State, NodeState, JobState, JobStatus, NodeStatus, MemberState, ProvisionalDebit, RetiredJob, Usage } from './state.ts';
-export { isRetired, retireProblem, retiredJob, retirement } from './retire.ts';
+export { isJobIdTaken, isRetired, retireProblem, retiredJob, retirement } from './retire.ts';
 export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
 export { copyOnWrite } from './copyOnWrite.ts';

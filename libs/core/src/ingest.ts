@@ -1,6 +1,6 @@
 import type { RejectionReason, SchedulerEvent } from './events.ts';
 import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
-import { isRetired } from './retire.ts';
+import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
 import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
@@ -125,7 +125,7 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): Sc
   if (!body.ok) return rejected(body.error);
   const spec = validateJobSpec(body.value);
   if (!spec.ok) return rejected({ category: 'invalid', ...spec.error });
-  if (shardGet(state.jobs, spec.value.id) !== undefined || isRetired(state, spec.value.id)) {
+  if (isJobIdTaken(state, spec.value.id)) {
     return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
   }
   return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value) }];

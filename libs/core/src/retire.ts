@@ -57,3 +57,8 @@ export function retiredJob(state: State, jobId: string): RetiredJob | undefined 
 export function isRetired(state: State, jobId: string): boolean {
   return retiredJob(state, jobId) !== undefined;
 }
+
+/** Whether a job id was ever accepted, whether the job is still held or was retired. */
+export function isJobIdTaken(state: State, jobId: string): boolean {
+  return shardGet(state.jobs, jobId) !== undefined || isRetired(state, jobId);
+}

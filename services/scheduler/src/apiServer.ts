@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { publishInput } from '@muster/bus';
 import type { JetStreamClient, NatsConnection, Subscription } from '@muster/bus';
-import { canonicalHash, explain, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
+import { canonicalHash, explain, isJobIdTaken, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
@@ -110,7 +110,7 @@ export class ApiServer {
   private async submit(request: unknown, state: State): Promise<ApiReply> {
     const spec = validateJobSpec(request);
     if (!spec.ok) return failure('invalid', spec.error.message, spec.error.path);
-    if (shardGet(state.jobs, spec.value.id) !== undefined || isRetired(state, spec.value.id)) {
+    if (isJobIdTaken(state, spec.value.id)) {
       return failure('duplicate', `job ${spec.value.id} was already accepted`, 'id');
     }
     try {
