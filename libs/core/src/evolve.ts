@@ -12,7 +12,7 @@ import type {
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
 import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
-import { jobRetireProblem } from './retire.ts';
+import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
@@ -365,7 +365,7 @@ function registerNode(state: State, spec: NodeSpec): void {
 
 function submitJob(state: State, spec: JobState['spec'], fingerprint: string): void {
   const n = shardOf(spec.id);
-  if (entry(state.jobs, n, spec.id) !== undefined || (state.retired !== undefined && entry(state.retired, n, spec.id) !== undefined)) return;
+  if (isJobIdTaken(state, spec.id)) return;
   const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
   let size = 0;
   for (const role of spec.roles) size += role.count;
