@@ -50,7 +50,7 @@ describe('bulk readers', () => {
     expect(await consumers(IN_STREAM)).toBe(0);
 
     await publishDecisions(
-      bus.js,
+      bus.nc,
       Array.from({ length: 20 }, (_, i) => ({ subject: `muster.decision.j${i}`, payload: { i }, msgId: `muster:${i + 1}:0`, logSeq: i + 1 })),
     );
     const abort = new AbortController();

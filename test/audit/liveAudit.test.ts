@@ -114,7 +114,7 @@ describe('muster audit on the log of a live run', () => {
   it('fails on a decision on MUSTER_DECISIONS that the log does not derive', async () => {
     const seq = run.log.at(-1)!.seq;
     const forged = { type: 'GangAborted', jobId: 'pack-a', session: 1, at: 0, final: true, reason: { category: 'cancelled', message: 'forged', hosts: {} } };
-    expect((await publishDecisions(run.js, [{ subject: 'muster.decision.pack-a', payload: forged, msgId: `muster:${seq}:99`, logSeq: seq }])).ok).toBe(true);
+    expect((await publishDecisions(run.nc, [{ subject: 'muster.decision.pack-a', payload: forged, msgId: `muster:${seq}:99`, logSeq: seq }])).ok).toBe(true);
     const report = await auditLog(run.js);
     expect(report.clean).toBe(false);
     expect(report.decisionsStream.unexpected).toBe(1);

@@ -40,7 +40,7 @@ describe('readers for audits', () => {
   });
 
   it('readDecisions gives msg id and log sequence, null when the header is missing', async () => {
-    await publishDecisions(bus.js, [{ subject: 'muster.decision.j1', payload: { type: 'GangCommitted' }, msgId: 'muster:4:0', logSeq: 4 }]);
+    await publishDecisions(bus.nc, [{ subject: 'muster.decision.j1', payload: { type: 'GangCommitted' }, msgId: 'muster:4:0', logSeq: 4 }]);
     await bus.js.publish('muster.stop.n1', '{"type":"Stop"}');
     const stored: StoredDecision[] = [];
     for await (const d of readDecisions(bus.js)) stored.push(d);

@@ -27,7 +27,7 @@ describe('publishDecisions and lastPublishedLogSeq', () => {
   });
 
   it('publishes with msg id and log sequence header, and a new leader re-publishing finds duplicates', async () => {
-    const first = await publishDecisions(bus.js, decisionsOf(7));
+    const first = await publishDecisions(bus.nc, decisionsOf(7));
     expect(first.ok).toBe(true);
     if (!first.ok) throw new Error('unreachable');
     expect(first.acks.map((a) => [a.seq, a.duplicate])).toEqual([[1, false], [2, false], [3, false]]);
@@ -35,9 +35,9 @@ describe('publishDecisions and lastPublishedLogSeq', () => {
     expect(await lastPublishedDecision(bus.jsm)).toEqual({ streamSeq: 3, logSeq: 7, msgId: 'muster:7:1:n2' });
 
     // the predecessor died after publishing part of log sequence 9: the successor publishes all of it
-    const partial = await publishDecisions(bus.js, decisionsOf(9).slice(0, 1));
+    const partial = await publishDecisions(bus.nc, decisionsOf(9).slice(0, 1));
     expect(partial.ok).toBe(true);
-    const again = await publishDecisions(bus.js, [...decisionsOf(9), ...decisionsOf(12)]);
+    const again = await publishDecisions(bus.nc, [...decisionsOf(9), ...decisionsOf(12)]);
     if (!again.ok) throw new Error(`publish failed: ${String(again.cause)}`);
     expect(again.acks.map((a) => a.duplicate)).toEqual([true, false, false, false, false, false]);
     expect((await bus.jsm.streams.info(DECISIONS_STREAM)).state.messages).toBe(9);
@@ -50,7 +50,7 @@ describe('publishDecisions and lastPublishedLogSeq', () => {
   });
 
   it('reports a decision it could not publish as failed, by index', async () => {
-    const result = await publishDecisions(bus.js, [
+    const result = await publishDecisions(bus.nc, [
       ...decisionsOf(1).slice(0, 1),
       { subject: 'muster.nowhere.x', payload: {}, msgId: 'muster:1:9', logSeq: 1 },
     ]);

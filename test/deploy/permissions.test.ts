@@ -57,7 +57,7 @@ async function nextTransaction(): Promise<{ tx: Transaction; lastSeq: number }> 
 /** Publishes decision messages as the leader does (msg id, log seq header). */
 async function publishAsLeader(subject: string, payload: unknown): Promise<void> {
   decisionSeq += 1;
-  const result = await publishDecisions(schedulerJs, [{ subject, payload, msgId: `muster:${decisionSeq}:0`, logSeq: decisionSeq }]);
+  const result = await publishDecisions(scheduler, [{ subject, payload, msgId: `muster:${decisionSeq}:0`, logSeq: decisionSeq }]);
   expect(result.ok).toBe(true);
 }
 

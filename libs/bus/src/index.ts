@@ -8,6 +8,8 @@ export type { ConnectOptions } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
 export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
+export { JetStreamPublisher, jetStreamPublisher } from './jetStreamPublisher.ts';
+export type { PublishOptions } from './jetStreamPublisher.ts';
 export { lastInputSequence, lastLogSequence } from './lastLogSequence.ts';
 export { lastPublishedDecision, lastPublishedLogSeq } from './lastPublishedDecision.ts';
 export type { PublishedDecision } from './lastPublishedDecision.ts';

@@ -1,7 +1,8 @@
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
+import type { PubAck } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { canonicalBytes } from '@muster/core';
 import { isTimeout } from './isWrongLastSequence.ts';
+import { jetStreamPublisher } from './jetStreamPublisher.ts';
 import { LOG_SEQ_HEADER } from './names.ts';
 
 /** One message for MUSTER_DECISIONS: a decision, bind or stop derived from the log at `logSeq`. */
@@ -22,20 +23,19 @@ export type PublishDecisionsResult =
 
 /** Publishes decisions pipelined, each with its msg id and a `Muster-Log-Seq` header, and awaits every ack. */
 export async function publishDecisions(
-  js: JetStreamClient,
+  nc: NatsConnection,
   msgs: readonly DecisionMessage[],
   opts: { timeoutMs?: number } = {},
 ): Promise<PublishDecisionsResult> {
+  const publisher = jetStreamPublisher(nc);
   const settled = await Promise.allSettled(
-    msgs.map((m) => {
-      const h = headers();
-      h.set(LOG_SEQ_HEADER, String(m.logSeq));
-      return js.publish(m.subject, canonicalBytes(m.payload), {
-        msgID: m.msgId,
-        headers: h,
-        ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
-      });
-    }),
+    msgs.map((m) =>
+      publisher.publish(m.subject, canonicalBytes(m.payload), {
+        msgId: m.msgId,
+        headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      }),
+    ),
   );
   const acks: PubAck[] = [];
   const failed: number[] = [];

@@ -5,7 +5,7 @@ import { makeTransaction } from './chain.ts';
 import { transactionHash } from './envelope.ts';
 import { fold, foldTransactions } from './evolve.ts';
 import { initialState } from './state.ts';
-import { stateHash, warmStateCache } from './stateHash.ts';
+import { stateHash, touchedShards, warmShards, warmStateCache } from './stateHash.ts';
 import { arbitraryEvents } from './testing/arbitraryEvents.ts';
 
 // The worked example of docs/canonical-json.md: if one of these values changes, every state hash
@@ -49,6 +49,28 @@ describe('warmStateCache', () => {
           state = fold(state, batch);
           warmStateCache(state, cache, batch);
           if (i % (3 * step) === 0) expect(canonicalHash(state, cache)).toBe(stateHash(state));
+        }
+        expect(canonicalHash(state, cache)).toBe(stateHash(state));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('leaves every hash as it was when the shards of several batches are warmed at once (warmShards)', () => {
+    fc.assert(
+      fc.property(arbitraryEvents(150), fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 5 }), (events, step, every) => {
+        const cache = new CanonicalCache();
+        let state = initialState();
+        let touched = touchedShards([]);
+        for (let i = 0, batch = 1; i < events.length; i += step, batch++) {
+          const slice = events.slice(i, i + step);
+          state = fold(state, slice);
+          touchedShards(slice, touched);
+          if (batch % every === 0) {
+            warmShards(state, cache, touched);
+            touched = touchedShards([]);
+          }
+          if (batch % 4 === 0) expect(canonicalHash(state, cache)).toBe(stateHash(state));
         }
         expect(canonicalHash(state, cache)).toBe(stateHash(state));
       }),

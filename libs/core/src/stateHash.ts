@@ -10,14 +10,15 @@ export function stateHash(state: State): string {
   return canonicalHash(state);
 }
 
-/**
- * Writes into `cache` the leaves of `state` that `events` touched (their jobs' and nodes' shards),
- * so that the next hash of a state (a checkpoint, a snapshot) writes little: a writer that calls
- * this after every transaction spreads a checkpoint's serialising over the transactions before it.
- */
-export function warmStateCache(state: State, cache: CanonicalCache, events: readonly SchedulerEvent[]): void {
-  const jobs = new Set<number>();
-  const nodes = new Set<number>();
+/** The shards of the jobs and nodes that some events touched: what `warmShards` writes. */
+export interface TouchedShards {
+  readonly jobs: Set<number>;
+  readonly nodes: Set<number>;
+}
+
+/** Adds the shards `events` touched to `into` (a new set when absent) and returns it. */
+export function touchedShards(events: readonly SchedulerEvent[], into: TouchedShards = { jobs: new Set(), nodes: new Set() }): TouchedShards {
+  const { jobs, nodes } = into;
   for (const event of events) {
     if ('jobId' in event && typeof event.jobId === 'string') jobs.add(shardOf(event.jobId));
     if ('node' in event && typeof event.node === 'string') nodes.add(shardOf(event.node));
@@ -27,12 +28,27 @@ export function warmStateCache(state: State, cache: CanonicalCache, events: read
     if (event.type === 'GangCommitted') for (const a of event.allocations) nodes.add(shardOf(a.node));
     if (event.type === 'JobsRetired') for (const id of event.jobIds) jobs.add(shardOf(id));
   }
-  for (const shard of jobs) {
+  return into;
+}
+
+/**
+ * Writes into `cache` the leaves of `state` in the touched shards, so that the next hash of a
+ * state (a checkpoint, a snapshot) writes little. A writer that calls this between transactions
+ * spreads a checkpoint's serialising over them; one that collects the shards of several
+ * transactions first writes each changed leaf once.
+ */
+export function warmShards(state: State, cache: CanonicalCache, touched: TouchedShards): void {
+  for (const shard of touched.jobs) {
     warm(state.jobs, shard, cache);
     warm(state.pending, shard, cache);
     if (state.retired !== undefined) warm(state.retired, shard, cache);
   }
-  for (const shard of nodes) warm(state.nodes, shard, cache);
+  for (const shard of touched.nodes) warm(state.nodes, shard, cache);
+}
+
+/** `warmShards` for the shards that `events` touched. */
+export function warmStateCache(state: State, cache: CanonicalCache, events: readonly SchedulerEvent[]): void {
+  warmShards(state, cache, touchedShards(events));
 }
 
 function warm<T extends ShardEntry>(table: Sharded<T>, shard: number, cache: CanonicalCache): void {

@@ -27,9 +27,10 @@ import {
   nextDeadline,
   retirement,
   shardGet,
-  warmStateCache,
+  touchedShards,
+  warmShards,
 } from '@muster/core';
-import type { CanonicalCache, LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
+import type { CanonicalCache, LoggedTransaction, TouchedShards, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
 import { runRestartable } from './restartable.ts';
@@ -68,6 +69,8 @@ export class LeaderTerm {
   private publishing: Promise<void> = Promise.resolve();
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
+  // shards changed since the hash cache last caught up: written when the leader has nothing waiting
+  private touched: TouchedShards = touchedShards([]);
   private readonly log: Logger;
 
   constructor(
@@ -158,6 +161,7 @@ export class LeaderTerm {
       plan.checkpoint(opts.checkpointEvery, this.ledger.hashCache);
       if (plan.logged.length > 0) await this.append(plan);
       if (this.inputs.length > 0) this.wake.notify();
+      else this.warmHashCache();
       this.maybeSnapshot();
     } catch (err) {
       this.log.error({ err }, 'leader step failed: stepping down');
@@ -183,8 +187,7 @@ export class LeaderTerm {
     // the fence held, so the log now holds exactly what the plan folded
     this.ledger.state = plan.state;
     this.ledger.lastHash = plan.lastHash;
-    // serialise what these transactions changed now, so the next checkpoint does not stall a turn
-    warmStateCache(plan.state, this.ledger.hashCache, plan.logged.flatMap((l) => l.tx.events));
+    for (const { tx } of plan.logged) touchedShards(tx.events, this.touched);
     for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
@@ -197,6 +200,17 @@ export class LeaderTerm {
     return true;
   }
 
+  /**
+   * Serialises the leaves changed since the last call into the hash cache, so the next checkpoint
+   * does not stall a turn. Called when no input waits: under a steady backlog, a leaf changed by
+   * many turns is written once (by this or by the checkpoint) instead of after every turn.
+   */
+  private warmHashCache(): void {
+    if (this.touched.jobs.size === 0 && this.touched.nodes.size === 0) return;
+    warmShards(this.ledger.state, this.ledger.hashCache, this.touched);
+    this.touched = touchedShards([]);
+  }
+
   /** Publishes the messages of logged transactions; on failure remembers where to resume. */
   private async publish(logged: LoggedTransaction[], state: State): Promise<void> {
     if (this.unpublishedFrom !== null) {
@@ -207,7 +221,7 @@ export class LeaderTerm {
     // jobs as of these transactions (later ones may have retired a job since)
     const msgs: OutboundMessage[] = logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id)));
     if (msgs.length === 0) return;
-    const r = await publishDecisions(this.deps.js, msgs);
+    const r = await publishDecisions(this.deps.nc, msgs);
     if (!r.ok) {
       this.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
       this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
@@ -240,7 +254,7 @@ export class LeaderTerm {
       }
       const msgs = txs.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(this.ledger.state.jobs, id)));
       if (msgs.length > 0) {
-        const r = await publishDecisions(this.deps.js, msgs);
+        const r = await publishDecisions(this.deps.nc, msgs);
         if (!r.ok) throw new Error(`re-publishing decisions failed: ${r.code}`);
         this.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
       }
