@@ -41,7 +41,11 @@ describe('JetStreamPublisher', () => {
     const publisher = jetStreamPublisher(bus.nc);
     await expect(publisher.publish('nowhere.at.all', bytes('{}'), { timeoutMs: 2000 })).rejects.toThrow(/no responders/);
     const held: { respond: (data: Uint8Array) => boolean }[] = [];
-    bus.nc.subscribe('silent.subject', { callback: (_err, msg) => held.push(msg) });
+    bus.nc.subscribe('silent.subject', {
+      callback: (_err, msg) => {
+        held.push(msg);
+      },
+    });
     await bus.nc.flush();
     const started = performance.now();
     await expect(publisher.publish('silent.subject', bytes('{}'), { timeoutMs: 300 })).rejects.toSatisfy(isTimeout);

@@ -352,7 +352,7 @@ export class LeaderTerm {
     this.lastSnapshotSeq = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
-        const info = await saveSnapshot(this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state, this.ledger.hashCache), state }, { cache: this.ledger.hashCache });
+        const info = await saveSnapshot(this.deps.bulkJs ?? this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state, this.ledger.hashCache), state }, { cache: this.ledger.hashCache });
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');

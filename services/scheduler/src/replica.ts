@@ -18,6 +18,11 @@ export type Role = 'standby' | 'leader' | 'stopped';
 export interface ReplicaDeps {
   nc: NatsConnection;
   js: JetStreamClient;
+  /**
+   * JetStream on a second connection, for snapshot uploads (default: `js`): megabytes of chunks
+   * on the appends' socket would queue ahead of them, and hold every decision behind the upload.
+   */
+  bulkJs?: JetStreamClient;
   jsm: JetStreamManager;
   lease: LeaderLease;
   heartbeats: HeartbeatMonitor;

@@ -6,6 +6,7 @@ import { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { Replica } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
+import type { NatsConnection } from '@muster/bus';
 import type { State } from '@muster/core';
 import type { Logger } from 'pino';
 
@@ -26,11 +27,10 @@ export interface SchedulerHandle {
 export async function startScheduler(options: SchedulerOptions): Promise<SchedulerHandle> {
   const opts = resolveOptions(options);
   const log = opts.logger.child({ replica: opts.id });
-  const nc = await connect({
-    servers: opts.natsUrl,
-    name: `muster-scheduler-${opts.id}`,
-    ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
-  });
+  const connectAs = (name: string) =>
+    connect({ servers: opts.natsUrl, name, ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }) });
+  const nc = await connectAs(`muster-scheduler-${opts.id}`);
+  let bulk: NatsConnection | null = null;
   try {
     await retry(() => ensureStreams(nc, { replicas: opts.replicas }), log);
     const js = jetStream(nc);
@@ -39,7 +39,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     const lease = await openLeaderLease(jetStream(nc, { timeoutMs: Math.max(500, opts.leaseMs) }));
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(nc);
-    const replica = new Replica({ nc, js, jsm, lease, heartbeats, opts, log });
+    bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
+    const replica = new Replica({ nc, js, bulkJs: jetStream(bulk), jsm, lease, heartbeats, opts, log });
     await replica.start();
     const api = new ApiServer(nc, js, () => replica.state, log.child({ component: 'api' }));
     api.start();
@@ -54,12 +55,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
           await api.stop();
           await replica.stop();
           heartbeats.stop();
-          await nc.drain().catch(() => nc.close());
+          await Promise.all([nc, bulk].map((c) => c?.drain().catch(() => c.close())));
           log.info('stopped');
         })()),
     };
   } catch (err) {
-    await nc.close();
+    await Promise.all([nc.close(), bulk?.close()]);
     throw err;
   }
 }
