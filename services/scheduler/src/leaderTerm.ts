@@ -11,7 +11,7 @@ import {
   readLog,
   saveSnapshot,
 } from '@muster/bus';
-import type { EncodedTransaction, InputMessage } from '@muster/bus';
+import type { AppendResult, EncodedTransaction, InputMessage } from '@muster/bus';
 import {
   STATE_SCHEMA,
   apply,
@@ -59,6 +59,10 @@ export class LeaderTerm {
   private readonly stopController = new AbortController();
   private ended: TermEnd | null = null;
   private inFlight: Promise<void> = Promise.resolve();
+  // the last append sent: it resolves, after those before it, once its state is adopted (false: it failed)
+  private appending: Promise<boolean> = Promise.resolve(true);
+  // what the next turn plans on: the state and hash after the last transaction sent (acked or not)
+  private tip: { state: State; lastHash: string | null };
   private unpublishedFrom: number | null = null;
   private publishCursorKnown = false;
   private inputsNext = 1;
@@ -81,6 +85,7 @@ export class LeaderTerm {
   ) {
     this.log = deps.log.child({ term: won.term });
     this.lastSnapshotSeq = ledger.seq;
+    this.tip = { state: ledger.state, lastHash: ledger.lastHash };
   }
 
   /** Leads until the term ends; says why. */
@@ -99,16 +104,17 @@ export class LeaderTerm {
     const log = this.log.child({ component: 'append' });
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
+    this.tip = { state: this.ledger.state, lastHash: this.ledger.lastHash };
     const election = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
     election.add('election', [{ type: 'LeaderElected', term: this.won.term, leader: opts.id }]);
-    const elected = await this.append(election);
+    const elected = await this.send(election);
     if (!elected) return this.end();
     log.info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
     this.inputsNext = this.ledger.state.lastInputSeq + 1;
     const readers = [this.readInputs(), this.watchInputs(), this.refreshLease()];
     while (this.ended === null) {
-      const deadline = nextDeadline(this.ledger.state);
+      const deadline = nextDeadline(this.tip.state);
       const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - opts.wallClock());
       await this.wake.wait(wait);
       if (this.ended !== null) break;
@@ -117,6 +123,7 @@ export class LeaderTerm {
     }
     this.stopController.abort();
     await Promise.all(readers);
+    await this.appending;
     await this.publishing;
     await this.snapshotting;
     if (this.ended === 'stopped') await this.keeper.release(this.won).catch(() => undefined);
@@ -127,6 +134,7 @@ export class LeaderTerm {
   async stop(): Promise<void> {
     this.finish('stopped');
     await this.inFlight;
+    await this.appending;
     await this.publishing;
   }
 
@@ -148,18 +156,24 @@ export class LeaderTerm {
     try {
       const { opts } = this.deps;
       const batch = this.inputs.splice(0, opts.maxBatchInputs);
-      const plan = this.plan(Math.max(opts.wallClock(), this.ledger.state.lastAt));
+      const plan = this.plan(Math.max(opts.wallClock(), this.tip.state.lastAt));
       plan.ingest(batch);
       const now = performance.now();
       // scanning every node is not free: look for silent nodes about once a second
       if (now - this.lastOverdueCheck >= 1000) {
         this.lastOverdueCheck = now;
-        plan.facts(this.deps.heartbeats.overdue(this.ledger.state));
+        plan.facts(this.deps.heartbeats.overdue(this.tip.state));
         plan.retire(opts.retainFinishedMs);
       }
       plan.session();
       plan.checkpoint(opts.checkpointEvery, this.ledger.hashCache);
-      if (plan.logged.length > 0) await this.append(plan);
+      // pipelined: this turn's append goes out now; the turn waits for the one before it, so the
+      // next turn is planned while this one is in flight (at most two appends outstanding)
+      if (plan.logged.length > 0) {
+        const previous = this.appending;
+        this.appending = this.send(plan);
+        await previous;
+      }
       if (this.inputs.length > 0) this.wake.notify();
       else this.warmHashCache();
       this.maybeSnapshot();
@@ -169,16 +183,32 @@ export class LeaderTerm {
     }
   }
 
-  /** A plan for this turn, chained onto the ledger and stamped with this term. */
+  /** A plan for this turn, chained onto the tip and stamped with this term. */
   private plan(at: number): Plan {
-    return new Plan(this.ledger.state, this.ledger.lastHash, { term: this.won.term, leader: this.deps.opts.id, at });
+    return new Plan(this.tip.state, this.tip.lastHash, { term: this.won.term, leader: this.deps.opts.id, at });
   }
 
-  /** Appends a plan's transactions fenced on the ledger's sequence; on success adopts its state and publishes. */
-  private async append(plan: Plan): Promise<boolean> {
+  /**
+   * Sends a plan's transactions now, fenced on the sequence before them, and moves the tip past
+   * them; the promise resolves after every earlier send, once the log took them (their state
+   * adopted, their decisions queued for publishing), or false once this or an earlier one failed.
+   */
+  private send(plan: Plan): Promise<boolean> {
+    const sent = appendTransactions(this.deps.js, plan.encoded, plan.logged[0]!.seq - 1);
+    this.tip = { state: plan.state, lastHash: plan.lastHash };
+    const before = this.appending;
+    return (async () => {
+      const result = await sent;
+      // a later append can only land if this one did: adopt in log order, or not at all
+      if (!(await before)) return false;
+      return this.adopt(plan, result);
+    })();
+  }
+
+  /** On success adopts a sent plan's state and queues its decisions; on failure ends the term. */
+  private adopt(plan: Plan, result: AppendResult): boolean {
     const log = this.log.child({ component: 'append' });
     const txs = plan.encoded;
-    const result = await appendTransactions(this.deps.js, txs, this.ledger.seq);
     if (!result.ok) {
       log.warn({ code: result.code, committed: result.committed.length, of: txs.length, err: result.cause }, 'append failed: stepping down');
       this.finish(result.code === 'conflict' ? 'fenced' : result.code === 'timeout' ? 'unknown-outcome' : 'error');
@@ -231,6 +261,8 @@ export class LeaderTerm {
   /** Publishes what earlier leaders (or failed publishes of this one) left owed; false when it could not yet. */
   private async catchUpPublishing(): Promise<boolean> {
     try {
+      // the log up to the ledger is re-published: every append sent must be adopted first
+      if (this.unpublishedFrom !== null && !(await this.appending)) return false;
       if (this.unpublishedFrom !== null) await this.publishing;
       if (!this.publishCursorKnown) {
         this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.jsm));

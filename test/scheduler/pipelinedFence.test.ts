@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { appendTransactions, connect, jetStream, jetStreamManager, lastLogSequence, publishInput, readLogMessage } from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
+import { makeTransaction, stateHash } from '@muster/core';
+import { startScheduler } from '@muster/scheduler';
+import type { SchedulerHandle } from '@muster/scheduler';
+import { startNatsServer } from '../support/natsServer.ts';
+import type { NatsServerHandle } from '../support/natsServer.ts';
+import { readDecisionStream, readWholeLog, replay } from '../support/musterLog.ts';
+import { eventually } from '../support/schedulerProcess.ts';
+
+const JOBS = 600;
+const node = (id: string) => ({ id, labels: {}, capacity: { cpu: 1_000_000, memoryMb: 1_000_000, slots: 4096 }, gpus: [] });
+const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu: 10, memoryMb: 10 } });
+
+describe('pipelined appends under a foreign write', () => {
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  let scheduler: SchedulerHandle;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0 });
+    nc = await connect({ servers: server.url, name: 'test' });
+    await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
+    await publishInput(jetStream(nc), 'muster.in.node.n1.register', node('n1'), 'n1:register:1');
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await scheduler?.stop();
+    await server?.stop();
+  });
+
+  it('lands nothing the old term planned after a transaction another writer slipped in; every job is still decided once', async () => {
+    const js = jetStream(nc);
+    // a steady stream of submissions, so the leader has appends in flight when ours lands
+    const acks: Promise<unknown>[] = [];
+    let streaming = true;
+    const stream = (async () => {
+      for (let i = 0; i < JOBS; i++) {
+        acks.push(publishInput(js, 'muster.in.submit', job(`p${i}`), `p${i}:1`));
+        if (streaming && i % 10 === 9) await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await eventually(async () => (await readWholeLog(nc)).length >= 4, 15_000, 'the leader appending');
+    let foreignSeq = 0;
+    let oldTerm = 0;
+    const jsm = await jetStreamManager(nc);
+    for (let attempt = 0; foreignSeq === 0; attempt++) {
+      if (attempt > 2000) throw new Error('no foreign append landed');
+      const lastSeq = await lastLogSequence(jsm);
+      const last = (await readLogMessage(jsm, lastSeq))!;
+      const tx = makeTransaction(last.hash, { kind: 'fact', term: last.tx.term, leader: 'intruder', at: last.tx.at, session: last.tx.session }, []);
+      // the leader may get in first: then try again at the new end
+      if ((await appendTransactions(js, [tx], lastSeq)).ok) {
+        foreignSeq = lastSeq + 1;
+        oldTerm = last.tx.term;
+      }
+    }
+    streaming = false;
+    await stream;
+    await Promise.all(acks);
+    // one more job, so the log surely goes on after the foreign transaction
+    await publishInput(js, 'muster.in.submit', job('last'), 'last:1');
+
+    const decided = await eventually(async () => {
+      const commits = (await readDecisionStream(nc)).filter((m) => m.subject.startsWith('muster.decision.') && m.body.type === 'GangCommitted');
+      return commits.length >= JOBS + 1 ? commits : null;
+    }, 60_000, 'every job decided');
+    expect(new Set(decided.map((m) => m.subject)).size).toBe(JOBS + 1);
+    expect(decided).toHaveLength(JOBS + 1);
+
+    const log = await readWholeLog(nc);
+    const after = log.filter((l) => l.seq > foreignSeq);
+    // the old term's in-flight and later plans were fenced off: the next writer is a new term
+    expect(after[0]?.tx.events[0]?.type).toBe('LeaderElected');
+    expect(after.every((l) => l.tx.term > oldTerm)).toBe(true);
+    await eventually(() => scheduler.state().seq === log[log.length - 1]!.seq || null, 10_000, 'the replica caught up');
+    expect(stateHash(scheduler.state())).toBe(stateHash(replay(await readWholeLog(nc))));
+  });
+});
