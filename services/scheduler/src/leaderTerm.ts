@@ -47,6 +47,7 @@ const MAX_INGEST_TX_BYTES = 400_000;
 const MAX_RETIRED_PER_TURN = 2000;
 const IDLE_WAKE_MS = 250;
 const INPUT_WATCHDOG_MS = 2000;
+const WARM_EVERY_MS = 100;
 
 /**
  * One term of leadership: append LeaderElected (fenced), re-publish what the predecessor left
@@ -75,6 +76,7 @@ export class LeaderTerm {
   private lastOverdueCheck = 0;
   // shards changed since the hash cache last caught up: written when the leader has nothing waiting
   private touched: TouchedShards = touchedShards([]);
+  private lastWarm = 0;
   private readonly log: Logger;
 
   constructor(
@@ -232,11 +234,14 @@ export class LeaderTerm {
 
   /**
    * Serialises the leaves changed since the last call into the hash cache, so the next checkpoint
-   * does not stall a turn. Called when no input waits: under a steady backlog, a leaf changed by
-   * many turns is written once (by this or by the checkpoint) instead of after every turn.
+   * does not stall a turn. Called when no input waits, at most every WARM_EVERY_MS: a leaf changed
+   * by many turns (a node taking gang after gang) is written once, not after every turn.
    */
   private warmHashCache(): void {
     if (this.touched.jobs.size === 0 && this.touched.nodes.size === 0) return;
+    const now = performance.now();
+    if (now - this.lastWarm < WARM_EVERY_MS) return;
+    this.lastWarm = now;
     warmShards(this.ledger.state, this.ledger.hashCache, this.touched);
     this.touched = touchedShards([]);
   }
