@@ -6,7 +6,15 @@ import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import type { SnapshotCheck } from './logAuditor.ts';
 import { LogAuditor } from './logAuditor.ts';
+import { WorkerShare, workerConnection } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
+import { isOfflineHistory } from './auditSource.ts';
+import { workerRederives } from './workerProtocol.ts';
+import type { WorkerResult } from './workerProtocol.ts';
+
+// Where a parallel audit compares MUSTER_DECISIONS: on the main thread (which also reads the log,
+// checks sessions, invariants and hashes) or on the worker (which reads MUSTER_IN and re-derives).
+const WORKER_COMPARES_DECISIONS = false;
 
 /**
  * Audits a log (MUSTER_LOG through a JetStream client, or an offline history): replays it with the
@@ -28,8 +36,12 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const snapshots = new Map<number, SnapshotCheck[]>();
   for (const s of stored.checks) if (s.seq <= toSeq) snapshots.set(s.seq, [...(snapshots.get(s.seq) ?? []), s]);
 
-  const decisions = feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
-  const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions });
+  // over NATS, a worker re-derives the inputs and compares MUSTER_DECISIONS on its own fold
+  const connection = opts.parallel === false || isOfflineHistory(source) ? null : workerConnection(source);
+  const workerDecisions = WORKER_COMPARES_DECISIONS;
+  const share = connection === null ? null : WorkerShare.start(connection, fromSeq, workerDecisions);
+  const decisions = (share !== null && workerDecisions) || feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
+  const auditor = new LogAuditor({ part: share === null ? 'all' : 'replay', rederives: share === null ? undefined : (s) => !workerRederives(s), fromSeq, openInputs: share === null ? feed.openInputs : null, snapshots, decisions });
   const stop = new AbortController();
   const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (batch) => {
     for (const m of batch) decisions.fromStream(m);
@@ -41,6 +53,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   try {
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
+      if (share !== null) share.entry(entry.seq, entry.payload!);
       await auditor.transaction(entry.seq, entry.tx, entry.payload);
       meter?.tick(entry.seq);
     }
@@ -48,11 +61,13 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
     // a message that is not a transaction ends the read: the chain is broken there
     if (!isBusError(err) || err.seq === undefined) {
       stop.abort();
+      share?.abort();
       await auditor.finish();
       throw err;
     }
     auditor.breakChain({ seq: err.seq, message: err.message });
   }
+  share?.end();
   await auditor.finish();
   meter?.done(auditor.lastSeq);
 
@@ -61,7 +76,27 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
     await reading;
     decisionsStream = decisions.finish(auditor.lastSeq);
   }
-  return report(auditor, { fromSeq, stored: stored.notes, skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
+  // the main thread hashes the state while the worker finishes its share
+  const stateHash = auditor.hash();
+  if (share !== null) {
+    const part = await share.finish();
+    const fromWorker = merge(auditor, part);
+    if (fromWorker !== null) decisionsStream = fromWorker;
+  }
+  return report(auditor, { stateHash, fromSeq, stored: stored.notes, skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
+}
+
+/** Adds the worker's share of a parallel audit to the main thread's; returns its decisions stream report. */
+function merge(auditor: LogAuditor, part: WorkerResult): DecisionsStreamReport | null {
+  const counts: Record<string, number> = auditor.counts;
+  for (const [key, value] of Object.entries(part.counts)) counts[key] = (counts[key] ?? 0) + value;
+  auditor.failures.merge(part.failures, part.failureCount);
+  const mine = auditor.divergence;
+  const theirs = part.divergence;
+  if (theirs !== null && (mine === null || theirs.seq < mine.seq || (theirs.seq === mine.seq && theirs.index < mine.index))) auditor.divergence = theirs;
+  auditor.timings.ingestMs += part.ingestMs;
+  auditor.timings.decideMs += part.decideMs;
+  return part.decisionsStream;
 }
 
 async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Promise<void> {
@@ -69,6 +104,7 @@ async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Pro
 }
 
 interface ReportContext {
+  stateHash: string;
   fromSeq: number;
   stored: string[];
   skipped: number;
@@ -109,7 +145,7 @@ function report(auditor: LogAuditor, ctx: ReportContext): AuditReport {
     divergences: c.divergences,
     failures: auditor.failures.list(),
     failureCount: auditor.failures.count,
-    stateHash: auditor.hash(),
+    stateHash: ctx.stateHash,
     notes,
     ms: Math.round(performance.now() - ctx.started),
     timings: {

@@ -16,6 +16,13 @@ export interface AuditOptions {
   toSeq?: number;
   /** Called a few times a second on long replays. */
   onProgress?(p: AuditProgress): void;
+  /**
+   * Over NATS, re-derive the inputs and compare MUSTER_DECISIONS on a worker thread with a
+   * connection of its own (same servers and credentials), which folds the same log beside the main
+   * thread (default true; ignored offline, or when the client's connection cannot be reproduced).
+   * The checks and the report are the same either way.
+   */
+  parallel?: boolean;
 }
 
 /** A rule of DESIGN.md §7 that a transaction broke. */

@@ -1,7 +1,22 @@
-import type { Failure } from './auditReport.ts';
+import type { CheckName, Failure } from './auditReport.ts';
 
 /** How many failures a report lists (the count covers all of them). */
 const LISTED = 20;
+
+const STAGE: Record<CheckName, number> = {
+  chain: 0,
+  time: 1,
+  fencing: 1,
+  structure: 2,
+  'exactly-once': 2,
+  session: 2,
+  ingest: 2,
+  fact: 2,
+  checkpoint: 2,
+  invariant: 3,
+  snapshot: 4,
+  'decisions-stream': 5,
+};
 
 /** The failures of an audit: all counted, the earliest (by log sequence) kept. */
 export class FailureLog {
@@ -21,8 +36,18 @@ export class FailureLog {
     if (failure.seq < this.kept[latest]!.seq) this.kept[latest] = failure;
   }
 
-  /** The kept failures in log order. */
+  /** Adds the failures another log kept (`count` of them in all: the rest are counted only). */
+  merge(kept: readonly Failure[], count: number): void {
+    for (const f of kept) this.add(f);
+    this.count += count - kept.length;
+  }
+
+  /**
+   * The kept failures in log order, and within one sequence in the order the checks are made (the
+   * chain, stamps and fencing, the transaction's own checks, invariants, snapshots, the decisions
+   * stream), whichever thread of a parallel audit found them.
+   */
   list(): Failure[] {
-    return [...this.kept].sort((a, b) => a.seq - b.seq);
+    return [...this.kept].sort((a, b) => a.seq - b.seq || STAGE[a.check] - STAGE[b.check]);
   }
 }

@@ -32,8 +32,20 @@ export interface SnapshotCheck {
   problem: string | null;
 }
 
+/**
+ * Which checks a `LogAuditor` makes (every one folds the whole log): `all` of them; `replay`, all
+ * but the re-derivation of inputs (the main thread of a parallel audit); `ingest`, only the
+ * re-derivation of inputs and of the sessions `rederives` gives it, and the decisions stream when
+ * given one (the worker of a parallel audit, which folds the same log beside the main thread).
+ */
+export type AuditPart = 'all' | 'replay' | 'ingest';
+
 /** What a `LogAuditor` reads besides the log. */
 export interface LogAuditorDeps {
+  /** Which checks to make (default `all`). */
+  part?: AuditPart;
+  /** Which sessions to re-derive by `decide` (default all); in a parallel audit each thread takes its share. */
+  rederives?: (session: number) => boolean;
   /** First sequence to check; earlier transactions are folded (and chained) only. */
   fromSeq: number;
   /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
@@ -49,7 +61,8 @@ interface OpenSession {
   session: number;
   parts: number;
   next: number;
-  derived: SchedulerEvent[][];
+  /** The re-derived parts; null when another thread re-derives this session. */
+  derived: SchedulerEvent[][] | null;
 }
 
 /**
@@ -93,10 +106,17 @@ export class LogAuditor {
   private open: OpenSession | null = null;
   private cursor: InputCursor | null = null;
 
-  constructor(private readonly deps: LogAuditorDeps) {}
+  private readonly part: AuditPart;
+  private readonly rederives: (session: number) => boolean;
+
+  constructor(private readonly deps: LogAuditorDeps) {
+    this.part = deps.part ?? 'all';
+    this.rederives = deps.rederives ?? (() => true);
+  }
 
   /** Folds and checks the next transaction of the log (`payload`: its stored bytes, when read from NATS). */
   async transaction(seq: number, tx: Transaction, payload?: Uint8Array): Promise<void> {
+    if (this.part === 'ingest') return this.ingestPart(seq, tx);
     const broken = this.chain.check(seq, tx, payload);
     if (broken !== null) this.breakChain(broken);
     const audited = seq >= this.deps.fromSeq;
@@ -116,7 +136,9 @@ export class LogAuditor {
         this.session(seq, tx);
         break;
       case 'ingest':
-        await this.ingest(seq, tx);
+        // in a parallel audit the worker re-derives the inputs on its own fold of the same log
+        if (this.part === 'replay') this.foldWhole(seq, tx);
+        else await this.ingest(seq, tx);
         break;
       case 'fact':
         this.fact(seq, tx);
@@ -136,9 +158,26 @@ export class LogAuditor {
     this.snapshotAt(seq);
   }
 
+  // The worker's share of a parallel audit: ingest transactions re-derived from the inputs, its
+  // share of the sessions re-derived, and (when given the check) the decision messages of every
+  // transaction compared with MUSTER_DECISIONS; the rest only folded. What a session's structure
+  // breaks (parts missing, out of order) is the main thread's to report.
+  private async ingestPart(seq: number, tx: Transaction): Promise<void> {
+    this.lastSeq = seq;
+    if (seq < this.deps.fromSeq) {
+      this.foldWhole(seq, tx);
+      return;
+    }
+    this.settleOpenSession(seq, tx);
+    if (tx.kind === 'ingest') await this.ingest(seq, tx);
+    else if (tx.kind === 'session') this.session(seq, tx);
+    else this.foldWhole(seq, tx);
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+  }
+
   /** Ends the replay: a session still open was cut short by the end of the log; stops reading inputs. */
   async finish(): Promise<void> {
-    if (this.open !== null) this.counts.sessionsCutShort++;
+    if (this.open !== null && this.part !== 'ingest') this.counts.sessionsCutShort++;
     this.open = null;
     await this.cursor?.close();
   }
@@ -180,6 +219,7 @@ export class LogAuditor {
     const open = this.open;
     if (open === null || (tx.kind === 'session' && tx.session === open.session && tx.part === open.next)) return;
     this.open = null;
+    if (this.part === 'ingest') return;
     if (tx.kind === 'election') {
       this.counts.sessionsCutShort++;
       return;
@@ -189,27 +229,32 @@ export class LogAuditor {
 
   private session(seq: number, tx: Transaction): void {
     const open = this.open;
-    let derived: SchedulerEvent[];
+    // the structure of sessions is checked (and counted) by the thread that checks everything else
+    const structure = this.part !== 'ingest';
+    let derived: SchedulerEvent[] | null;
     if (open !== null) {
-      if (tx.parts !== open.parts) this.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
-      derived = open.derived[tx.part - 1] ?? [];
+      if (structure && tx.parts !== open.parts) this.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
+      derived = open.derived === null ? null : (open.derived[tx.part - 1] ?? []);
       open.next++;
       if (open.next > open.parts) this.open = null;
     } else if (tx.part !== 1) {
-      this.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
+      if (structure) this.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
       this.foldWhole(seq, tx);
       return;
     } else {
-      // decide reads the state as the leader had it: after the transaction before, before this one
-      this.counts.sessions++;
-      const started = performance.now();
-      const parts = decide(this.state, tx.at);
-      this.timings.decideMs += performance.now() - started;
-      if (parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
-      derived = parts[0] ?? [];
+      if (structure) this.counts.sessions++;
+      let parts: SchedulerEvent[][] | null = null;
+      if (this.rederives(tx.session)) {
+        // decide reads the state as the leader had it: after the transaction before, before this one
+        const started = performance.now();
+        parts = decide(this.state, tx.at);
+        this.timings.decideMs += performance.now() - started;
+        if (parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
+      }
+      derived = parts === null ? null : (parts[0] ?? []);
       if (tx.parts > 1) this.open = { session: tx.session, parts: tx.parts, next: 2, derived: parts };
     }
-    this.compare(seq, tx, derived, 0, tx.events.length);
+    if (derived !== null) this.compare(seq, tx, derived, 0, tx.events.length);
     this.foldWhole(seq, tx);
   }
 
