@@ -9,7 +9,6 @@ import { LogAuditor } from './logAuditor.ts';
 import { WorkerShare, workerConnection } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
 import { isOfflineHistory } from './auditSource.ts';
-import { workerRederives } from './workerProtocol.ts';
 import type { WorkerResult } from './workerProtocol.ts';
 
 // Where a parallel audit compares MUSTER_DECISIONS: on the main thread (which also reads the log,
@@ -41,7 +40,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const workerDecisions = WORKER_COMPARES_DECISIONS;
   const share = connection === null ? null : WorkerShare.start(connection, fromSeq, workerDecisions);
   const decisions = (share !== null && workerDecisions) || feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
-  const auditor = new LogAuditor({ part: share === null ? 'all' : 'replay', rederives: share === null ? undefined : (s) => !workerRederives(s), fromSeq, openInputs: share === null ? feed.openInputs : null, snapshots, decisions });
+  const auditor = new LogAuditor({ part: share === null ? 'all' : 'replay', rederives: share === null ? undefined : (seq) => share.mainRederives(seq), fromSeq, openInputs: share === null ? feed.openInputs : null, snapshots, decisions });
   const stop = new AbortController();
   const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (batch) => {
     for (const m of batch) decisions.fromStream(m);
@@ -53,7 +52,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   try {
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
-      if (share !== null) share.entry(entry.seq, entry.payload!);
+      if (share !== null) share.entry(entry.seq, entry.tx, entry.payload!);
       await auditor.transaction(entry.seq, entry.tx, entry.payload);
       meter?.tick(entry.seq);
     }

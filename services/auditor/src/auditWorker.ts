@@ -7,7 +7,6 @@ import { connect, jetStream, readDecisionBatches, readInputBatches } from '@must
 import type { Transaction } from '@muster/core';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
-import { workerRederives } from './workerProtocol.ts';
 import type { FromWorker, ToWorker, WorkerResult } from './workerProtocol.ts';
 
 const port = parentPort;
@@ -17,9 +16,15 @@ const decoder = new TextDecoder();
 
 class Aborted extends Error {}
 
+interface Entry {
+  seq: number;
+  payload: Uint8Array;
+  rederive: boolean;
+}
+
 /** One audit's share, from `start` to `end`. */
 class WorkerRun {
-  private readonly queue: ({ seq: number; payload: Uint8Array } | null)[] = [];
+  private readonly queue: (Entry | null)[] = [];
   private head = 0;
   private wake: (() => void) | null = null;
   private readonly stop = new AbortController();
@@ -33,7 +38,7 @@ class WorkerRun {
     );
   }
 
-  push(entry: { seq: number; payload: Uint8Array } | null): void {
+  push(entry: Entry | null): void {
     this.queue.push(entry);
     this.signal();
   }
@@ -49,7 +54,7 @@ class WorkerRun {
     wake?.();
   }
 
-  private async next(): Promise<{ seq: number; payload: Uint8Array } | null> {
+  private async next(): Promise<Entry | null> {
     while (this.head === this.queue.length) {
       if (this.stop.signal.aborted) throw new Aborted();
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -78,7 +83,7 @@ class WorkerRun {
       const decisions: DecisionsCheck | null = start.decisions ? new DecisionsCheck(start.fromSeq, (f) => auditor.fail(f.seq, f.check, f.message)) : null;
       const auditor: LogAuditor = new LogAuditor({
         part: 'ingest',
-        rederives: workerRederives,
+        rederives: () => rederive,
         fromSeq: start.fromSeq,
         openInputs: (fromSeq) => readInputBatches(js, { fromSeq, withMsgId: false, signal: this.stop.signal }),
         snapshots: new Map(),
@@ -89,7 +94,10 @@ class WorkerRun {
       })();
       // a reader that fails is awaited below; until then its rejection must not go unhandled
       reading.catch(() => undefined);
+      const progress = new BigInt64Array(start.progress);
       let waitedMs = 0;
+      // whether the session the current transaction starts is this worker's to re-derive
+      let rederive = false;
       for (;;) {
         const waitFrom = performance.now();
         const entry = await this.next();
@@ -97,7 +105,9 @@ class WorkerRun {
         if (entry === null) break;
         // the main thread parsed these very bytes as a transaction before handing them on
         const tx = JSON.parse(decoder.decode(entry.payload)) as Transaction;
+        rederive = entry.rederive;
         await auditor.transaction(entry.seq, tx);
+        Atomics.store(progress, 0, BigInt(entry.seq));
       }
       await auditor.finish();
       await reading;
@@ -131,7 +141,7 @@ port.on('message', (msg: ToWorker) => {
       current = new WorkerRun(msg);
       break;
     case 'entry':
-      current?.push({ seq: msg.seq, payload: msg.payload });
+      current?.push({ seq: msg.seq, payload: msg.payload, rederive: msg.rederive });
       break;
     case 'end':
       current?.push(null);

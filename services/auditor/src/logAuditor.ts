@@ -44,8 +44,8 @@ export type AuditPart = 'all' | 'replay' | 'ingest';
 export interface LogAuditorDeps {
   /** Which checks to make (default `all`). */
   part?: AuditPart;
-  /** Which sessions to re-derive by `decide` (default all); in a parallel audit each thread takes its share. */
-  rederives?: (session: number) => boolean;
+  /** Whether to re-derive by `decide` the session starting at a sequence (default all); in a parallel audit each thread takes its share. */
+  rederives?: (seq: number) => boolean;
   /** First sequence to check; earlier transactions are folded (and chained) only. */
   fromSeq: number;
   /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
@@ -107,7 +107,7 @@ export class LogAuditor {
   private cursor: InputCursor | null = null;
 
   private readonly part: AuditPart;
-  private readonly rederives: (session: number) => boolean;
+  private readonly rederives: (seq: number) => boolean;
 
   constructor(private readonly deps: LogAuditorDeps) {
     this.part = deps.part ?? 'all';
@@ -244,7 +244,7 @@ export class LogAuditor {
     } else {
       if (structure) this.counts.sessions++;
       let parts: SchedulerEvent[][] | null = null;
-      if (this.rederives(tx.session)) {
+      if (this.rederives(seq)) {
         // decide reads the state as the leader had it: after the transaction before, before this one
         const started = performance.now();
         parts = decide(this.state, tx.at);

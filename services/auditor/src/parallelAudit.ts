@@ -1,10 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import type { JetStreamClient } from '@muster/bus';
+import type { Transaction } from '@muster/core';
 import type { FromWorker, ToWorker, WorkerConnection, WorkerResult } from './workerProtocol.ts';
 
 // A worker is kept for the next audit of the process once one is done (unreferenced: it never keeps
 // the process alive): starting one (a thread, tsx, the core and nats.js loaded again) takes 0.3-0.6 s.
 let idle: Worker | null = null;
+
+// How many transactions the worker may be behind and still be given a session to re-derive.
+const MAX_LAG = 2;
 
 /**
  * The servers and credentials of the audit's own connection, for the worker to open one like it;
@@ -32,6 +36,11 @@ export function workerConnection(js: JetStreamClient): WorkerConnection | null {
 export class WorkerShare {
   private readonly result: Promise<WorkerResult>;
   private settled = false;
+  /** The last transaction handed on, and the last the worker has done (which it sets). */
+  private handed = 0;
+  private readonly progress = new BigInt64Array(new SharedArrayBuffer(8));
+  /** The sequences of the transactions whose sessions the worker re-derives. */
+  private readonly sessions = new Set<number>();
 
   private constructor(private readonly worker: Worker) {
     worker.ref();
@@ -69,15 +78,29 @@ export class WorkerShare {
     const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(new URL('./auditWorkerBoot.js', import.meta.url));
     idle = null;
     const share = new WorkerShare(worker);
-    share.post({ type: 'start', connection, fromSeq, decisions });
+    share.post({ type: 'start', connection, fromSeq, decisions, progress: share.progress.buffer as SharedArrayBuffer });
     return share;
   }
 
-  /** Hands on one transaction as stored (the bytes are copied: the reader's buffer is not ours to give away). */
-  entry(seq: number, payload: Uint8Array): void {
+  /**
+   * Hands on one transaction as stored (the bytes are copied: the reader's buffer is not ours to
+   * give away). The session a transaction starts goes to the worker when it is keeping up (at most
+   * `MAX_LAG` transactions behind), else the main thread re-derives it: the work goes to whichever
+   * thread has room, so both finish about together whether inputs or sessions dominate the log.
+   */
+  entry(seq: number, tx: Transaction, payload: Uint8Array): void {
+    // read from shared memory: the worker's messages would wait for this thread's event loop
+    const rederive = tx.kind === 'session' && tx.part === 1 && this.handed - Number(Atomics.load(this.progress, 0)) <= MAX_LAG;
+    if (rederive) this.sessions.add(seq);
+    this.handed = seq;
     // a copy (a Buffer's `slice` would be a view of the reader's buffer, which transferring detaches)
     const copy = new Uint8Array(payload);
-    this.worker.postMessage({ type: 'entry', seq, payload: copy } satisfies ToWorker, [copy.buffer]);
+    this.worker.postMessage({ type: 'entry', seq, payload: copy, rederive } satisfies ToWorker, [copy.buffer]);
+  }
+
+  /** Whether the main thread re-derives the session starting at `seq` (handed on already). */
+  mainRederives(seq: number): boolean {
+    return !this.sessions.has(seq);
   }
 
   /** Tells the worker the log ends here (it then finishes its share). */

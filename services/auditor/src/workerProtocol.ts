@@ -15,9 +15,19 @@ export interface WorkerConnection {
 /** What the main thread of a parallel audit tells its worker. */
 export type ToWorker =
   /** `decisions`: whether the worker (rather than the main thread) compares MUSTER_DECISIONS. */
-  | { type: 'start'; connection: WorkerConnection; fromSeq: number; decisions: boolean }
-  /** One transaction of MUSTER_LOG as stored (its own copy of the bytes, transferred). */
-  | { type: 'entry'; seq: number; payload: Uint8Array }
+  | {
+    type: 'start';
+    connection: WorkerConnection;
+    fromSeq: number;
+    decisions: boolean;
+    /** One BigInt64 the worker sets to the last sequence it has done: how far behind it is, readable without a message. */
+    progress: SharedArrayBuffer;
+  }
+  /**
+   * One transaction of MUSTER_LOG as stored (its own copy of the bytes, transferred); `rederive`:
+   * the worker (not the main thread) re-derives the session this transaction starts.
+   */
+  | { type: 'entry'; seq: number; payload: Uint8Array; rederive: boolean }
   /** The main thread read no further: finish and answer with a `result`. */
   | { type: 'end' }
   /** The audit is abandoned: stop reading, answer nothing. */
@@ -39,11 +49,3 @@ export interface WorkerResult {
 
 /** What the worker answers. */
 export type FromWorker = { type: 'result'; result: WorkerResult } | { type: 'error'; message: string };
-
-/**
- * Which sessions the worker of a parallel audit re-derives (`decide`): every other one, so that a
- * log whose sessions dominate the audit (a standing backlog) is shared; the main thread takes the rest.
- */
-export function workerRederives(session: number): boolean {
-  return session % 2 === 1;
-}
