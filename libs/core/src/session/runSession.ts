@@ -114,7 +114,7 @@ class Session {
   private readonly unsatisfiable = new Map<string, CacheEntry>();
   private readonly selectClasses = new Map<string, HostClass[]>();
   private readonly emptyFits = new Map<string, boolean>();
-  private readonly shares = new Map<string, number>();
+  private readonly shares = { user: new Map<string, number>(), queue: new Map<string, number>() };
 
   constructor(
     private readonly base: State,
@@ -182,12 +182,12 @@ class Session {
   }
 
   private shareOf(kind: 'user' | 'queue', name: string): number {
-    const key = `${kind}:${name}`;
-    let share = this.shares.get(key);
+    const known = this.shares[kind];
+    let share = known.get(name);
     if (share === undefined) {
       const usage = kind === 'user' ? this.draft.usage.users[name] : this.draft.usage.queues[name];
       share = dominantShare(usage, this.base.capacity);
-      this.shares.set(key, share);
+      known.set(name, share);
     }
     return share;
   }
@@ -263,8 +263,8 @@ class Session {
     this.emit([...stmt.events, ...bound, committed]);
     this.stats.committed++;
     this.stats.membersPlaced += shape.size;
-    this.shares.delete(`user:${job.spec.identity.user}`);
-    this.shares.delete(`queue:${job.spec.identity.queue}`);
+    this.shares.user.delete(job.spec.identity.user);
+    this.shares.queue.delete(job.spec.identity.queue);
   }
 
   private classesFor(job: JobState): HostClass[] {
