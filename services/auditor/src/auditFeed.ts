@@ -1,4 +1,4 @@
-import { lastLogSequence, listSnapshots, loadSnapshot, readDecisionBatches, readInputBatches, readLogEntries } from '@muster/bus';
+import { LOG_STREAM, listSnapshots, loadSnapshot, readDecisionBatches, readInputBatches, readLogEntries } from '@muster/bus';
 import type { JetStreamClient, SnapshotInfo, StoredDecision } from '@muster/bus';
 import { STATE_SCHEMA, canonicalHash } from '@muster/core';
 import type { Input, Transaction } from '@muster/core';
@@ -24,6 +24,8 @@ export interface FeedSnapshots {
 export interface AuditFeed {
   /** The log's last sequence when the audit starts, when known. */
   lastSeq: number | null;
+  /** The bytes MUSTER_LOG holds when the audit starts (null offline). */
+  logBytes: number | null;
   /** The log from sequence 1, in order. */
   entries(): AsyncIterable<FeedEntry>;
   /** Opens the inputs from a sequence on, in batches; null when there are none to read. */
@@ -39,9 +41,10 @@ export async function openFeed(source: AuditSource): Promise<AuditFeed> {
 }
 
 async function jetStreamFeed(js: JetStreamClient): Promise<AuditFeed> {
-  const lastSeq = await lastLogSequence(await js.jetstreamManager());
+  const info = await (await js.jetstreamManager()).streams.info(LOG_STREAM);
   return {
-    lastSeq,
+    lastSeq: info.state.last_seq,
+    logBytes: info.state.bytes,
     entries: () => readLogEntries(js, { fromSeq: 1 }),
     // the audit needs no msg ids: decoding each input's headers would cost more than reading it
     openInputs: (fromSeq) => readInputBatches(js, { fromSeq, withMsgId: false }),
@@ -77,6 +80,7 @@ function offlineFeed(history: OfflineHistory): AuditFeed {
   const inputs = history.inputs === undefined ? null : [...history.inputs].sort((a, b) => a.seq - b.seq);
   return {
     lastSeq: history.lastSeq ?? null,
+    logBytes: null,
     entries: async function* () {
       for await (const entry of history.transactions) yield entry;
     },

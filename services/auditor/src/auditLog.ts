@@ -1,4 +1,5 @@
 import { isBusError } from '@muster/bus';
+import type { JetStreamClient } from '@muster/bus';
 import { openFeed } from './auditFeed.ts';
 import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditReport.ts';
 import type { AuditSource } from './auditSource.ts';
@@ -6,14 +7,10 @@ import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import type { SnapshotCheck } from './logAuditor.ts';
 import { LogAuditor } from './logAuditor.ts';
-import { WorkerShare, workerConnection } from './parallelAudit.ts';
+import { WorkerShare, useWorker, workerConnection } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
 import { isOfflineHistory } from './auditSource.ts';
 import type { WorkerResult } from './workerProtocol.ts';
-
-// Where a parallel audit compares MUSTER_DECISIONS: on the main thread (which also reads the log,
-// checks sessions, invariants and hashes) or on the worker (which reads MUSTER_IN and re-derives).
-const WORKER_COMPARES_DECISIONS = false;
 
 /**
  * Audits a log (MUSTER_LOG through a JetStream client, or an offline history): replays it with the
@@ -35,12 +32,13 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const snapshots = new Map<number, SnapshotCheck[]>();
   for (const s of stored.checks) if (s.seq <= toSeq) snapshots.set(s.seq, [...(snapshots.get(s.seq) ?? []), s]);
 
-  // over NATS, a worker re-derives the inputs and compares MUSTER_DECISIONS on its own fold
-  const connection = opts.parallel === false || isOfflineHistory(source) ? null : workerConnection(source);
-  const workerDecisions = WORKER_COMPARES_DECISIONS;
-  const share = connection === null ? null : WorkerShare.start(connection, fromSeq, workerDecisions);
-  const decisions = (share !== null && workerDecisions) || feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
-  const auditor = new LogAuditor({ part: share === null ? 'all' : 'replay', rederives: share === null ? undefined : (seq) => share.mainRederives(seq), fromSeq, openInputs: share === null ? feed.openInputs : null, snapshots, decisions });
+  // Over NATS a worker thread folds the same log and takes re-derivations over while it keeps up;
+  // it compares MUSTER_DECISIONS too (at its own pace) when it can open a connection like ours.
+  const parallel = !isOfflineHistory(source) && useWorker(opts.parallel, feed.logBytes);
+  const connection = parallel ? workerConnection(source as JetStreamClient) : null;
+  const share = parallel ? WorkerShare.start(fromSeq, connection) : null;
+  const decisions = feed.decisions === null || connection !== null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
+  const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions, helper: share });
   const stop = new AbortController();
   const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (batch) => {
     for (const m of batch) decisions.fromStream(m);
@@ -52,7 +50,6 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   try {
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
-      if (share !== null) share.entry(entry.seq, entry.tx, entry.payload!);
       await auditor.transaction(entry.seq, entry.tx, entry.payload);
       meter?.tick(entry.seq);
     }
@@ -79,14 +76,14 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const stateHash = auditor.hash();
   if (share !== null) {
     const part = await share.finish();
-    const fromWorker = merge(auditor, part);
-    if (fromWorker !== null) decisionsStream = fromWorker;
+    merge(auditor, part);
+    if (part.decisionsStream !== null) decisionsStream = part.decisionsStream;
   }
   return report(auditor, { stateHash, fromSeq, stored: stored.notes, skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
 }
 
-/** Adds the worker's share of a parallel audit to the main thread's; returns its decisions stream report. */
-function merge(auditor: LogAuditor, part: WorkerResult): DecisionsStreamReport | null {
+/** Adds what the worker of a parallel audit found to the main thread's findings. */
+function merge(auditor: LogAuditor, part: WorkerResult): void {
   const counts: Record<string, number> = auditor.counts;
   for (const [key, value] of Object.entries(part.counts)) counts[key] = (counts[key] ?? 0) + value;
   auditor.failures.merge(part.failures, part.failureCount);
@@ -95,7 +92,6 @@ function merge(auditor: LogAuditor, part: WorkerResult): DecisionsStreamReport |
   if (theirs !== null && (mine === null || theirs.seq < mine.seq || (theirs.seq === mine.seq && theirs.index < mine.index))) auditor.divergence = theirs;
   auditor.timings.ingestMs += part.ingestMs;
   auditor.timings.decideMs += part.decideMs;
-  return part.decisionsStream;
 }
 
 async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Promise<void> {

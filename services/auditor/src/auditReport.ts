@@ -17,10 +17,13 @@ export interface AuditOptions {
   /** Called a few times a second on long replays. */
   onProgress?(p: AuditProgress): void;
   /**
-   * Over NATS, re-derive the inputs and compare MUSTER_DECISIONS on a worker thread with a
-   * connection of its own (same servers and credentials), which folds the same log beside the main
-   * thread (default true; ignored offline, or when the client's connection cannot be reproduced).
-   * The checks and the report are the same either way.
+   * Over NATS, fold the log a second time on a worker thread, which re-derives sessions and inputs
+   * while it keeps up with the main thread and compares MUSTER_DECISIONS. Each re-derivation is
+   * made once, on one thread or the other; the checks and the report are the same either way.
+   * `true`: always (a worker is started when none is kept from an earlier audit); `false`: never;
+   * left out: with a worker kept from an earlier audit of this process, or when MUSTER_LOG holds
+   * `PARALLEL_LOG_BYTES` or more (starting a worker costs 1-1.5 s of CPU, more than it saves on a
+   * smaller log on two cores). Ignored offline.
    */
   parallel?: boolean;
 }

@@ -1,12 +1,15 @@
-// The worker of a parallel audit (see parallelAudit.ts): with a NATS connection of its own it reads
-// MUSTER_IN and MUSTER_DECISIONS, folds the transactions of MUSTER_LOG that the main thread hands
-// it (the bytes it read), re-derives every input and compares every decision message, while the
-// main thread folds the same log and makes every other check.
+// The worker of a parallel audit (see parallelAudit.ts): it folds the transactions of MUSTER_LOG
+// the main thread hands it (the very bytes the main thread read) and makes the re-derivations
+// handed with them (sessions by `decide`, inputs by `ingest`), and, given a connection, reads
+// MUSTER_DECISIONS and compares it with the log, while the main thread folds the same log and
+// makes every other check.
 import { parentPort } from 'node:worker_threads';
-import { connect, jetStream, readDecisionBatches, readInputBatches } from '@muster/bus';
+import { connect, jetStream, readDecisionBatches } from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
 import type { Transaction } from '@muster/core';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
+import { Shared } from './workerProtocol.ts';
 import type { FromWorker, ToWorker, WorkerResult } from './workerProtocol.ts';
 
 const port = parentPort;
@@ -14,26 +17,29 @@ if (port === null) throw new Error('auditWorker.ts runs as a worker thread');
 
 const decoder = new TextDecoder();
 
-class Aborted extends Error {}
-
-interface Entry {
-  seq: number;
-  payload: Uint8Array;
-  rederive: boolean;
-}
+type Entry = Extract<ToWorker, { type: 'entry' }>;
 
 /** One audit's share, from `start` to `end`. */
 class WorkerRun {
   private readonly queue: (Entry | null)[] = [];
   private head = 0;
   private wake: (() => void) | null = null;
+  private aborted = false;
+  private readonly shared: BigInt64Array;
+  private readonly auditor: LogAuditor;
+  private readonly decisions: DecisionsCheck | null;
   private readonly stop = new AbortController();
 
-  constructor(start: Extract<ToWorker, { type: 'start' }>) {
-    this.run(start).then(
-      (result) => post({ type: 'result', result }),
+  constructor(private readonly start: Extract<ToWorker, { type: 'start' }>) {
+    this.shared = new BigInt64Array(start.shared);
+    this.decisions = start.decisions === null ? null : new DecisionsCheck(start.fromSeq, (f) => this.auditor.fail(f.seq, f.check, f.message));
+    this.auditor = new LogAuditor({ fromSeq: start.fromSeq, openInputs: null, snapshots: new Map(), decisions: this.decisions }, true);
+    this.run().then(
+      (result) => {
+        if (!this.aborted) post({ type: 'result', result });
+      },
       (err: unknown) => {
-        if (!(err instanceof Aborted)) post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+        if (!this.aborted) post({ type: 'error', message: err instanceof Error ? err.message : String(err) });
       },
     );
   }
@@ -44,8 +50,9 @@ class WorkerRun {
   }
 
   abort(): void {
+    this.aborted = true;
     this.stop.abort();
-    this.signal();
+    this.push(null);
   }
 
   private signal(): void {
@@ -54,21 +61,15 @@ class WorkerRun {
     wake?.();
   }
 
-  private async next(): Promise<Entry | null> {
-    while (this.head === this.queue.length) {
-      if (this.stop.signal.aborted) throw new Aborted();
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-    if (this.stop.signal.aborted) throw new Aborted();
-    const entry = this.queue[this.head]!;
-    this.queue[this.head++] = null;
-    return entry;
+  // Once the main thread has handed on everything, what is left after the last work handed on
+  // needs only folding, which nobody reads: the worker stops there (unless it compares decisions).
+  private finished(done: number): boolean {
+    return this.decisions === null && Atomics.load(this.shared, Shared.ended) === 1n && done >= Number(Atomics.load(this.shared, Shared.lastWork));
   }
 
-  private async run(start: Extract<ToWorker, { type: 'start' }>): Promise<WorkerResult> {
-    const started = performance.now();
-    const c = start.connection;
-    const nc = await connect({
+  private async run(): Promise<WorkerResult> {
+    const c = this.start.decisions;
+    const nc = c === null ? null : await connect({
       servers: c.servers,
       name: 'muster-audit-worker',
       connectTimeoutMs: c.timeoutMs,
@@ -79,53 +80,45 @@ class WorkerRun {
       ...(c.inboxPrefix === undefined ? {} : { inboxPrefix: c.inboxPrefix }),
     });
     try {
-      const js = jetStream(nc, { timeoutMs: c.timeoutMs });
-      const decisions: DecisionsCheck | null = start.decisions ? new DecisionsCheck(start.fromSeq, (f) => auditor.fail(f.seq, f.check, f.message)) : null;
-      const auditor: LogAuditor = new LogAuditor({
-        part: 'ingest',
-        rederives: () => rederive,
-        fromSeq: start.fromSeq,
-        openInputs: (fromSeq) => readInputBatches(js, { fromSeq, withMsgId: false, signal: this.stop.signal }),
-        snapshots: new Map(),
-        decisions,
-      });
-      const reading = decisions === null ? Promise.resolve() : (async () => {
-        for await (const batch of readDecisionBatches(js, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
-      })();
-      // a reader that fails is awaited below; until then its rejection must not go unhandled
-      reading.catch(() => undefined);
-      const progress = new BigInt64Array(start.progress);
-      let waitedMs = 0;
-      // whether the session the current transaction starts is this worker's to re-derive
-      let rederive = false;
-      for (;;) {
-        const waitFrom = performance.now();
-        const entry = await this.next();
-        waitedMs += performance.now() - waitFrom;
-        if (entry === null) break;
-        // the main thread parsed these very bytes as a transaction before handing them on
-        const tx = JSON.parse(decoder.decode(entry.payload)) as Transaction;
-        rederive = entry.rederive;
-        await auditor.transaction(entry.seq, tx);
-        Atomics.store(progress, 0, BigInt(entry.seq));
-      }
-      await auditor.finish();
-      await reading;
-      const decisionsStream = decisions?.finish(auditor.lastSeq) ?? null;
-      return {
-        counts: auditor.counts,
-        failures: auditor.failures.list(),
-        failureCount: auditor.failures.count,
-        divergence: auditor.divergence,
-        decisionsStream,
-        ingestMs: auditor.timings.ingestMs,
-        decideMs: auditor.timings.decideMs,
-        busyMs: performance.now() - started - waitedMs,
-      };
+      return await this.check(nc);
     } finally {
       this.stop.abort();
-      await nc.close().catch(() => undefined);
+      await nc?.close().catch(() => undefined);
     }
+  }
+
+  private async check(nc: NatsConnection | null): Promise<WorkerResult> {
+    const auditor = this.auditor;
+    const decisions = this.decisions;
+    const reading = nc === null || decisions === null ? Promise.resolve() : (async () => {
+      const js = jetStream(nc, { timeoutMs: this.start.decisions!.timeoutMs });
+      for await (const batch of readDecisionBatches(js, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
+    })();
+    // a reader that fails is awaited below; until then its rejection must not go unhandled
+    reading.catch(() => undefined);
+    for (;;) {
+      if (this.aborted || this.finished(auditor.lastSeq)) break;
+      while (this.head === this.queue.length) await new Promise<void>((resolve) => (this.wake = resolve));
+      const entry = this.queue[this.head];
+      this.queue[this.head++] = null;
+      if (entry === null || entry === undefined) break;
+      // the main thread parsed these very bytes as a transaction before handing them on
+      const tx = JSON.parse(decoder.decode(entry.payload)) as Transaction;
+      auditor.handed(entry.seq, tx, entry.work);
+      Atomics.store(this.shared, Shared.done, BigInt(entry.seq));
+    }
+    await auditor.finish();
+    await reading;
+    const decisionsStream = decisions?.finish(auditor.lastSeq) ?? null;
+    return {
+      counts: auditor.counts,
+      failures: auditor.failures.list(),
+      failureCount: auditor.failures.count,
+      divergence: auditor.divergence,
+      decisionsStream,
+      decideMs: auditor.timings.decideMs,
+      ingestMs: auditor.timings.ingestMs,
+    };
   }
 }
 
@@ -141,7 +134,7 @@ port.on('message', (msg: ToWorker) => {
       current = new WorkerRun(msg);
       break;
     case 'entry':
-      current?.push({ seq: msg.seq, payload: msg.payload, rederive: msg.rederive });
+      current?.push(msg);
       break;
     case 'end':
       current?.push(null);

@@ -1,6 +1,7 @@
 // @muster/auditor: replays the log with the same core and proves every decision follows from what
 // came before it (DESIGN.md §3, §7); time travel to the state as of any sequence.
 export { auditLog } from './auditLog.ts';
+export { PARALLEL_LOG_BYTES } from './parallelAudit.ts';
 export type {
   AuditOptions,
   AuditProgress,

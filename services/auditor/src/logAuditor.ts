@@ -32,20 +32,34 @@ export interface SnapshotCheck {
   problem: string | null;
 }
 
+/** The events of one input in an ingest transaction (`from`..`to`), and the input (null: not available). */
+export interface IngestGroup {
+  from: number;
+  to: number;
+  input: Input | null;
+}
+
 /**
- * Which checks a `LogAuditor` makes (every one folds the whole log): `all` of them; `replay`, all
- * but the re-derivation of inputs (the main thread of a parallel audit); `ingest`, only the
- * re-derivation of inputs and of the sessions `rederives` gives it, and the decisions stream when
- * given one (the worker of a parallel audit, which folds the same log beside the main thread).
+ * The re-derivation of one transaction, handed to a helper thread: the session it starts (or
+ * continues, when the helper started it), or its inputs, grouped and read by the main thread.
  */
-export type AuditPart = 'all' | 'replay' | 'ingest';
+export type HandedWork = { kind: 'session' } | { kind: 'ingest'; groups: IngestGroup[] };
+
+/**
+ * A thread that folds the same log and takes re-derivations over when it has room (the worker of a
+ * parallel audit), as the main thread's auditor sees it.
+ */
+export interface Helper {
+  /** Whether it keeps up well enough to be given more work now. */
+  hasRoom(): boolean;
+  /** Hands on every transaction, in order (its stored bytes), with the work it takes over, if any. */
+  hand(seq: number, payload: Uint8Array, work: HandedWork | null): void;
+}
 
 /** What a `LogAuditor` reads besides the log. */
 export interface LogAuditorDeps {
-  /** Which checks to make (default `all`). */
-  part?: AuditPart;
-  /** Whether to re-derive by `decide` the session starting at a sequence (default all); in a parallel audit each thread takes its share. */
-  rederives?: (seq: number) => boolean;
+  /** A helper thread to hand re-derivations to when it has room (transactions read from NATS only). */
+  helper?: Helper | null;
   /** First sequence to check; earlier transactions are folded (and chained) only. */
   fromSeq: number;
   /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
@@ -106,23 +120,28 @@ export class LogAuditor {
   private open: OpenSession | null = null;
   private cursor: InputCursor | null = null;
 
-  private readonly part: AuditPart;
-  private readonly rederives: (seq: number) => boolean;
+  // false for a helper: what is wrong with the log's structure is the main thread's to report
+  private readonly reportsStructure: boolean;
 
-  constructor(private readonly deps: LogAuditorDeps) {
-    this.part = deps.part ?? 'all';
-    this.rederives = deps.rederives ?? (() => true);
+  /** `helped`: this auditor is a helper thread's, which only folds and makes the re-derivations handed to it (`handed`). */
+  constructor(
+    private readonly deps: LogAuditorDeps,
+    helped = false,
+  ) {
+    this.reportsStructure = !helped;
   }
 
   /** Folds and checks the next transaction of the log (`payload`: its stored bytes, when read from NATS). */
   async transaction(seq: number, tx: Transaction, payload?: Uint8Array): Promise<void> {
-    if (this.part === 'ingest') return this.ingestPart(seq, tx);
     const broken = this.chain.check(seq, tx, payload);
     if (broken !== null) this.breakChain(broken);
     const audited = seq >= this.deps.fromSeq;
     this.invariants.beforeTransaction(seq, audited, this.state, tx.events);
     this.lastSeq = seq;
+    // the helper folds every transaction; it is handed each one as soon as what it takes over is known
+    const helper = payload === undefined ? null : (this.deps.helper ?? null);
     if (!audited) {
+      helper?.hand(seq, payload!, null);
       this.foldWhole(seq, tx);
       this.snapshotAt(seq);
       return;
@@ -131,15 +150,42 @@ export class LogAuditor {
     this.counts.events += tx.events.length;
     this.checkStamp(seq, tx);
     this.settleOpenSession(seq, tx);
+    if (tx.kind === 'ingest') {
+      await this.ingest(seq, tx, helper, payload);
+    } else if (tx.kind === 'session') {
+      // a session goes to the helper whole (it compares its later parts with what it derived)
+      const handed = helper !== null && (this.open === null ? tx.part === 1 && helper.hasRoom() : this.open.derived === null);
+      helper?.hand(seq, payload!, handed ? { kind: 'session' } : null);
+      this.session(seq, tx, !handed);
+    } else {
+      helper?.hand(seq, payload!, null);
+      this.checkOther(seq, tx);
+    }
+    this.invariants.afterTransaction(this.state);
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.snapshotAt(seq);
+  }
+
+  /**
+   * A helper's share of the next transaction: folded, the re-derivation handed to it made (a
+   * session started or continued, inputs), and its decision messages compared when it was given
+   * the decisions stream; everything else is the main thread's.
+   */
+  handed(seq: number, tx: Transaction, work: HandedWork | null): void {
+    this.lastSeq = seq;
+    if (seq < this.deps.fromSeq) {
+      this.foldWhole(seq, tx);
+      return;
+    }
+    this.settleOpenSession(seq, tx);
+    if (tx.kind === 'session') this.session(seq, tx, work?.kind === 'session');
+    else if (tx.kind === 'ingest' && work?.kind === 'ingest') this.foldIngest(seq, tx, work.groups);
+    else this.foldWhole(seq, tx);
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+  }
+
+  private checkOther(seq: number, tx: Transaction): void {
     switch (tx.kind) {
-      case 'session':
-        this.session(seq, tx);
-        break;
-      case 'ingest':
-        // in a parallel audit the worker re-derives the inputs on its own fold of the same log
-        if (this.part === 'replay') this.foldWhole(seq, tx);
-        else await this.ingest(seq, tx);
-        break;
       case 'fact':
         this.fact(seq, tx);
         break;
@@ -153,31 +199,11 @@ export class LogAuditor {
         this.fail(seq, 'structure', `transaction ${seq} has unknown kind ${JSON.stringify(tx.kind)}`);
         this.foldWhole(seq, tx);
     }
-    this.invariants.afterTransaction(this.state);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
-    this.snapshotAt(seq);
-  }
-
-  // The worker's share of a parallel audit: ingest transactions re-derived from the inputs, its
-  // share of the sessions re-derived, and (when given the check) the decision messages of every
-  // transaction compared with MUSTER_DECISIONS; the rest only folded. What a session's structure
-  // breaks (parts missing, out of order) is the main thread's to report.
-  private async ingestPart(seq: number, tx: Transaction): Promise<void> {
-    this.lastSeq = seq;
-    if (seq < this.deps.fromSeq) {
-      this.foldWhole(seq, tx);
-      return;
-    }
-    this.settleOpenSession(seq, tx);
-    if (tx.kind === 'ingest') await this.ingest(seq, tx);
-    else if (tx.kind === 'session') this.session(seq, tx);
-    else this.foldWhole(seq, tx);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
   }
 
   /** Ends the replay: a session still open was cut short by the end of the log; stops reading inputs. */
   async finish(): Promise<void> {
-    if (this.open !== null && this.part !== 'ingest') this.counts.sessionsCutShort++;
+    if (this.open !== null && this.reportsStructure) this.counts.sessionsCutShort++;
     this.open = null;
     await this.cursor?.close();
   }
@@ -219,7 +245,7 @@ export class LogAuditor {
     const open = this.open;
     if (open === null || (tx.kind === 'session' && tx.session === open.session && tx.part === open.next)) return;
     this.open = null;
-    if (this.part === 'ingest') return;
+    if (!this.reportsStructure) return;
     if (tx.kind === 'election') {
       this.counts.sessionsCutShort++;
       return;
@@ -227,10 +253,11 @@ export class LogAuditor {
     this.fail(seq, 'session', `session ${open.session} stopped after part ${open.next - 1} of ${open.parts}, and transaction ${seq} (${tx.kind}) follows instead of part ${open.next} or a LeaderElected`);
   }
 
-  private session(seq: number, tx: Transaction): void {
+  // `derive`: whether this thread re-derives the session, if the transaction starts one
+  private session(seq: number, tx: Transaction, derive: boolean): void {
     const open = this.open;
     // the structure of sessions is checked (and counted) by the thread that checks everything else
-    const structure = this.part !== 'ingest';
+    const structure = this.reportsStructure;
     let derived: SchedulerEvent[] | null;
     if (open !== null) {
       if (structure && tx.parts !== open.parts) this.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
@@ -244,7 +271,7 @@ export class LogAuditor {
     } else {
       if (structure) this.counts.sessions++;
       let parts: SchedulerEvent[][] | null = null;
-      if (this.rederives(seq)) {
+      if (derive) {
         // decide reads the state as the leader had it: after the transaction before, before this one
         const started = performance.now();
         parts = decide(this.state, tx.at);
@@ -262,10 +289,12 @@ export class LogAuditor {
   // transaction), then the transaction is folded in one synchronous copy-on-write run, each input
   // re-derived by `ingest` on the state as its predecessors in the transaction left it, as the
   // leader did it.
-  private async ingest(seq: number, tx: Transaction): Promise<void> {
+  // The main thread reads and groups the inputs, and checks that each is ingested once, in order;
+  // the re-derivation is the helper's when it has room.
+  private async ingest(seq: number, tx: Transaction, helper: Helper | null, payload: Uint8Array | undefined): Promise<void> {
     const events = tx.events;
     await this.readInputsUpTo(lastInputSeqOf(events));
-    const groups: { from: number; to: number; input: Input | null }[] = [];
+    const groups: IngestGroup[] = [];
     let lastInputSeq = this.state.lastInputSeq;
     let i = 0;
     while (i < events.length) {
@@ -290,6 +319,15 @@ export class LogAuditor {
       groups.push({ from: i, to, input });
       i = to;
     }
+    const handed = helper !== null && groups.some((g) => g.input !== null) && helper.hasRoom();
+    helper?.hand(seq, payload!, handed ? { kind: 'ingest', groups } : null);
+    if (handed) this.foldWhole(seq, tx);
+    else this.foldIngest(seq, tx, groups);
+  }
+
+  /** Folds an ingest transaction, each input re-derived on the state its predecessors left. */
+  private foldIngest(seq: number, tx: Transaction, groups: readonly IngestGroup[]): void {
+    const events = tx.events;
     this.state = copyOnWrite(this.state, (root) => {
       applyTransaction(root, seq, { ...tx, events: [] });
       for (const { from, to, input } of groups) {

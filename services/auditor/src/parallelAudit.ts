@@ -1,14 +1,18 @@
 import { Worker } from 'node:worker_threads';
 import type { JetStreamClient } from '@muster/bus';
-import type { Transaction } from '@muster/core';
+import type { HandedWork, Helper } from './logAuditor.ts';
+import { Shared } from './workerProtocol.ts';
 import type { FromWorker, ToWorker, WorkerConnection, WorkerResult } from './workerProtocol.ts';
 
-// A worker is kept for the next audit of the process once one is done (unreferenced: it never keeps
-// the process alive): starting one (a thread, tsx, the core and nats.js loaded again) takes 0.3-0.6 s.
-let idle: Worker | null = null;
-
-// How many transactions the worker may be behind and still be given a session to re-derive.
+// How many transactions the worker may be behind the main thread and still be handed work: it
+// gets work only while it keeps up, so the main thread never waits long for it at the end, and a
+// worker still starting (a cold one takes 0.3-0.6 s) gets none.
 const MAX_LAG = 2;
+
+// A worker is kept for the next audit of the process once one is done (unreferenced: it never keeps
+// the process alive), since starting one (a thread, tsx, the core loaded again) costs more than
+// most audits it could help.
+let idle: Worker | null = null;
 
 /**
  * The servers and credentials of the audit's own connection, for the worker to open one like it;
@@ -29,18 +33,27 @@ export function workerConnection(js: JetStreamClient): WorkerConnection | null {
   return connection;
 }
 
+/** The size of MUSTER_LOG from which an audit starts a worker of its own unless told otherwise (see `AuditOptions.parallel`). */
+export const PARALLEL_LOG_BYTES = 64 * 1024 * 1024;
+
+/** Whether an audit should run with a worker: asked to, or (by default) one is kept warm or the log is large. */
+export function useWorker(parallel: boolean | undefined, logBytes: number | null): boolean {
+  if (parallel !== undefined) return parallel;
+  return (idle !== null && idle.threadId !== -1) || (logBytes ?? 0) >= PARALLEL_LOG_BYTES;
+}
+
+/** What the last parallel audit of this process handed to its worker (for tests and benchmarks). */
+export const lastHanded = { sessions: 0, ingests: 0, transactions: 0 };
+
 /**
- * The worker's share of one audit, seen from the main thread: every transaction the main thread
- * reads is handed on (a copy of its bytes), and `finish` awaits what the worker found.
+ * The worker's share of one audit, as the main thread's auditor sees it (`Helper`): every
+ * transaction is handed on (a copy of its bytes), re-derivations only while the worker keeps up.
  */
-export class WorkerShare {
+export class WorkerShare implements Helper {
   private readonly result: Promise<WorkerResult>;
-  private settled = false;
-  /** The last transaction handed on, and the last the worker has done (which it sets). */
-  private handed = 0;
-  private readonly progress = new BigInt64Array(new SharedArrayBuffer(8));
-  /** The sequences of the transactions whose sessions the worker re-derives. */
-  private readonly sessions = new Set<number>();
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(Shared.length * 8));
+  private handedSeq = 0;
+  private readonly handedCounts = { sessions: 0, ingests: 0, transactions: 0 };
 
   private constructor(private readonly worker: Worker) {
     worker.ref();
@@ -59,7 +72,6 @@ export class WorkerShare {
         reject(new Error(`the audit's worker stopped (exit code ${code})`));
       };
       const done = (): void => {
-        this.settled = true;
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
@@ -73,38 +85,38 @@ export class WorkerShare {
   }
 
   /** Starts the worker's share of an audit (a kept worker, or a new one). */
-  static start(connection: WorkerConnection, fromSeq: number, decisions: boolean): WorkerShare {
+  static start(fromSeq: number, decisions: WorkerConnection | null): WorkerShare {
     // a kept worker that has died since (threadId -1) is replaced
     const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(new URL('./auditWorkerBoot.js', import.meta.url));
     idle = null;
+    Object.assign(lastHanded, { sessions: 0, ingests: 0, transactions: 0 });
     const share = new WorkerShare(worker);
-    share.post({ type: 'start', connection, fromSeq, decisions, progress: share.progress.buffer as SharedArrayBuffer });
+    share.post({ type: 'start', fromSeq, decisions, shared: share.shared.buffer as SharedArrayBuffer });
     return share;
   }
 
-  /**
-   * Hands on one transaction as stored (the bytes are copied: the reader's buffer is not ours to
-   * give away). The session a transaction starts goes to the worker when it is keeping up (at most
-   * `MAX_LAG` transactions behind), else the main thread re-derives it: the work goes to whichever
-   * thread has room, so both finish about together whether inputs or sessions dominate the log.
-   */
-  entry(seq: number, tx: Transaction, payload: Uint8Array): void {
-    // read from shared memory: the worker's messages would wait for this thread's event loop
-    const rederive = tx.kind === 'session' && tx.part === 1 && this.handed - Number(Atomics.load(this.progress, 0)) <= MAX_LAG;
-    if (rederive) this.sessions.add(seq);
-    this.handed = seq;
+  /** Whether the worker is at most `MAX_LAG` transactions behind (read from shared memory: its messages would wait for this thread's event loop). */
+  hasRoom(): boolean {
+    return this.handedSeq - Number(Atomics.load(this.shared, Shared.done)) <= MAX_LAG;
+  }
+
+  /** Hands on one transaction as stored (the bytes are copied: the reader's buffer is not ours to give away). */
+  hand(seq: number, payload: Uint8Array, work: HandedWork | null): void {
+    this.handedSeq = seq;
+    this.handedCounts.transactions++;
+    if (work !== null) {
+      Atomics.store(this.shared, Shared.lastWork, BigInt(seq));
+      if (work.kind === 'session') this.handedCounts.sessions++;
+      else this.handedCounts.ingests++;
+    }
     // a copy (a Buffer's `slice` would be a view of the reader's buffer, which transferring detaches)
     const copy = new Uint8Array(payload);
-    this.worker.postMessage({ type: 'entry', seq, payload: copy, rederive } satisfies ToWorker, [copy.buffer]);
+    this.worker.postMessage({ type: 'entry', seq, payload: copy, work } satisfies ToWorker, [copy.buffer]);
   }
 
-  /** Whether the main thread re-derives the session starting at `seq` (handed on already). */
-  mainRederives(seq: number): boolean {
-    return !this.sessions.has(seq);
-  }
-
-  /** Tells the worker the log ends here (it then finishes its share). */
+  /** Tells the worker everything is handed on: it finishes its work (skipping what needs only folding) and answers. */
   end(): void {
+    Atomics.store(this.shared, Shared.ended, 1n);
     this.post({ type: 'end' });
   }
 
@@ -112,6 +124,7 @@ export class WorkerShare {
   async finish(): Promise<WorkerResult> {
     try {
       const result = await this.result;
+      Object.assign(lastHanded, this.handedCounts);
       this.release();
       return result;
     } catch (err) {
@@ -120,9 +133,8 @@ export class WorkerShare {
     }
   }
 
-  /** Abandons the audit: the worker stops reading and is ended. */
+  /** Abandons the audit: the worker is ended. */
   abort(): void {
-    if (!this.settled) this.post({ type: 'abort' });
     void this.worker.terminate();
   }
 

@@ -1,5 +1,5 @@
 import type { DecisionsStreamReport, Divergence, Failure } from './auditReport.ts';
-import type { LogAuditor } from './logAuditor.ts';
+import type { HandedWork, LogAuditor } from './logAuditor.ts';
 
 /** How the worker of a parallel audit reaches NATS: the servers and credentials of the audit's own connection. */
 export interface WorkerConnection {
@@ -14,26 +14,33 @@ export interface WorkerConnection {
 
 /** What the main thread of a parallel audit tells its worker. */
 export type ToWorker =
-  /** `decisions`: whether the worker (rather than the main thread) compares MUSTER_DECISIONS. */
   | {
     type: 'start';
-    connection: WorkerConnection;
     fromSeq: number;
-    decisions: boolean;
-    /** One BigInt64 the worker sets to the last sequence it has done: how far behind it is, readable without a message. */
-    progress: SharedArrayBuffer;
+    /** When given, the worker reads MUSTER_DECISIONS with a connection of its own and compares it with the log (else the main thread does). */
+    decisions: WorkerConnection | null;
+    /** `Shared` slots (BigInt64), so that neither thread waits for the other's event loop to know how far it is. */
+    shared: SharedArrayBuffer;
   }
-  /**
-   * One transaction of MUSTER_LOG as stored (its own copy of the bytes, transferred); `rederive`:
-   * the worker (not the main thread) re-derives the session this transaction starts.
-   */
-  | { type: 'entry'; seq: number; payload: Uint8Array; rederive: boolean }
-  /** The main thread read no further: finish and answer with a `result`. */
+  /** One transaction of MUSTER_LOG as stored (its own copy of the bytes, transferred), and the work the worker takes over. */
+  | { type: 'entry'; seq: number; payload: Uint8Array; work: HandedWork | null }
+  /** The main thread read no further: finish (at once when no work is left) and answer with a `result`. */
   | { type: 'end' }
-  /** The audit is abandoned: stop reading, answer nothing. */
+  /** The audit is abandoned: answer nothing. */
   | { type: 'abort' };
 
-/** The worker's share of an audit: inputs re-derived, MUSTER_DECISIONS compared. */
+/** Slots of the shared array. */
+export const Shared = {
+  /** The last sequence the worker has folded (and checked). */
+  done: 0,
+  /** The last sequence handed on with work. */
+  lastWork: 1,
+  /** 1 once the main thread has handed on everything. */
+  ended: 2,
+  length: 3,
+} as const;
+
+/** The worker's share of an audit: what it re-derived and found. */
 export interface WorkerResult {
   counts: LogAuditor['counts'];
   failures: Failure[];
@@ -41,10 +48,8 @@ export interface WorkerResult {
   divergence: Divergence | null;
   /** Null when the main thread compared MUSTER_DECISIONS. */
   decisionsStream: DecisionsStreamReport | null;
-  ingestMs: number;
   decideMs: number;
-  /** The worker's own milliseconds from `start` to `result`, and of them waiting for messages. */
-  busyMs: number;
+  ingestMs: number;
 }
 
 /** What the worker answers. */
