@@ -29,6 +29,8 @@ export {
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
 export { nativeStateHash, nativeTransactionHash } from './payloadHash.ts';
 export { publishDecisions } from './publishDecisions.ts';
+export { pullBatches, pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';
+export type { PulledMessage } from './pullBatches.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { publishInput } from './publishInput.ts';
 export { readInputBatches, readInputs } from './readInputs.ts';

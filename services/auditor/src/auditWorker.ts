@@ -4,7 +4,7 @@
 // MUSTER_DECISIONS and compares it with the log, while the main thread folds the same log and
 // makes every other check.
 import { parentPort } from 'node:worker_threads';
-import { connect, jetStream, readDecisionBatches } from '@muster/bus';
+import { connect, jetStream, pullDecisionBatches } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import type { Transaction } from '@muster/core';
 import { DecisionsCheck } from './decisionsCheck.ts';
@@ -92,7 +92,7 @@ class WorkerRun {
     const decisions = this.decisions;
     const reading = nc === null || decisions === null ? Promise.resolve() : (async () => {
       const js = jetStream(nc, { timeoutMs: this.start.decisions!.timeoutMs });
-      for await (const batch of readDecisionBatches(js, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
+      for await (const batch of pullDecisionBatches(js, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
     })();
     // a reader that fails is awaited below; until then its rejection must not go unhandled
     reading.catch(() => undefined);

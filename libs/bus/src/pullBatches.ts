@@ -1,0 +1,218 @@
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { createInbox, nanos, nuid } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { DECISIONS_STREAM, IN_STREAM, LOG_SEQ_HEADER, LOG_STREAM } from './names.ts';
+import type { BatchReadOptions } from './orderedMessages.ts';
+import { parseTransaction } from './parseTransaction.ts';
+import type { LogEntry } from './readLogEntries.ts';
+import type { InputMessage } from './readInputs.ts';
+import type { StoredDecision } from './readDecisions.ts';
+
+// The caller is woken when this many bytes have arrived, or a pull is complete.
+const WAKE_BYTES = 64 * 1024;
+const BATCH = 4096;
+// log messages are large (up to MAX_TRANSACTION_BYTES): fewer per pull
+const LOG_BATCH = 512;
+// a pull asks for messages the stream holds, so it ends as soon as they are in; this bounds only
+// the wait for messages removed from the stream while it is read
+const PULL_EXPIRES_MS = 5_000;
+
+const decoder = new TextDecoder();
+
+/**
+ * `readInputBatches` without msg ids, through `pullBatches`: the same inputs in the same batches
+ * shape, for bulk readers of many small messages (the audit).
+ */
+export async function* pullInputBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
+  for await (const batch of pullBatches(js, IN_STREAM, opts)) {
+    const out = new Array<InputMessage>(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const m = batch[i]!;
+      out[i] = { seq: m.seq, subject: m.msg.subject, data: decoder.decode(m.msg.data), size: m.msg.data.length };
+    }
+    yield out;
+  }
+}
+
+/** `readDecisionBatches` through `pullBatches`: the same messages, with msg ids and log sequences. */
+export async function* pullDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+  for await (const batch of pullBatches(js, DECISIONS_STREAM, opts)) {
+    const out = new Array<StoredDecision>(batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const { seq, msg } = batch[i]!;
+      const headers = msg.headers;
+      const logSeq = Number(headers?.get(LOG_SEQ_HEADER) ?? '');
+      out[i] = {
+        seq,
+        subject: msg.subject,
+        msgId: headers?.get('Nats-Msg-Id') ?? '',
+        logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,
+        data: decoder.decode(msg.data),
+      };
+    }
+    yield out;
+  }
+}
+
+/** `readLogEntries` (from `fromSeq` to the last sequence at call time) through `pullBatches`. */
+export async function* pullLogEntries(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+  for await (const batch of pullBatches(js, LOG_STREAM, { batch: LOG_BATCH, ...opts })) {
+    for (const { seq, msg } of batch) yield { seq, tx: parseTransaction(msg.data, seq), payload: msg.data };
+  }
+}
+
+/** A stream message as `pullBatches` gives it: its stream sequence and the core message. */
+export interface PulledMessage {
+  seq: number;
+  msg: Msg;
+}
+
+/**
+ * Every message of `stream` from `fromSeq` to its last sequence at call time, in order, in arrays
+ * of what has arrived since the caller last asked. Unlike `orderedBatches` it reads with a plain
+ * pull consumer of its own (no acks, in memory, deleted at the end or reaped by the server) through
+ * a core subscription: no JetStream message wrappers, no per-message consumer bookkeeping, the
+ * stream sequence read from the reply subject. Two pulls of `batch` messages are kept outstanding,
+ * so the server sends while the caller works. A read that ends short (messages removed meanwhile)
+ * just ends.
+ */
+export async function* pullBatches(js: JetStreamClient, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<PulledMessage[], void, undefined> {
+  const fromSeq = opts.fromSeq ?? 1;
+  if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new RangeError(`fromSeq must be a positive integer, got ${fromSeq}`);
+  if (opts.signal?.aborted === true) return;
+  const nc = connectionOf(js);
+  const jsm = await js.jetstreamManager(false);
+  const endSeq = (await jsm.streams.info(stream)).state.last_seq;
+  if (endSeq < fromSeq) return;
+  const name = `muster_pull_${nuid.next()}`;
+  const info = await jsm.consumers.add(stream, {
+    name,
+    ack_policy: AckPolicy.None,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: fromSeq,
+    mem_storage: true,
+    num_replicas: 1,
+    inactive_threshold: nanos(30_000),
+  });
+  const batchSize = opts.batch ?? BATCH;
+  let buffer: PulledMessage[] = [];
+  let bufferedBytes = 0;
+  let wake: (() => void) | null = null;
+  let ended = false;
+  let failure: unknown = null;
+  // messages not asked for yet: the consumer's pending at creation, as far as endSeq
+  let toAsk = Math.min(info.num_pending, endSeq - fromSeq + 1);
+  // the running count of messages at which each outstanding pull is complete
+  const pulls: number[] = [];
+  let asked = 0;
+  let received = 0;
+  const signal = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const finish = (err?: unknown): void => {
+    if (err !== undefined && failure === null) failure = err;
+    ended = true;
+    signal();
+  };
+  // a restricted user may subscribe only below its own inbox prefix
+  const inbox = createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
+  const subject = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`;
+  // at most two pulls outstanding, and none while a batch waits for the caller: memory stays bounded
+  const pull = (): void => {
+    while (!ended && toAsk > 0 && pulls.length < 2 && buffer.length < batchSize) {
+      const n = Math.min(batchSize, toAsk);
+      toAsk -= n;
+      asked += n;
+      pulls.push(asked);
+      nc.publish(subject, JSON.stringify({ batch: n, expires: nanos(PULL_EXPIRES_MS) }), { reply: inbox });
+    }
+  };
+  const sub = nc.subscribe(inbox, {
+    callback: (err, msg) => {
+      if (ended) return;
+      if (err !== null) {
+        finish(err);
+        return;
+      }
+      const seq = streamSeqOf(msg.reply);
+      if (seq === null) {
+        // a status (no messages, request expired): the oldest pull is over, whatever it brought
+        pulls.shift();
+        if (pulls.length === 0 && toAsk === 0) finish();
+        else pull();
+        return;
+      }
+      if (seq > endSeq) return;
+      buffer.push({ seq, msg });
+      bufferedBytes += msg.data.length;
+      received++;
+      // the last sequence at call time is in, or all that was asked for
+      if (seq >= endSeq || (toAsk === 0 && received >= asked)) {
+        finish();
+        return;
+      }
+      if (pulls.length > 0 && received >= pulls[0]!) {
+        pulls.shift();
+        signal();
+        pull();
+      } else if (bufferedBytes >= WAKE_BYTES) {
+        signal();
+      }
+    },
+  });
+  const stop = (): void => finish();
+  opts.signal?.addEventListener('abort', stop, { once: true });
+  // a closed connection ends the subscription without a word to its callback
+  void nc.closed().then((err) => finish(err ?? new Error(`the connection closed while ${stream} was read`)));
+  try {
+    if (toAsk === 0) return;
+    pull();
+    for (;;) {
+      if (buffer.length > 0) {
+        const out = buffer;
+        buffer = [];
+        bufferedBytes = 0;
+        pull();
+        yield out;
+        continue;
+      }
+      if (failure !== null) throw failure;
+      if (ended || isAborted(opts.signal)) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    opts.signal?.removeEventListener('abort', stop);
+    ended = true;
+    sub.unsubscribe();
+    // the server reaps it after its inactivity threshold anyway
+    await jsm.consumers.delete(stream, name).catch(() => false);
+  }
+}
+
+// a function, so that the compiler does not carry a narrowing of `aborted` across the awaits above
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** The connection of a nats.js JetStream client. */
+function connectionOf(js: JetStreamClient): NatsConnection {
+  const nc = (js as unknown as { nc?: NatsConnection }).nc;
+  if (nc === undefined) throw new TypeError('pullBatches needs a nats.js JetStream client');
+  return nc;
+}
+
+/**
+ * The stream sequence in a JetStream message's reply subject
+ * (`$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>`, or with
+ * domain and account hash after `$JS.ACK`, and a token more at the end), null for a status message.
+ */
+export function streamSeqOf(reply: string | undefined): number | null {
+  if (reply === undefined || !reply.startsWith('$JS.ACK.')) return null;
+  const tokens = reply.split('.');
+  const seq = tokens.length === 9 ? tokens[5] : tokens.length >= 11 ? tokens[7] : undefined;
+  const n = seq === undefined ? Number.NaN : Number(seq);
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
