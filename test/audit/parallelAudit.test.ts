@@ -7,7 +7,7 @@ import { decisionMessages, foldTransactions, initialState, shardGet } from '@mus
 import type { Input, LoggedTransaction, State } from '@muster/core';
 import { startNatsServer } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
-import { PARALLEL_LOG_BYTES, lastHanded, useWorker } from '../../services/auditor/src/parallelAudit.ts';
+import { PARALLEL_LOG_BYTES, lastHanded, setMaxQueuedBytes, useWorker } from '../../services/auditor/src/parallelAudit.ts';
 import { copyLog, golden, rechain } from './histories.ts';
 
 // Over NATS the audit folds the log a second time on a worker thread, which re-derives sessions
@@ -127,6 +127,19 @@ describe('a parallel audit over NATS', () => {
     const report = await bothWays((await load('loss-and-failover')).js);
     expect(report.clean).toBe(true);
     expect(report.ingest.rederived).toBe(golden('loss-and-failover').inputs.length);
+  }, 120_000);
+
+  it('waits for a worker that falls behind by more than it may hold, and reports the same', async () => {
+    const { js } = await load('lifecycle');
+    const single = await auditLog(js, { parallel: false });
+    setMaxQueuedBytes(1);
+    try {
+      // every transaction now waits until the worker has folded it
+      expect(comparable(await auditLog(js, { parallel: true }))).toEqual(comparable(single));
+      expect(lastHanded.sessions + lastHanded.ingests).toBeGreaterThan(0);
+    } finally {
+      setMaxQueuedBytes();
+    }
   }, 120_000);
 
   it('reports a big session split in two transactions as one thread does', async () => {

@@ -51,6 +51,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
       await auditor.transaction(entry.seq, entry.tx, entry.payload);
+      if (share !== null) await share.backpressure();
       meter?.tick(entry.seq);
     }
   } catch (err) {

@@ -9,6 +9,16 @@ import type { FromWorker, ToWorker, WorkerConnection, WorkerResult } from './wor
 // worker still starting (a cold one takes 0.3-0.6 s) gets none.
 const MAX_LAG = 2;
 
+// How many bytes of transactions may wait for the worker before the main thread waits for it: a
+// worker still starting, or slower than the main thread, must not hold a long log in memory.
+const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+let maxQueuedBytes = MAX_QUEUED_BYTES;
+
+/** Sets how many bytes may wait for the worker (tests; default 64 MiB). */
+export function setMaxQueuedBytes(bytes = MAX_QUEUED_BYTES): void {
+  maxQueuedBytes = bytes;
+}
+
 // A worker is kept for the next audit of the process once one is done (unreferenced: it never keeps
 // the process alive), since starting one (a thread, tsx, the core loaded again) costs more than
 // most audits it could help.
@@ -53,6 +63,12 @@ export class WorkerShare implements Helper {
   private readonly result: Promise<WorkerResult>;
   private readonly shared = new BigInt64Array(new SharedArrayBuffer(Shared.length * 8));
   private handedSeq = 0;
+  // set once the worker answered or failed: nothing more to wait for
+  private settled = false;
+  // transactions handed on and not yet done by the worker: their sequences and sizes
+  private readonly queued: { seq: number; bytes: number }[] = [];
+  private queuedHead = 0;
+  private queuedBytes = 0;
   private readonly handedCounts = { sessions: 0, ingests: 0, transactions: 0 };
 
   private constructor(private readonly worker: Worker) {
@@ -72,6 +88,7 @@ export class WorkerShare implements Helper {
         reject(new Error(`the audit's worker stopped (exit code ${code})`));
       };
       const done = (): void => {
+        this.settled = true;
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
@@ -109,9 +126,25 @@ export class WorkerShare implements Helper {
       if (work.kind === 'session') this.handedCounts.sessions++;
       else this.handedCounts.ingests++;
     }
+    this.queued.push({ seq, bytes: payload.length });
+    this.queuedBytes += payload.length;
     // a copy (a Buffer's `slice` would be a view of the reader's buffer, which transferring detaches)
     const copy = new Uint8Array(payload);
     this.worker.postMessage({ type: 'entry', seq, payload: copy, work } satisfies ToWorker, [copy.buffer]);
+  }
+
+  /** Waits while more than `MAX_QUEUED_BYTES` of handed transactions wait for the worker (not for a failed one: `finish` says why). */
+  async backpressure(): Promise<void> {
+    while (!this.settled) {
+      const done = Number(Atomics.load(this.shared, Shared.done));
+      while (this.queuedHead < this.queued.length && this.queued[this.queuedHead]!.seq <= done) this.queuedBytes -= this.queued[this.queuedHead++]!.bytes;
+      if (this.queuedHead > 1024 && this.queuedHead * 2 > this.queued.length) {
+        this.queued.splice(0, this.queuedHead);
+        this.queuedHead = 0;
+      }
+      if (this.queuedBytes <= maxQueuedBytes) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
 
   /** Tells the worker everything is handed on: it finishes its work (skipping what needs only folding) and answers. */
