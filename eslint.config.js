@@ -6,7 +6,7 @@ const coreFiles = ['libs/core/src/**/*.ts'];
 const coreTestFiles = ['libs/core/src/**/*.test.ts', 'libs/core/src/testing/**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.ci/**', 'test/fixtures/**', '.muster/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.ci/**', 'test/fixtures/**', '.muster/**', '.lead/**', '.scratch/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

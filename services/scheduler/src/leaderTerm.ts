@@ -38,6 +38,12 @@ import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
 import type { Ledger } from './ledger.ts';
 import { WakeSignal } from './wakeSignal.ts';
 
+/** Transactions the log took, with the state after them (their decisions' jobs are looked up there). */
+interface Adopted {
+  logged: LoggedTransaction[];
+  state: State;
+}
+
 /** Why a leadership term ended. */
 export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 'error';
 
@@ -70,8 +76,11 @@ export class LeaderTerm {
   private inputsSeen = performance.now();
   private restartInputs: () => void = () => undefined;
   private snapshotting: Promise<void> = Promise.resolve();
-  // decisions are published in log order, one batch after another, while the next turn is planned
+  // decisions are published in log order while the next turns are planned: adopted transactions
+  // wait in the outbox, and each round publishes all of them once the round before it is acked
+  private readonly outbox: Adopted[] = [];
   private publishing: Promise<void> = Promise.resolve();
+  private publishingActive = false;
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
   // shards changed since the hash cache last caught up: written when the leader has nothing waiting
@@ -223,12 +232,12 @@ export class LeaderTerm {
     for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
-    // published behind the batches before it, without holding up the next turn
-    const { logged, state } = plan;
-    this.publishing = this.publishing.then(() => this.publish(logged, state)).catch((err: unknown) => {
-      this.log.warn({ err }, 'publishing decisions failed: will re-publish');
-      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
-    });
+    // published behind the rounds before it, without holding up the next turn
+    this.outbox.push({ logged: plan.logged, state: plan.state });
+    if (!this.publishingActive) {
+      this.publishingActive = true;
+      this.publishing = this.drainOutbox();
+    }
     return true;
   }
 
@@ -246,20 +255,41 @@ export class LeaderTerm {
     this.touched = touchedShards([]);
   }
 
-  /** Publishes the messages of logged transactions; on failure remembers where to resume. */
-  private async publish(logged: LoggedTransaction[], state: State): Promise<void> {
+  /**
+   * Publishes the outbox in rounds until it is empty: each round takes everything adopted so far,
+   * so a leader taking many small turns still needs only one ack round trip per round.
+   */
+  private async drainOutbox(): Promise<void> {
+    try {
+      while (this.outbox.length > 0) {
+        const round = this.outbox.splice(0);
+        const first = round[0]!.logged[0]!.seq;
+        await this.publish(round, first).catch((err: unknown) => {
+          this.log.warn({ err }, 'publishing decisions failed: will re-publish');
+          this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, first);
+        });
+      }
+    } finally {
+      this.publishingActive = false;
+    }
+  }
+
+  /** Publishes the messages of adopted transactions (from log sequence `first` on); on failure remembers where to resume. */
+  private async publish(round: Adopted[], first: number): Promise<void> {
     if (this.unpublishedFrom !== null) {
       // something before these is owed: the catch-up publishes from there, in log order
-      this.unpublishedFrom = Math.min(this.unpublishedFrom, logged[0]!.seq);
+      this.unpublishedFrom = Math.min(this.unpublishedFrom, first);
       return;
     }
-    // jobs as of these transactions (later ones may have retired a job since)
-    const msgs: OutboundMessage[] = logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id)));
+    // jobs as of each transaction (later ones may have retired a job since)
+    const msgs: OutboundMessage[] = round.flatMap(({ logged, state }) =>
+      logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))),
+    );
     if (msgs.length === 0) return;
     const r = await publishDecisions(this.deps.nc, msgs);
     if (!r.ok) {
       this.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
-      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, logged[0]!.seq);
+      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, first);
     }
   }
 
