@@ -49,7 +49,10 @@ describe('golden histories', () => {
         expect(report.clean).toBe(true);
         expect(report.stateHash).toBe(g.expected.stateHash);
         expect(report.lastSeq).toBe(g.expected.lastSeq);
-        expect(report.checkpoints).toEqual({ checked: g.expected.kinds['checkpoint'], failed: 0 });
+        // a checkpoint transaction holds a Checkpoint, or is an empty mark of the state a later one names
+        const checkpoints = g.log.filter((l) => l.tx.events.some((e) => e.type === 'Checkpoint')).length;
+        expect(checkpoints).toBeGreaterThan(0);
+        expect(report.checkpoints).toEqual({ checked: checkpoints, failed: 0 });
       });
 
       it('audits clean without its inputs, saying ingest was checked for structure only', async () => {

@@ -12,6 +12,7 @@ import { runCli } from './runCli.ts';
 const lifecycle = golden('lifecycle');
 const failover = golden('loss-and-failover');
 const big = golden('big-session');
+const marked = golden('marked-checkpoints');
 const dir = mkdtempSync(join(tmpdir(), 'muster-tampered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -170,6 +171,38 @@ describe('a tampered history', () => {
     rechain(log, at + 1);
     const report = await auditLog(offline(log, lifecycle.inputs));
     expect(report.failures.map((f) => [f.seq, f.check])).toEqual(expect.arrayContaining([[log[at]!.seq, 'fencing'], [log[at]!.seq, 'time']]));
+  });
+});
+
+describe('a tampered history with checkpoint marks', () => {
+  const checkpointOf = (l: LoggedTransaction) => l.tx.events.find((e): e is Extract<SchedulerEvent, { type: 'Checkpoint' }> => e.type === 'Checkpoint');
+  // the first Checkpoint appended turns after the mark it names
+  const lagged = marked.log.findIndex((l) => (checkpointOf(l)?.seq ?? l.seq) < l.seq - 1);
+
+  it('is clean as recorded, its late Checkpoint included', async () => {
+    expect(lagged).toBeGreaterThan(0);
+    const report = await auditLog(offline(marked.log, marked.inputs));
+    expect(report.failures).toEqual([]);
+    expect(report.checkpoints.checked).toBe(marked.log.filter((l) => checkpointOf(l) !== undefined).length);
+  });
+
+  it('with a Checkpoint that does not match its marked state fails at that checkpoint', async () => {
+    const log = copyLog(marked.log);
+    checkpointOf(log[lagged]!)!.stateHash = '0'.repeat(64);
+    rechain(log, lagged + 1);
+    const report = await auditLog(offline(log, marked.inputs));
+    expect(report.failures[0]).toMatchObject({ seq: log[lagged]!.seq, check: 'checkpoint' });
+    expect(report.failures[0]!.message).toMatch(/hashes to 000000/);
+  });
+
+  it('with a Checkpoint naming a state no mark kept fails at that checkpoint', async () => {
+    const log = copyLog(marked.log);
+    const checkpoint = checkpointOf(log[lagged]!)!;
+    checkpoint.seq -= 1;
+    rechain(log, lagged + 1);
+    const report = await auditLog(offline(log, marked.inputs));
+    expect(report.failures[0]).toMatchObject({ seq: log[lagged]!.seq, check: 'checkpoint' });
+    expect(report.failures[0]!.message).toMatch(new RegExp(`for the state after ${checkpoint.seq}, .* the open checkpoint mark is at ${checkpoint.seq + 1}`));
   });
 });
 

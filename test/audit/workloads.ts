@@ -155,5 +155,26 @@ export const bigSession: Workload = {
   },
 };
 
+/**
+ * Checkpoints taken without stalling a turn: each is an empty `checkpoint` transaction marking the
+ * state, then a later Checkpoint naming the marked sequence (recorded with a checkpoint every 8
+ * transactions, so a steady trickle of jobs gives several).
+ */
+export const markedCheckpoints: Workload = {
+  name: 'marked-checkpoints',
+  description: 'a trickle of gangs, completions and a cancel, with a checkpoint mark every 8 transactions and each Checkpoint appended turns later, naming the mark',
+  replicas: ['s1'],
+  async run(d) {
+    for (const n of [cpuNode('m1', 'a'), cpuNode('m2', 'b')]) await d.register(n);
+    for (let i = 0; i < 24; i++) {
+      await d.submit(tasks(`m${String(i).padStart(2, '0')}`, 1 + (i % 3)));
+      // every job but the last runs to completion, so the nodes never fill up
+      if (i < 23) await d.complete(`m${String(i).padStart(2, '0')}`);
+    }
+    const last = await d.input('muster.in.cancel', { jobId: 'm23' });
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints];

@@ -27,7 +27,7 @@ export {
   SNAPSHOT_BUCKET,
 } from './names.ts';
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
-export { nativeStateHash, nativeTransactionHash } from './payloadHash.ts';
+export { nativeStateHash, nativeStateHashInSlices, nativeTransactionHash } from './payloadHash.ts';
 export { publishDecisions } from './publishDecisions.ts';
 export { pullBatches, pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';
 export type { PulledMessage } from './pullBatches.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalDigest } from '@muster/core';
+import { canonicalChunks, canonicalDigest } from '@muster/core';
 import type { CanonicalCache, State, Transaction } from '@muster/core';
 
 /**
@@ -17,6 +17,24 @@ export function payloadHash(payload: Uint8Array): string {
  */
 export function nativeStateHash(state: State, cache?: CanonicalCache): string {
   return canonicalDigest(state, payloadHash, cache);
+}
+
+/**
+ * `nativeStateHash` a slice at a time: it yields to the event loop after every `sliceMs` of
+ * serialising and hashing, so that hashing a state of many megabytes never stalls the caller's
+ * other work for longer than a slice. The state must not change meanwhile (states never do).
+ */
+export async function nativeStateHashInSlices(state: State, cache: CanonicalCache, sliceMs = 2): Promise<string> {
+  const hash = createHash('sha256');
+  let sliceStarted = performance.now();
+  for (const chunk of canonicalChunks(state, cache)) {
+    hash.update(chunk);
+    if (performance.now() - sliceStarted >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+  }
+  return hash.digest('hex');
 }
 
 /** `transactionHash` of the core with Node's native SHA-256 (same value). */

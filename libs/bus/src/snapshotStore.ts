@@ -1,5 +1,4 @@
-import { canonicalBytes } from '@muster/core';
-import type { CanonicalCache } from '@muster/core';
+import { CanonicalCache, canonicalBytes, canonicalChunks } from '@muster/core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
@@ -66,9 +65,18 @@ export async function saveSnapshot<S>(
   const used = new Map(existing.map((s) => [s.name, s]));
   const free = Array.from({ length: keep }, (_, i) => `${PREFIX}${i}`).find((name) => !used.has(name));
   const slot = free ?? existing.reduce((oldest, s) => (s.seq < oldest.seq ? s : oldest)).name;
-  // canonical bytes: a reader checks the hash on the bytes as stored, before parsing them
-  const data = canonicalBytes(snapshot.state, opts.cache);
-  const info = await store.putBlob(
+  // canonical bytes: a reader checks the hash on the bytes as stored, before parsing them. They
+  // are written a chunk at a time as the store asks for them (it awaits each chunk's ack), so a
+  // state of many megabytes never holds the writer's event loop for long.
+  const chunks = canonicalChunks(snapshot.state, opts.cache ?? new CanonicalCache(), CHUNK_BYTES);
+  const data = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done === true) controller.close();
+      else controller.enqueue(next.value.slice());
+    },
+  });
+  const info = await store.put(
     {
       name: slot,
       description: `muster state after log sequence ${snapshot.seq}`,

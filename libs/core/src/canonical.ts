@@ -72,6 +72,89 @@ function writeCached(value: unknown, out: ByteWriter, cache: CanonicalCache, dep
   else writeRecord(value as Record<string, unknown>, out, child);
 }
 
+/**
+ * The canonical bytes of a value (`canonicalBytes(value, cache)`) in chunks of about `chunkBytes`,
+ * each valid until the next is asked for, so that a caller can hash a state of many megabytes a
+ * slice at a time between other work. Leaves are taken from (or put into) the cache as by
+ * `canonicalBytes`. The value must not change while its chunks are read: a state never does.
+ */
+export function* canonicalChunks(value: unknown, cache: CanonicalCache, chunkBytes = 1 << 18): Generator<Uint8Array, void, undefined> {
+  const out = new ChunkBuffer(chunkBytes);
+  yield* chunksOf(value, cache, 0, out);
+  if (out.length > 0) yield out.take();
+}
+
+/** Bytes gathered for the next chunk, in a buffer of its own (the shared one is reused between slices). */
+class ChunkBuffer {
+  private buf: Uint8Array;
+  length = 0;
+
+  constructor(readonly limit: number) {
+    this.buf = new Uint8Array(limit);
+  }
+
+  get full(): boolean {
+    return this.length >= this.limit;
+  }
+
+  push(bytes: Uint8Array): void {
+    if (this.length + bytes.length > this.buf.length) {
+      const grown = new Uint8Array(Math.max(this.buf.length * 2, this.length + bytes.length));
+      grown.set(this.buf.subarray(0, this.length));
+      this.buf = grown;
+    }
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  byte(b: number): void {
+    this.push(BYTES[b]!);
+  }
+
+  /** The gathered bytes (a view, valid until the next push) and a fresh start. */
+  take(): Uint8Array {
+    const chunk = this.buf.subarray(0, this.length);
+    this.length = 0;
+    return chunk;
+  }
+}
+
+const BYTES: Uint8Array[] = Array.from({ length: 128 }, (_, b) => Uint8Array.of(b));
+
+// The traversal of `writeCached`, pushing into a chunk buffer and yielding whenever it is full.
+function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: ChunkBuffer): Generator<Uint8Array, void, undefined> {
+  if (typeof value !== 'object' || value === null || depth === LEAF_DEPTH) {
+    out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) ? leafBytes(value, cache) : written(value));
+  } else if (Array.isArray(value)) {
+    out.byte(0x5b);
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.byte(0x2c);
+      yield* chunksOf(value[i], cache, depth + 1, out);
+    }
+    out.byte(0x5d);
+  } else {
+    const record = value as Record<string, unknown>;
+    out.byte(0x7b);
+    let first = true;
+    for (const key of Object.keys(record).sort()) {
+      const member = record[key];
+      if (member === undefined) continue;
+      if (!first) out.byte(0x2c);
+      first = false;
+      out.push(written(key));
+      out.byte(0x3a);
+      yield* chunksOf(member, cache, depth + 1, out);
+    }
+    out.byte(0x7d);
+  }
+  if (out.full) yield out.take();
+}
+
+function leafBytes(leaf: readonly unknown[], cache: CanonicalCache): Uint8Array {
+  cacheLeaf(cache, leaf);
+  return cache.leaves.get(leaf)!;
+}
+
 const DECODER = new TextDecoder();
 
 // Written straight into UTF-8 bytes: no intermediate strings, so a 50 MB state serialises at a few

@@ -1,7 +1,7 @@
 // @muster/core: the pure scheduler. Events, state, evolve/fold, ingest, sessions, placement.
 export type { Transaction, TransactionKind, LoggedTransaction } from './envelope.ts';
 export { transactionHash } from './envelope.ts';
-export { CanonicalCache, canonicalBytes, canonicalDigest, canonicalJson, canonicalHash, sha256Hex } from './canonical.ts';
+export { CanonicalCache, canonicalBytes, canonicalChunks, canonicalDigest, canonicalJson, canonicalHash, sha256Hex } from './canonical.ts';
 export type * from './events.ts';
 export { isDecision } from './events.ts';
 export type { Resources } from './resources.ts';

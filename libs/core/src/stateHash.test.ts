@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanonicalCache, canonicalHash, canonicalJson } from './canonical.ts';
+import { CanonicalCache, canonicalBytes, canonicalChunks, canonicalHash, canonicalJson } from './canonical.ts';
 import { makeTransaction } from './chain.ts';
 import { transactionHash } from './envelope.ts';
 import { fold, foldTransactions } from './evolve.ts';
@@ -75,6 +75,28 @@ describe('warmStateCache', () => {
         expect(canonicalHash(state, cache)).toBe(stateHash(state));
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe('canonicalChunks', () => {
+  it('gives, chunk by chunk, exactly the canonical bytes of a state, cached or not', () => {
+    fc.assert(
+      fc.property(arbitraryEvents(120), fc.integer({ min: 1, max: 4000 }), fc.boolean(), (events, chunkBytes, warmFirst) => {
+        const state = fold(initialState(), events);
+        const cache = new CanonicalCache();
+        if (warmFirst) warmStateCache(state, cache, events.slice(0, events.length >> 1));
+        const expected = canonicalBytes(state).slice();
+        const parts: Uint8Array[] = [];
+        for (const chunk of canonicalChunks(state, cache, chunkBytes)) {
+          // a chunk is valid until the next is asked for: another write in between must not touch it
+          canonicalBytes({ unrelated: events.length });
+          parts.push(chunk.slice());
+        }
+        expect(Buffer.concat(parts).equals(Buffer.from(expected))).toBe(true);
+        expect(canonicalHash(state, cache)).toBe(stateHash(state));
+      }),
+      { numRuns: 120 },
     );
   });
 });

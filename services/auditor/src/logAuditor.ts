@@ -118,6 +118,8 @@ export class LogAuditor {
   lastSeq = 0;
   private readonly chain = new ChainVerifier();
   private open: OpenSession | null = null;
+  // the state after the last checkpoint mark, kept until a Checkpoint names it
+  private marked: State | null = null;
   private cursor: InputCursor | null = null;
 
   // false for a helper: what is wrong with the log's structure is the main thread's to report
@@ -143,6 +145,7 @@ export class LogAuditor {
     if (!audited) {
       helper?.hand(seq, payload!, null);
       this.foldWhole(seq, tx);
+      this.noteMark(tx);
       this.snapshotAt(seq);
       return;
     }
@@ -208,10 +211,10 @@ export class LogAuditor {
     await this.cursor?.close();
   }
 
-  /** The canonical hash of the current state, with Node's native SHA-256 (timed: on a large state it is the costliest check). */
-  hash(): string {
+  /** The canonical hash of a state (default: the current one), with Node's native SHA-256 (timed: on a large state it is the costliest check). */
+  hash(state: State = this.state): string {
     const started = performance.now();
-    const hash = nativeStateHash(this.state, this.hashCache);
+    const hash = nativeStateHash(state, this.hashCache);
     this.timings.hashMs += performance.now() - started;
     return hash;
   }
@@ -406,27 +409,35 @@ export class LogAuditor {
     this.foldWhole(seq, tx);
   }
 
-  // A Checkpoint hashes the state after the transaction before it: hash before this one is folded.
+  // A Checkpoint hashes the state after the transaction before it, or after the last checkpoint
+  // mark (an empty checkpoint transaction): hash before this one is folded.
   private checkpoint(seq: number, tx: Transaction): void {
-    let hash: string | null = null;
     for (const event of tx.events) {
       if (event.type !== 'Checkpoint') {
         this.fail(seq, 'structure', `checkpoint transaction ${seq} holds a ${event.type}`);
         continue;
       }
       this.counts.checkpointsChecked++;
-      if (event.seq !== this.state.seq) {
+      const named = event.seq === this.state.seq ? this.state : event.seq === this.marked?.seq ? this.marked : null;
+      if (named === null) {
         this.counts.checkpointsFailed++;
-        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} is for the state after ${event.seq}, but it follows transaction ${this.state.seq}`);
+        const mark = this.marked === null ? 'no checkpoint mark is open' : `the open checkpoint mark is at ${this.marked.seq}`;
+        this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} is for the state after ${event.seq}, but it follows transaction ${this.state.seq} and ${mark}`);
         continue;
       }
-      hash ??= this.hash();
+      const hash = this.hash(named);
       if (hash !== event.stateHash) {
         this.counts.checkpointsFailed++;
         this.fail(seq, 'checkpoint', `the Checkpoint in transaction ${seq} says the state after ${event.seq} hashes to ${short(event.stateHash)}; replay gives ${short(hash)}`);
       }
     }
     this.foldWhole(seq, tx);
+    this.noteMark(tx);
+  }
+
+  /** After folding a checkpoint mark (an empty checkpoint transaction), keeps the state it marks for the Checkpoint that will name it. */
+  private noteMark(tx: Transaction): void {
+    if (tx.kind === 'checkpoint' && tx.events.length === 0) this.marked = this.state;
   }
 
   private snapshotAt(seq: number): void {

@@ -7,6 +7,8 @@ export { submissionMsgId, API_SUBJECTS } from './apiServer.ts';
 export type { ApiError, ApiReply } from './apiServer.ts';
 export type { JobRow, NodeRow } from './views.ts';
 export { Replica } from './replica.ts';
+export { Ledger } from './ledger.ts';
+export type { CheckpointMismatch } from './ledger.ts';
 export type { RebuildReport, ReplicaDeps } from './replica.ts';
 export { HeartbeatMonitor } from './heartbeatMonitor.ts';
 export { resolveOptions } from './config.ts';

@@ -5,7 +5,7 @@ import {
   lastLogSequence,
   encodeTransaction,
   lastPublishedLogSeq,
-  nativeStateHash,
+  nativeStateHashInSlices,
   publishDecisions,
   readInputs,
   readLog,
@@ -30,7 +30,7 @@ import {
   touchedShards,
   warmShards,
 } from '@muster/core';
-import type { CanonicalCache, LoggedTransaction, TouchedShards, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
+import type { LoggedTransaction, TouchedShards, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
 import { runRestartable } from './restartable.ts';
@@ -86,6 +86,9 @@ export class LeaderTerm {
   // shards changed since the hash cache last caught up: written when the leader has nothing waiting
   private touched: TouchedShards = touchedShards([]);
   private lastWarm = 0;
+  // a checkpoint marked and its hash being computed, or computed and waiting for the next turn
+  private checkpointing = false;
+  private checkpointReady: { seq: number; stateHash: string } | null = null;
   private readonly log: Logger;
 
   constructor(
@@ -177,7 +180,7 @@ export class LeaderTerm {
         plan.retire(opts.retainFinishedMs);
       }
       plan.session();
-      plan.checkpoint(opts.checkpointEvery, this.ledger.hashCache);
+      this.checkpoint(plan);
       // pipelined: this turn's append goes out now; the turn waits for the one before it, so the
       // next turn is planned while this one is in flight (at most two appends outstanding)
       if (plan.logged.length > 0) {
@@ -239,6 +242,36 @@ export class LeaderTerm {
       this.publishing = this.drainOutbox();
     }
     return true;
+  }
+
+  /**
+   * Checkpoints without stalling a turn: when one is due, the plan marks the state (an empty
+   * `checkpoint` transaction) and its hash is computed a slice at a time between turns; a later
+   * turn appends the Checkpoint naming the marked sequence. Replicas and the auditor keep the
+   * marked state until then (docs/events.md).
+   */
+  private checkpoint(plan: Plan): void {
+    const ready = this.checkpointReady;
+    if (ready !== null) {
+      this.checkpointReady = null;
+      this.checkpointing = false;
+      plan.checkpoint(ready);
+      return;
+    }
+    if (this.checkpointing || !plan.checkpointDue(this.deps.opts.checkpointEvery)) return;
+    this.checkpointing = true;
+    const marked = plan.markCheckpoint();
+    nativeStateHashInSlices(marked, this.ledger.hashCache).then(
+      (stateHash) => {
+        if (this.ended !== null) return;
+        this.checkpointReady = { seq: marked.seq, stateHash };
+        this.wake.notify();
+      },
+      (err: unknown) => {
+        this.log.error({ err }, 'checkpoint hash failed: stepping down');
+        this.finish('error');
+      },
+    );
   }
 
   /**
@@ -419,7 +452,8 @@ export class LeaderTerm {
     this.lastSnapshotSeq = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
-        const info = await saveSnapshot(this.deps.bulkJs ?? this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash: nativeStateHash(state, this.ledger.hashCache), state }, { cache: this.ledger.hashCache });
+        const hash = await nativeStateHashInSlices(state, this.ledger.hashCache);
+        const info = await saveSnapshot(this.deps.bulkJs ?? this.deps.js, { schema: STATE_SCHEMA, seq: state.seq, hash, state }, { cache: this.ledger.hashCache });
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
@@ -495,10 +529,20 @@ class Plan {
     parts.forEach((events, i) => this.add('session', events, session, i + 1, parts.length));
   }
 
-  checkpoint(every: number, cache: CanonicalCache): void {
-    const since = this.state.seq - (this.state.lastCheckpoint?.seq ?? 0);
-    if (every <= 0 || since < every) return;
-    this.add('checkpoint', [{ type: 'Checkpoint', seq: this.state.seq, stateHash: nativeStateHash(this.state, cache) }]);
+  /** Whether `every` transactions or more went by since the last Checkpoint (never when `every` is 0). */
+  checkpointDue(every: number): boolean {
+    return every > 0 && this.state.seq - (this.state.lastCheckpoint?.seq ?? 0) >= every;
+  }
+
+  /** Marks the state a Checkpoint will hash: an empty `checkpoint` transaction; returns the state after it. */
+  markCheckpoint(): State {
+    this.add('checkpoint', []);
+    return this.state;
+  }
+
+  /** The Checkpoint of a marked state, once its hash is known. */
+  checkpoint(ready: { seq: number; stateHash: string }): void {
+    this.add('checkpoint', [{ type: 'Checkpoint', seq: ready.seq, stateHash: ready.stateHash }]);
   }
 
   /** Chains, stamps and folds one transaction. */

@@ -19,6 +19,8 @@ export class Ledger {
   lastHash: string | null;
   /** Serialised leaves of this replica's states, so each checkpoint, snapshot or status hash writes only what changed. */
   readonly hashCache = new CanonicalCache();
+  /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
+  private marked: State | null = null;
 
   constructor(state: State = initialState(), lastHash: string | null = null) {
     this.state = state;
@@ -31,8 +33,10 @@ export class Ledger {
   }
 
   /**
-   * Folds transactions read from the log, in one `produce`, checking each Checkpoint against the
-   * state before it; returns the mismatches (a replica that finds one must not lead).
+   * Folds transactions read from the log, in one `produce` between checkpoints, checking each
+   * Checkpoint against the state it names: the one before it, or the marked one. Returns the
+   * mismatches (a replica that finds one must not lead). A Checkpoint of a state this replica
+   * never held (marked before the snapshot it started from) is not compared.
    */
   fold(txs: readonly ReadTransaction[]): CheckpointMismatch[] {
     const mismatches: CheckpointMismatch[] = [];
@@ -40,12 +44,21 @@ export class Ledger {
     let start = 0;
     // checkpoints hash the state after the transaction they name, so fold up to there first
     for (let i = 0; i < txs.length; i++) {
-      const checkpoint = txs[i]!.tx.events.find((e) => e.type === 'Checkpoint');
+      const { tx } = txs[i]!;
+      if (tx.kind === 'checkpoint' && tx.events.length === 0) {
+        state = foldRange(state, txs.slice(start, i + 1));
+        start = i + 1;
+        this.marked = state;
+        continue;
+      }
+      const checkpoint = tx.events.find((e) => e.type === 'Checkpoint');
       if (checkpoint === undefined || checkpoint.type !== 'Checkpoint') continue;
       state = foldRange(state, txs.slice(start, i));
       start = i;
-      if (checkpoint.seq === state.seq) {
-        const actual = nativeStateHash(state, this.hashCache);
+      const named = checkpoint.seq === state.seq ? state : checkpoint.seq === this.marked?.seq ? this.marked : null;
+      if (named === this.marked) this.marked = null;
+      if (named !== null) {
+        const actual = nativeStateHash(named, this.hashCache);
         if (actual !== checkpoint.stateHash) mismatches.push({ seq: checkpoint.seq, expected: checkpoint.stateHash, actual });
       }
     }
