@@ -24,6 +24,8 @@ import { realisticEvents } from './realisticLog.ts';
 const GANGS = Number(process.env.BENCH_GANGS ?? 5000);
 // published (raw) and decided (end to end) before each is timed, so both measure warm code, not V8's compiler
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
+// the raw rate of one short round swings by 2x on a shared machine: the best of a few is the baseline
+const RAW_ROUNDS = Number(process.env.BENCH_RAW_ROUNDS ?? 3);
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 5);
 const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
@@ -65,19 +67,23 @@ function decisionClock(nc: NatsConnection): Map<string, number> {
   return seen;
 }
 
-async function rawPublishRate(nc: NatsConnection): Promise<number> {
+/** Raw publish rates of RAW_ROUNDS rounds of GANGS messages each; the best is the baseline (the hardest one to reach). */
+async function rawPublishRates(nc: NatsConnection): Promise<number[]> {
   const jsm = await jetStreamManager(nc);
   await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' as never });
   const js = jetStream(nc);
   const body = JSON.stringify(gang('j-raw-000000'));
   await Promise.all(Array.from({ length: WARMUP }, (_, i) => js.publish('bench.raw.submit', body, { msgID: `raw-warm-${i}` })));
-  const started = performance.now();
-  const acks = [];
-  for (let i = 0; i < GANGS; i++) acks.push(js.publish('bench.raw.submit', body, { msgID: `raw-${i}` }));
-  await Promise.all(acks);
-  const rate = GANGS / ((performance.now() - started) / 1000);
+  const rates: number[] = [];
+  for (let round = 0; round < RAW_ROUNDS; round++) {
+    const started = performance.now();
+    const acks = [];
+    for (let i = 0; i < GANGS; i++) acks.push(js.publish('bench.raw.submit', body, { msgID: `raw-${round}-${i}` }));
+    await Promise.all(acks);
+    rates.push(GANGS / ((performance.now() - started) / 1000));
+  }
   await jsm.streams.delete('BENCH_RAW');
-  return rate;
+  return rates;
 }
 
 async function endToEnd(nc: NatsConnection, seen: Map<string, number>): Promise<number> {
@@ -216,8 +222,10 @@ if (PARTS.has('load')) {
   let leader: SchedulerProcess | null = null;
   try {
     await ensureStreams(nc, { replicas: 1 });
-    const raw = await rawPublishRate(nc);
-    line('raw JetStream publish (one message per submission)', `${Math.round(raw).toLocaleString('en-US')} msgs/s`);
+    const rates = await rawPublishRates(nc);
+    const raw = Math.max(...rates);
+    const each = rates.map((r) => Math.round(r).toLocaleString('en-US')).join(', ');
+    line('raw JetStream publish (one message per submission)', `${Math.round(raw).toLocaleString('en-US')} msgs/s  (best of ${rates.length} rounds: ${each})`);
     leader = spawnScheduler({ id: 'bench', urls: [server.url], leaseMs: 1000, logLevel: 'warn' });
     const js = jetStream(nc);
     for (let i = 0; i < 100; i++) await publishInput(js, `muster.in.node.n${i}.register`, node(`n${i}`));
