@@ -2,6 +2,7 @@
 // raw JetStream publish rate (the baseline), end-to-end gangs/s from submit to published decision,
 // submit-to-decision latency at a fixed offered load, takeover after kill -9 of the leader, and
 // cold rebuild of a 1,000,000-event log with and without a snapshot.
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import {
   appendTransactions,
@@ -37,6 +38,13 @@ const silent = pino({ level: 'silent' });
 // large nodes (512 slots): room for every gang the bench submits, without one node holding them all
 const node = (id: string) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 512_000, memoryMb: 4_194_304, slots: 512 }, gpus: [] });
 const gang = (id: string) => ({ id, identity: { user: `u${id.length % 7}` }, tasks: 4, resources: { cpu: 100, memoryMb: 128 } });
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -232,8 +240,12 @@ if (PARTS.has('load')) {
     const seen = decisionClock(nc);
     await Promise.all(Array.from({ length: WARMUP + 1 }, (_, i) => publishInput(js, 'muster.in.submit', gang(`w${i}`), `w${i}:1`)));
     if (!(await waitFor(() => [...Array(WARMUP + 1).keys()].every((i) => seen.has(`w${i}`)), 60_000))) throw new Error('scheduler did not decide the warm-up gangs');
+    const before = { server: cpuMs(server.pid), scheduler: cpuMs(leader.pid), client: process.cpuUsage() };
     const e2e = await endToEnd(nc, seen);
     line('end-to-end gangs/s (submit to published decision)', `${Math.round(e2e).toLocaleString('en-US')} gangs/s  (${(e2e / raw).toFixed(2)} of raw; goal >= 0.5)`);
+    const client = process.cpuUsage(before.client);
+    const perGang = (ms: number) => `${Math.round((ms * 1000) / GANGS)} µs`;
+    line('CPU per gang, end to end', `nats-server ${perGang(cpuMs(server.pid) - before.server)}, scheduler ${perGang(cpuMs(leader.pid) - before.scheduler)}, submitting client ${perGang((client.user + client.system) / 1000)} (2 cores in all)`);
     const lat = await latencyAtLoad(nc, seen);
     line(`submit-to-decision latency at ${RATE} gangs/s`, `p50 ${pct(lat, 50).toFixed(1)} ms  p99 ${pct(lat, 99).toFixed(1)} ms  (${lat.length} gangs; goal p99 < 50 ms)`);
   } finally {
