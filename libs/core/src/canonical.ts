@@ -27,14 +27,6 @@ export class CanonicalCache {
   readonly leaves = new WeakMap<object, Uint8Array>();
 }
 
-/** Writes one frozen leaf into the cache ahead of the next hash (nothing when it is there, or not frozen). */
-export function cacheLeaf(cache: CanonicalCache, leaf: readonly unknown[]): void {
-  if (!Object.isFrozen(leaf) || cache.leaves.has(leaf)) return;
-  const out = new ByteWriter();
-  write(leaf, out);
-  cache.leaves.set(leaf, out.since(0));
-}
-
 /** Where a state's trie leaves sit: state → table → level → level → leaf. */
 const LEAF_DEPTH = 4;
 
@@ -150,9 +142,16 @@ function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: Ch
   if (out.full) yield out.take();
 }
 
+/** The bytes of a frozen leaf, from the cache or written into it. */
 function leafBytes(leaf: readonly unknown[], cache: CanonicalCache): Uint8Array {
-  cacheLeaf(cache, leaf);
-  return cache.leaves.get(leaf)!;
+  let bytes = cache.leaves.get(leaf);
+  if (bytes === undefined) {
+    const out = new ByteWriter();
+    write(leaf, out);
+    bytes = out.since(0);
+    cache.leaves.set(leaf, bytes);
+  }
+  return bytes;
 }
 
 const DECODER = new TextDecoder();

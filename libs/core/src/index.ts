@@ -13,8 +13,7 @@ export { isJobIdTaken, isRetired, retireProblem, retiredJob, retirement } from '
 export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
 export { copyOnWrite } from './copyOnWrite.ts';
-export { stateHash, touchedShards, warmShards, warmStateCache } from './stateHash.ts';
-export type { TouchedShards } from './stateHash.ts';
+export { stateHash } from './stateHash.ts';
 export * from './spec/index.ts';
 export * from './select/index.ts';
 export type { Input } from './ingest.ts';

@@ -27,10 +27,8 @@ import {
   nextDeadline,
   retirement,
   shardGet,
-  touchedShards,
-  warmShards,
 } from '@muster/core';
-import type { LoggedTransaction, TouchedShards, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
+import type { LoggedTransaction, OutboundMessage, SchedulerEvent, Stamp, State, Transaction, TransactionKind } from '@muster/core';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
 import { runRestartable } from './restartable.ts';
@@ -53,7 +51,6 @@ const MAX_INGEST_TX_BYTES = 400_000;
 const MAX_RETIRED_PER_TURN = 2000;
 const IDLE_WAKE_MS = 250;
 const INPUT_WATCHDOG_MS = 2000;
-const WARM_EVERY_MS = 100;
 
 /**
  * One term of leadership: append LeaderElected (fenced), re-publish what the predecessor left
@@ -83,9 +80,6 @@ export class LeaderTerm {
   private publishingActive = false;
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
-  // shards changed since the hash cache last caught up: written when the leader has nothing waiting
-  private touched: TouchedShards = touchedShards([]);
-  private lastWarm = 0;
   // a checkpoint marked and its hash being computed, or computed and waiting for the next turn
   private checkpointing = false;
   private checkpointReady: { seq: number; stateHash: string } | null = null;
@@ -189,7 +183,6 @@ export class LeaderTerm {
         await previous;
       }
       if (this.inputs.length > 0) this.wake.notify();
-      else this.warmHashCache();
       this.maybeSnapshot();
     } catch (err) {
       this.log.error({ err }, 'leader step failed: stepping down');
@@ -231,7 +224,6 @@ export class LeaderTerm {
     // the fence held, so the log now holds exactly what the plan folded
     this.ledger.state = plan.state;
     this.ledger.lastHash = plan.lastHash;
-    for (const { tx } of plan.logged) touchedShards(tx.events, this.touched);
     for (const { tx } of plan.logged) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
@@ -272,20 +264,6 @@ export class LeaderTerm {
         this.finish('error');
       },
     );
-  }
-
-  /**
-   * Serialises the leaves changed since the last call into the hash cache, so the next checkpoint
-   * does not stall a turn. Called when no input waits, at most every WARM_EVERY_MS: a leaf changed
-   * by many turns (a node taking gang after gang) is written once, not after every turn.
-   */
-  private warmHashCache(): void {
-    if (this.touched.jobs.size === 0 && this.touched.nodes.size === 0) return;
-    const now = performance.now();
-    if (now - this.lastWarm < WARM_EVERY_MS) return;
-    this.lastWarm = now;
-    warmShards(this.ledger.state, this.ledger.hashCache, this.touched);
-    this.touched = touchedShards([]);
   }
 
   /**
