@@ -2,7 +2,6 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { rememberInboxPrefix } from './jetStreamPublisher.ts';
 
 /** How to reach NATS. */
 export interface ConnectOptions {
@@ -30,8 +29,8 @@ export interface ConnectOptions {
 }
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
-export async function connect(opts: ConnectOptions): Promise<NatsConnection> {
-  const nc = await natsConnect({
+export function connect(opts: ConnectOptions): Promise<NatsConnection> {
+  return natsConnect({
     servers: opts.servers,
     name: opts.name,
     maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
@@ -45,8 +44,6 @@ export async function connect(opts: ConnectOptions): Promise<NatsConnection> {
     ...(opts.token === undefined ? {} : { token: opts.token }),
     ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   });
-  if (opts.inboxPrefix !== undefined) rememberInboxPrefix(nc, opts.inboxPrefix);
-  return nc;
 }
 
 /**

@@ -4,6 +4,7 @@ export type { AppendFailureCode, AppendOptions, AppendResult, EncodedTransaction
 export { BusError, isBusError, isChainBroken } from './busError.ts';
 export type { BusErrorCode } from './busError.ts';
 export { connect, jetStream, jetStreamManager } from './connect.ts';
+export { connectionOf, connectionOptions } from './connectionOf.ts';
 export type { ConnectOptions } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';

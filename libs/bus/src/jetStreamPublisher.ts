@@ -2,6 +2,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { PubAck } from '@nats-io/jetstream';
 import { createInbox, headers, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { inboxPrefixOf } from './connectionOf.ts';
 
 /** Options of one publish: the msg id (deduplication), extra headers, the ack timeout. */
 export interface PublishOptions {
@@ -102,18 +103,12 @@ function parseAck(msg: Msg): PubAck {
 }
 
 const PUBLISHERS = new WeakMap<NatsConnection, JetStreamPublisher>();
-const INBOX_PREFIXES = new WeakMap<NatsConnection, string>();
-
-/** Remembers the inbox prefix a connection was made with, for its publisher's ack subscription. */
-export function rememberInboxPrefix(nc: NatsConnection, prefix: string): void {
-  INBOX_PREFIXES.set(nc, prefix);
-}
 
 /** The publisher of a connection (made on first use: one ack subscription per connection). */
 export function jetStreamPublisher(nc: NatsConnection): JetStreamPublisher {
   let publisher = PUBLISHERS.get(nc);
   if (publisher === undefined) {
-    publisher = new JetStreamPublisher(nc, INBOX_PREFIXES.get(nc));
+    publisher = new JetStreamPublisher(nc, inboxPrefixOf(nc));
     PUBLISHERS.set(nc, publisher);
   }
   return publisher;

@@ -1,7 +1,8 @@
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { createInbox, nanos, nuid } from '@nats-io/transport-node';
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
+import { connectionOf, inboxPrefixOf } from './connectionOf.ts';
 import { DECISIONS_STREAM, IN_STREAM, LOG_SEQ_HEADER, LOG_STREAM } from './names.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
@@ -82,6 +83,7 @@ export async function* pullBatches(js: JetStreamClient, stream: string, opts: Ba
   if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new RangeError(`fromSeq must be a positive integer, got ${fromSeq}`);
   if (opts.signal?.aborted === true) return;
   const nc = connectionOf(js);
+  if (nc === null) throw new TypeError('pullBatches needs a nats.js JetStream client');
   const jsm = await js.jetstreamManager(false);
   const endSeq = (await jsm.streams.info(stream)).state.last_seq;
   if (endSeq < fromSeq) return;
@@ -118,7 +120,7 @@ export async function* pullBatches(js: JetStreamClient, stream: string, opts: Ba
     signal();
   };
   // a restricted user may subscribe only below its own inbox prefix
-  const inbox = createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
+  const inbox = createInbox(inboxPrefixOf(nc));
   const subject = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`;
   // at most two pulls outstanding, and none while a batch waits for the caller: memory stays bounded
   const pull = (): void => {
@@ -195,13 +197,6 @@ export async function* pullBatches(js: JetStreamClient, stream: string, opts: Ba
 // a function, so that the compiler does not carry a narrowing of `aborted` across the awaits above
 function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
-}
-
-/** The connection of a nats.js JetStream client. */
-function connectionOf(js: JetStreamClient): NatsConnection {
-  const nc = (js as unknown as { nc?: NatsConnection }).nc;
-  if (nc === undefined) throw new TypeError('pullBatches needs a nats.js JetStream client');
-  return nc;
 }
 
 /**

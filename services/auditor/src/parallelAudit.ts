@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { connectionOf, connectionOptions } from '@muster/bus';
 import type { JetStreamClient } from '@muster/bus';
 import type { HandedWork, Helper } from './logAuditor.ts';
 import { Shared } from './workerProtocol.ts';
@@ -29,9 +30,10 @@ let idle: Worker | null = null;
  * null when they cannot be told (not a nats.js client, or TLS options, which are not copied).
  */
 export function workerConnection(js: JetStreamClient): WorkerConnection | null {
-  const nc = (js as unknown as { nc?: { options?: Record<string, unknown> } }).nc;
-  const o = nc?.options;
-  if (o === undefined || (o.tls !== undefined && o.tls !== null)) return null;
+  const nc = connectionOf(js);
+  if (nc === null) return null;
+  const o = connectionOptions(nc);
+  if (o.tls !== undefined && o.tls !== null) return null;
   const servers = typeof o.servers === 'string' ? [o.servers] : Array.isArray(o.servers) ? o.servers : null;
   if (servers === null || servers.length === 0 || !servers.every((s): s is string => typeof s === 'string')) return null;
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
