@@ -3,11 +3,13 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { createInbox, nanos, nuid } from '@nats-io/transport-node';
 import type { Msg } from '@nats-io/transport-node';
 import { connectionOf, inboxPrefixOf } from './connectionOf.ts';
-import { DECISIONS_STREAM, IN_STREAM, LOG_SEQ_HEADER, LOG_STREAM } from './names.ts';
+import { DECISIONS_STREAM, IN_STREAM, LOG_STREAM } from './names.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
 import type { LogEntry } from './readLogEntries.ts';
+import { inputOf } from './readInputs.ts';
 import type { InputMessage } from './readInputs.ts';
+import { decisionOf } from './readDecisions.ts';
 import type { StoredDecision } from './readDecisions.ts';
 
 // The caller is woken when this many bytes have arrived, or a pull is complete.
@@ -19,8 +21,6 @@ const LOG_BATCH = 512;
 // the wait for messages removed from the stream while it is read
 const PULL_EXPIRES_MS = 5_000;
 
-const decoder = new TextDecoder();
-
 /**
  * `readInputBatches` without msg ids, through `pullBatches`: the same inputs in the same batches
  * shape, for bulk readers of many small messages (the audit).
@@ -28,10 +28,7 @@ const decoder = new TextDecoder();
 export async function* pullInputBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
   for await (const batch of pullBatches(js, IN_STREAM, opts)) {
     const out = new Array<InputMessage>(batch.length);
-    for (let i = 0; i < batch.length; i++) {
-      const m = batch[i]!;
-      out[i] = { seq: m.seq, subject: m.msg.subject, data: decoder.decode(m.msg.data), size: m.msg.data.length };
-    }
+    for (let i = 0; i < batch.length; i++) out[i] = inputOf(batch[i]!.seq, batch[i]!.msg, { withMsgId: false });
     yield out;
   }
 }
@@ -40,18 +37,7 @@ export async function* pullInputBatches(js: JetStreamClient, opts: BatchReadOpti
 export async function* pullDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
   for await (const batch of pullBatches(js, DECISIONS_STREAM, opts)) {
     const out = new Array<StoredDecision>(batch.length);
-    for (let i = 0; i < batch.length; i++) {
-      const { seq, msg } = batch[i]!;
-      const headers = msg.headers;
-      const logSeq = Number(headers?.get(LOG_SEQ_HEADER) ?? '');
-      out[i] = {
-        seq,
-        subject: msg.subject,
-        msgId: headers?.get('Nats-Msg-Id') ?? '',
-        logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,
-        data: decoder.decode(msg.data),
-      };
-    }
+    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!.msg);
     yield out;
   }
 }

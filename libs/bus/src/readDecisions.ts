@@ -1,4 +1,5 @@
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Msg } from '@nats-io/transport-node';
 import { DECISIONS_STREAM, LOG_SEQ_HEADER } from './names.ts';
 import { orderedBatches } from './orderedMessages.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
@@ -30,16 +31,17 @@ export async function* readDecisions(js: JetStreamClient, opts: BatchReadOptions
 export async function* readDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
   for await (const batch of orderedBatches(js, DECISIONS_STREAM, { batch: DECISIONS_BATCH, ...opts })) {
     const out: StoredDecision[] = new Array<StoredDecision>(batch.length);
-    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!);
+    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!);
     yield out;
   }
 }
 
-function decisionOf(m: JsMsg): StoredDecision {
+/** A message of MUSTER_DECISIONS at stream sequence `seq` (a JetStream or a core message), decoded. */
+export function decisionOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'headers'>): StoredDecision {
   const headers = m.headers;
   const logSeq = Number(headers?.get(LOG_SEQ_HEADER) ?? '');
   return {
-    seq: m.seq,
+    seq,
     subject: m.subject,
     msgId: headers?.get('Nats-Msg-Id') ?? '',
     logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,

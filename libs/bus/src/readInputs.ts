@@ -1,4 +1,5 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Msg } from '@nats-io/transport-node';
 import { IN_STREAM } from './names.ts';
 import { orderedBatches, orderedMessages } from './orderedMessages.ts';
 import type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
@@ -42,24 +43,30 @@ export async function* readInputs(js: JetStreamClient, opts: ReadInputsOptions =
     for await (const batch of readInputBatches(js, opts)) yield* batch;
     return;
   }
-  for await (const m of orderedMessages(js, IN_STREAM, opts)) yield inputOf(m, opts);
+  for await (const m of orderedMessages(js, IN_STREAM, opts)) yield timedInputOf(m, opts);
 }
 
 /** The inputs of MUSTER_IN from `fromSeq` to its last sequence at call time, in order, a batch (what has arrived) at a time. */
 export async function* readInputBatches(js: JetStreamClient, opts: ReadInputBatchesOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
   for await (const batch of orderedBatches(js, IN_STREAM, { batch: INPUT_BATCH, ...opts })) {
     const inputs: InputMessage[] = new Array<InputMessage>(batch.length);
-    for (let i = 0; i < batch.length; i++) inputs[i] = inputOf(batch[i]!, opts);
+    for (let i = 0; i < batch.length; i++) inputs[i] = timedInputOf(batch[i]!, opts);
     yield inputs;
   }
 }
 
-function inputOf(m: JsMsg, opts: InputFields): InputMessage {
-  const input: InputMessage = { seq: m.seq, subject: m.subject, data: decoder.decode(m.data), size: m.data.length };
+/** A message of MUSTER_IN at stream sequence `seq` (a JetStream or a core message), decoded; with its msg id unless told otherwise. */
+export function inputOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'headers'>, opts: Pick<InputFields, 'withMsgId'>): InputMessage {
+  const input: InputMessage = { seq, subject: m.subject, data: decoder.decode(m.data), size: m.data.length };
   if (opts.withMsgId !== false) {
     const msgId = m.headers?.get('Nats-Msg-Id');
     if (msgId !== undefined && msgId !== '') input.msgId = msgId;
   }
+  return input;
+}
+
+function timedInputOf(m: JsMsg, opts: InputFields): InputMessage {
+  const input = inputOf(m.seq, m, opts);
   if (opts.withTime === true) input.storedAt = m.time.getTime();
   return input;
 }
