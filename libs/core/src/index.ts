@@ -14,6 +14,7 @@ export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
 export { copyOnWrite } from './copyOnWrite.ts';
 export { stateHash } from './stateHash.ts';
+export { checkpointedState, isCheckpointMark } from './checkpointMark.ts';
 export * from './spec/index.ts';
 export * from './select/index.ts';
 export type { Input } from './ingest.ts';

@@ -1,6 +1,7 @@
 import { nativeStateHash } from '@muster/bus';
 import {
   CanonicalCache,
+  checkpointedState,
   apply,
   applyTransaction,
   copyOnWrite,
@@ -10,6 +11,7 @@ import {
   heartbeatLost,
   ingest,
   initialState,
+  isCheckpointMark,
   isDecision,
   retireProblem,
   shardGet,
@@ -418,7 +420,7 @@ export class LogAuditor {
         continue;
       }
       this.counts.checkpointsChecked++;
-      const named = event.seq === this.state.seq ? this.state : event.seq === this.marked?.seq ? this.marked : null;
+      const named = checkpointedState(event, this.state, this.marked);
       if (named === null) {
         this.counts.checkpointsFailed++;
         const mark = this.marked === null ? 'no checkpoint mark is open' : `the open checkpoint mark is at ${this.marked.seq}`;
@@ -437,7 +439,7 @@ export class LogAuditor {
 
   /** After folding a checkpoint mark (an empty checkpoint transaction), keeps the state it marks for the Checkpoint that will name it. */
   private noteMark(tx: Transaction): void {
-    if (tx.kind === 'checkpoint' && tx.events.length === 0) this.marked = this.state;
+    if (isCheckpointMark(tx)) this.marked = this.state;
   }
 
   private snapshotAt(seq: number): void {

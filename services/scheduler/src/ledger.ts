@@ -1,6 +1,6 @@
 import { nativeStateHash } from '@muster/bus';
 import type { ReadTransaction } from '@muster/bus';
-import { CanonicalCache, foldTransactions, initialState } from '@muster/core';
+import { CanonicalCache, checkpointedState, foldTransactions, initialState, isCheckpointMark } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /** A checkpoint in the log whose hash differs from the state this replica folded. */
@@ -45,7 +45,7 @@ export class Ledger {
     // checkpoints hash the state after the transaction they name, so fold up to there first
     for (let i = 0; i < txs.length; i++) {
       const { tx } = txs[i]!;
-      if (tx.kind === 'checkpoint' && tx.events.length === 0) {
+      if (isCheckpointMark(tx)) {
         state = foldRange(state, txs.slice(start, i + 1));
         start = i + 1;
         this.marked = state;
@@ -55,7 +55,7 @@ export class Ledger {
       if (checkpoint === undefined || checkpoint.type !== 'Checkpoint') continue;
       state = foldRange(state, txs.slice(start, i));
       start = i;
-      const named = checkpoint.seq === state.seq ? state : checkpoint.seq === this.marked?.seq ? this.marked : null;
+      const named = checkpointedState(checkpoint, state, this.marked);
       if (named === this.marked) this.marked = null;
       if (named !== null) {
         const actual = nativeStateHash(named, this.hashCache);
