@@ -42,6 +42,11 @@ interface Adopted {
   state: State;
 }
 
+/** The decision messages of transactions the log took, each job looked up in the state after them (a later transaction may have retired it). */
+function messagesOf(adopted: readonly Adopted[]): OutboundMessage[] {
+  return adopted.flatMap(({ logged, state }) => logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))));
+}
+
 /** Why a leadership term ended. */
 export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 'error';
 
@@ -80,9 +85,8 @@ export class LeaderTerm {
   private publishingActive = false;
   private lastSnapshotSeq = 0;
   private lastOverdueCheck = 0;
-  // a checkpoint marked and its hash being computed, or computed and waiting for the next turn
-  private checkpointing = false;
-  private checkpointReady: { seq: number; stateHash: string } | null = null;
+  // a checkpoint marked: its hash being computed (null), or known and waiting for the next turn
+  private checkpointing: { seq: number; stateHash: string | null } | null = null;
   private readonly log: Logger;
 
   constructor(
@@ -201,7 +205,7 @@ export class LeaderTerm {
    * adopted, their decisions queued for publishing), or false once this or an earlier one failed.
    */
   private send(plan: Plan): Promise<boolean> {
-    const sent = appendTransactions(this.deps.js, plan.encoded, plan.logged[0]!.seq - 1);
+    const sent = appendTransactions(this.deps.js, plan.logged, plan.logged[0]!.seq - 1);
     this.tip = { state: plan.state, lastHash: plan.lastHash };
     const before = this.appending;
     return (async () => {
@@ -214,10 +218,9 @@ export class LeaderTerm {
 
   /** On success adopts a sent plan's state and queues its decisions; on failure ends the term. */
   private adopt(plan: Plan, result: AppendResult): boolean {
-    const log = this.log.child({ component: 'append' });
-    const txs = plan.encoded;
     if (!result.ok) {
-      log.warn({ code: result.code, committed: result.committed.length, of: txs.length, err: result.cause }, 'append failed: stepping down');
+      const log = this.log.child({ component: 'append' });
+      log.warn({ code: result.code, committed: result.committed.length, of: plan.logged.length, err: result.cause }, 'append failed: stepping down');
       this.finish(result.code === 'conflict' ? 'fenced' : result.code === 'timeout' ? 'unknown-outcome' : 'error');
       return false;
     }
@@ -243,20 +246,21 @@ export class LeaderTerm {
    * marked state until then (docs/events.md).
    */
   private checkpoint(plan: Plan): void {
-    const ready = this.checkpointReady;
-    if (ready !== null) {
-      this.checkpointReady = null;
-      this.checkpointing = false;
-      plan.checkpoint(ready);
+    const pending = this.checkpointing;
+    if (pending !== null) {
+      if (pending.stateHash === null) return;
+      this.checkpointing = null;
+      plan.checkpoint(pending.seq, pending.stateHash);
       return;
     }
-    if (this.checkpointing || !plan.checkpointDue(this.deps.opts.checkpointEvery)) return;
-    this.checkpointing = true;
+    if (!plan.checkpointDue(this.deps.opts.checkpointEvery)) return;
     const marked = plan.markCheckpoint();
+    const mark: { seq: number; stateHash: string | null } = { seq: marked.seq, stateHash: null };
+    this.checkpointing = mark;
     nativeStateHashInSlices(marked, this.ledger.hashCache).then(
       (stateHash) => {
         if (this.ended !== null) return;
-        this.checkpointReady = { seq: marked.seq, stateHash };
+        mark.stateHash = stateHash;
         this.wake.notify();
       },
       (err: unknown) => {
@@ -268,40 +272,33 @@ export class LeaderTerm {
 
   /**
    * Publishes the outbox in rounds until it is empty: each round takes everything adopted so far,
-   * so a leader taking many small turns still needs only one ack round trip per round.
+   * so a leader taking many small turns still needs only one ack round trip per round. A round
+   * that fails, or follows decisions owed, is left to the catch-up, which publishes in log order.
    */
   private async drainOutbox(): Promise<void> {
     try {
       while (this.outbox.length > 0) {
         const round = this.outbox.splice(0);
-        const first = round[0]!.logged[0]!.seq;
-        await this.publish(round, first).catch((err: unknown) => {
-          this.log.warn({ err }, 'publishing decisions failed: will re-publish');
-          this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, first);
-        });
+        const published = this.unpublishedFrom === null && (await this.publishRound(round));
+        if (!published) this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, round[0]!.logged[0]!.seq);
       }
     } finally {
       this.publishingActive = false;
     }
   }
 
-  /** Publishes the messages of adopted transactions (from log sequence `first` on); on failure remembers where to resume. */
-  private async publish(round: Adopted[], first: number): Promise<void> {
-    if (this.unpublishedFrom !== null) {
-      // something before these is owed: the catch-up publishes from there, in log order
-      this.unpublishedFrom = Math.min(this.unpublishedFrom, first);
-      return;
-    }
-    // jobs as of each transaction (later ones may have retired a job since)
-    const msgs: OutboundMessage[] = round.flatMap(({ logged, state }) =>
-      logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))),
-    );
-    if (msgs.length === 0) return;
-    const r = await publishDecisions(this.deps.nc, msgs);
-    if (!r.ok) {
+  /** Publishes the decision messages of one round; false (and a warning) when not every one was acked. */
+  private async publishRound(round: readonly Adopted[]): Promise<boolean> {
+    const msgs = messagesOf(round);
+    if (msgs.length === 0) return true;
+    try {
+      const r = await publishDecisions(this.deps.nc, msgs);
+      if (r.ok) return true;
       this.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
-      this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, first);
+    } catch (err) {
+      this.log.warn({ err }, 'publishing decisions failed: will re-publish');
     }
+    return false;
   }
 
   /** Publishes what earlier leaders (or failed publishes of this one) left owed; false when it could not yet. */
@@ -330,7 +327,7 @@ export class LeaderTerm {
         if (logged.seq > this.ledger.seq) break;
         txs.push(logged);
       }
-      const msgs = txs.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(this.ledger.state.jobs, id)));
+      const msgs = messagesOf([{ logged: txs, state: this.ledger.state }]);
       if (msgs.length > 0) {
         const r = await publishDecisions(this.deps.nc, msgs);
         if (!r.ok) throw new Error(`re-publishing decisions failed: ${r.code}`);
@@ -446,9 +443,8 @@ export class LeaderTerm {
  * When the append lands, `state` is exactly the fold of the log.
  */
 class Plan {
-  readonly logged: LoggedTransaction[] = [];
-  /** The logged transactions serialised and hashed, in the same order (what the append sends). */
-  readonly encoded: EncodedTransaction[] = [];
+  /** The transactions planned, each serialised and hashed once (what the append sends). */
+  readonly logged: (LoggedTransaction & EncodedTransaction)[] = [];
 
   constructor(
     public state: State,
@@ -518,9 +514,9 @@ class Plan {
     return this.state;
   }
 
-  /** The Checkpoint of a marked state, once its hash is known. */
-  checkpoint(ready: { seq: number; stateHash: string }): void {
-    this.add('checkpoint', [{ type: 'Checkpoint', seq: ready.seq, stateHash: ready.stateHash }]);
+  /** The Checkpoint of the state marked at `seq`, once its hash is known. */
+  checkpoint(seq: number, stateHash: string): void {
+    this.add('checkpoint', [{ type: 'Checkpoint', seq, stateHash }]);
   }
 
   /** Chains, stamps and folds one transaction. */
@@ -531,7 +527,6 @@ class Plan {
     this.state = foldTransactions(this.state, [{ seq, tx }]);
     const encoded = encodeTransaction(tx);
     this.lastHash = encoded.hash;
-    this.logged.push({ seq, tx });
-    this.encoded.push(encoded);
+    this.logged.push({ seq, ...encoded });
   }
 }
