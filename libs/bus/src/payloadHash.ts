@@ -16,7 +16,10 @@ export function payloadHash(payload: Uint8Array): string {
  * cache kept across calls, only what changed since the last state hashed is serialised again.
  */
 export function nativeStateHash(state: State, cache?: CanonicalCache): string {
-  return canonicalDigest(state, payloadHash, cache);
+  if (cache === undefined) return canonicalDigest(state, payloadHash);
+  const hash = createHash('sha256');
+  for (const chunk of canonicalChunks(state, cache)) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 /**

@@ -22,16 +22,6 @@ export class ByteWriter {
     return this.buf.subarray(0, this.pos);
   }
 
-  /** Bytes written so far. */
-  get length(): number {
-    return this.pos;
-  }
-
-  /** A copy of what was written from `start` on. */
-  since(start: number): Uint8Array {
-    return this.buf.slice(start, this.pos);
-  }
-
   /** Bytes written before (a cached piece). */
   raw(bytes: Uint8Array): void {
     this.room(bytes.length);

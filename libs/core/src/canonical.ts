@@ -12,9 +12,17 @@ export function canonicalJson(value: unknown): string {
   return DECODER.decode(written(value));
 }
 
-/** The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take). */
+/** The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take); with a cache, from its chunks. */
 export function canonicalBytes(value: unknown, cache?: CanonicalCache): Uint8Array {
-  return written(value, cache).slice();
+  if (cache === undefined) return written(value).slice();
+  const parts = [...canonicalChunks(value, cache)].map((chunk) => chunk.slice());
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
 
 /**
@@ -31,37 +39,10 @@ export class CanonicalCache {
 const LEAF_DEPTH = 4;
 
 /** `value` written into the shared buffer: a view, valid until the next write. */
-function written(value: unknown, cache?: CanonicalCache): Uint8Array {
+function written(value: unknown): Uint8Array {
   const out = new ByteWriter();
-  if (cache === undefined) write(value, out);
-  else writeCached(value, out, cache, 0);
+  write(value, out);
   return out.view();
-}
-
-/** `write`, with the leaves at LEAF_DEPTH taken from (or put into) the cache when frozen. */
-function writeCached(value: unknown, out: ByteWriter, cache: CanonicalCache, depth: number): void {
-  if (typeof value !== 'object' || value === null) {
-    write(value, out);
-    return;
-  }
-  if (depth === LEAF_DEPTH) {
-    if (!Array.isArray(value) || !Object.isFrozen(value)) {
-      write(value, out);
-      return;
-    }
-    const known = cache.leaves.get(value);
-    if (known !== undefined) {
-      out.raw(known);
-      return;
-    }
-    const start = out.length;
-    write(value, out);
-    cache.leaves.set(value, out.since(start));
-    return;
-  }
-  const child: Writer = (member, to) => writeCached(member, to, cache, depth + 1);
-  if (Array.isArray(value)) writeArray(value, out, child);
-  else writeRecord(value as Record<string, unknown>, out, child);
 }
 
 /**
@@ -113,7 +94,8 @@ class ChunkBuffer {
 
 const BYTES: Uint8Array[] = Array.from({ length: 128 }, (_, b) => Uint8Array.of(b));
 
-// The traversal of `writeCached`, pushing into a chunk buffer and yielding whenever it is full.
+// The traversal of `write` down to a state's leaves (taken from or put into the cache when frozen),
+// pushing into a chunk buffer and yielding whenever it is full.
 function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: ChunkBuffer): Generator<Uint8Array, void, undefined> {
   if (typeof value !== 'object' || value === null || depth === LEAF_DEPTH) {
     out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) ? leafBytes(value, cache) : written(value));
@@ -146,9 +128,7 @@ function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: Ch
 function leafBytes(leaf: readonly unknown[], cache: CanonicalCache): Uint8Array {
   let bytes = cache.leaves.get(leaf);
   if (bytes === undefined) {
-    const out = new ByteWriter();
-    write(leaf, out);
-    bytes = out.since(0);
+    bytes = written(leaf).slice();
     cache.leaves.set(leaf, bytes);
   }
   return bytes;
@@ -174,8 +154,8 @@ function write(value: unknown, out: ByteWriter): void {
       return;
     case 'object':
       if (value === null) out.ascii('null');
-      else if (Array.isArray(value)) writeArray(value, out, write);
-      else writeRecord(value as Record<string, unknown>, out, write);
+      else if (Array.isArray(value)) writeArray(value, out);
+      else writeRecord(value as Record<string, unknown>, out);
       return;
     case 'bigint':
       out.ascii(JSON.stringify(value));
@@ -185,19 +165,16 @@ function write(value: unknown, out: ByteWriter): void {
   }
 }
 
-/** Writes one value: `write`, or a caching writer for the levels above a state's leaves. */
-type Writer = (value: unknown, out: ByteWriter) => void;
-
-function writeArray(items: readonly unknown[], out: ByteWriter, child: Writer): void {
+function writeArray(items: readonly unknown[], out: ByteWriter): void {
   out.byte(0x5b);
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out.byte(0x2c);
-    child(items[i], out);
+    write(items[i], out);
   }
   out.byte(0x5d);
 }
 
-function writeRecord(record: Record<string, unknown>, out: ByteWriter, child: Writer): void {
+function writeRecord(record: Record<string, unknown>, out: ByteWriter): void {
   const keys = Object.keys(record);
   if (!inOrder(keys)) keys.sort();
   out.byte(0x7b);
@@ -208,7 +185,7 @@ function writeRecord(record: Record<string, unknown>, out: ByteWriter, child: Wr
     if (!first) out.byte(0x2c);
     first = false;
     out.key(key);
-    child(member, out);
+    write(member, out);
   }
   out.byte(0x7d);
 }
@@ -223,12 +200,15 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
-/** Hex SHA-256 of the canonical JSON of a value. */
+/** Hex SHA-256 of the canonical JSON of a value; with a cache, of its chunks. */
 export function canonicalHash(value: unknown, cache?: CanonicalCache): string {
-  return canonicalDigest(value, (bytes) => bytesToHex(sha256(bytes)), cache);
+  if (cache === undefined) return canonicalDigest(value, (bytes) => bytesToHex(sha256(bytes)));
+  const hash = sha256.create();
+  for (const chunk of canonicalChunks(value, cache)) hash.update(chunk);
+  return bytesToHex(hash.digest());
 }
 
 /** `digest` of the canonical bytes of a value, given a view of them (valid only during the call). */
-export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T, cache?: CanonicalCache): T {
-  return digest(written(value, cache));
+export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T): T {
+  return digest(written(value));
 }
