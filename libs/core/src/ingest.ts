@@ -18,8 +18,6 @@ export interface Input {
 /** Largest input body accepted (the MUSTER_IN stream refuses larger messages too). */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
-const ID = ID_PATTERN;
-
 /**
  * Turns one input into the events it causes, against the state it arrives in: an accepted fact and
  * the decisions taken at ingest (cancel, close, completion, node loss), or a rejection that applies
@@ -64,7 +62,7 @@ export function ingest(state: State, input: Input, at: number): SchedulerEvent[]
   if (nodeSubject === null) return reject({ category: 'unknown', path: '', message: `unknown subject ${input.subject}` });
   const nodeId = nodeSubject[1]!;
   const verb = nodeSubject[2]!;
-  if (!ID.test(nodeId)) return reject(invalid('id', `node id in subject must match ${ID.source}`));
+  if (!ID_PATTERN.test(nodeId)) return reject(invalid('id', `node id in subject must match ${ID_PATTERN.source}`));
   const node = shardGet(state.nodes, nodeId);
 
   if (verb === 'register') {
@@ -120,7 +118,7 @@ export function heartbeatLost(state: State, nodeId: string, at: number): Schedul
 }
 
 function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): SchedulerEvent[] {
-  const claimedId = body.ok && isRecord(body.value) && typeof body.value.id === 'string' && ID.test(body.value.id) ? body.value.id : null;
+  const claimedId = body.ok && isRecord(body.value) && typeof body.value.id === 'string' && ID_PATTERN.test(body.value.id) ? body.value.id : null;
   const rejected = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'JobRejected', inputSeq, jobId: claimedId, reason }];
   if (!body.ok) return rejected(body.error);
   const spec = validateJobSpec(body.value);
@@ -165,8 +163,8 @@ function jobIdBody(value: unknown): Parsed<string> {
   if (!isRecord(value)) return { ok: false, error: invalid('', 'body must be an object {"jobId": ...}') };
   const extra = Object.keys(value).find((k) => k !== 'jobId');
   if (extra !== undefined) return { ok: false, error: invalid(extra, `unknown field ${extra}`) };
-  if (typeof value.jobId !== 'string' || !ID.test(value.jobId)) {
-    return { ok: false, error: invalid('jobId', `jobId must be a string matching ${ID.source}`) };
+  if (typeof value.jobId !== 'string' || !ID_PATTERN.test(value.jobId)) {
+    return { ok: false, error: invalid('jobId', `jobId must be a string matching ${ID_PATTERN.source}`) };
   }
   return { ok: true, value: value.jobId };
 }
