@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { appendTransactions, connect, jetStream, jetStreamManager, lastLogSequence, publishInput, readLogMessage } from '@muster/bus';
+import { appendTransactions, jetStream, jetStreamManager, lastLogSequence, publishInput, readLogMessage } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { makeTransaction, stateHash } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { startNatsServer } from '../support/natsServer.ts';
-import type { NatsServerHandle } from '../support/natsServer.ts';
+import { startSingleLeader } from '../support/singleLeader.ts';
+import type { SingleLeader } from '../support/singleLeader.ts';
 import { readDecisionStream, readWholeLog, replay } from '../support/musterLog.ts';
 import { eventually } from '../support/schedulerProcess.ts';
 
@@ -15,22 +13,17 @@ const node = (id: string) => ({ id, labels: {}, capacity: { cpu: 1_000_000, memo
 const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu: 10, memoryMb: 10 } });
 
 describe('pipelined appends under a foreign write', () => {
-  let server: NatsServerHandle;
+  let leader: SingleLeader;
   let nc: NatsConnection;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
-    server = await startNatsServer();
-    scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0 });
-    nc = await connect({ servers: server.url, name: 'test' });
-    await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
-    await publishInput(jetStream(nc), 'muster.in.node.n1.register', node('n1'), 'n1:register:1');
+    leader = await startSingleLeader([node('n1')]);
+    ({ nc, scheduler } = leader);
   });
 
   afterAll(async () => {
-    await nc?.close();
-    await scheduler?.stop();
-    await server?.stop();
+    await leader?.stop();
   });
 
   it('lands nothing the old term planned after a transaction another writer slipped in; every job is still decided once', async () => {

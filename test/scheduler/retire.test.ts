@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { connect, jetStream, publishInput } from '@muster/bus';
+import { jetStream, publishInput } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { auditLog } from '@muster/auditor';
 import { shardGet, stateHash } from '@muster/core';
 import type { SchedulerEvent } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { startNatsServer } from '../support/natsServer.ts';
-import type { NatsServerHandle } from '../support/natsServer.ts';
+import { startSingleLeader } from '../support/singleLeader.ts';
+import type { SingleLeader } from '../support/singleLeader.ts';
 import { readWholeLog, replay } from '../support/musterLog.ts';
 import { eventually } from '../support/schedulerProcess.ts';
 
@@ -18,22 +16,17 @@ const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resour
 // A leader that keeps finished jobs 0 ms: once a job's members report done it is retired from the
 // state (JobsRetired in a fact transaction), while its id stays a duplicate and the log stays auditable.
 describe('finished jobs are retired from the state', () => {
-  let server: NatsServerHandle;
+  let leader: SingleLeader;
   let nc: NatsConnection;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
-    server = await startNatsServer();
-    scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, retainFinishedMs: 0 });
-    nc = await connect({ servers: server.url, name: 'test' });
-    await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
-    await publishInput(jetStream(nc), 'muster.in.node.n1.register', node, 'n1:register:1');
+    leader = await startSingleLeader([node], { retainFinishedMs: 0 });
+    ({ nc, scheduler } = leader);
   });
 
   afterAll(async () => {
-    await nc?.close();
-    await scheduler?.stop();
-    await server?.stop();
+    await leader?.stop();
   });
 
   const api = async (subject: string, body: unknown) => (await nc.request(subject, JSON.stringify(body), { timeout: 5000 })).json<Record<string, unknown>>();

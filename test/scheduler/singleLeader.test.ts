@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { connect, jetStream, publishInput } from '@muster/bus';
+import { jetStream, publishInput } from '@muster/bus';
 import type { NatsConnection } from '@muster/bus';
 import { stateHash } from '@muster/core';
 import type { SchedulerEvent } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { startNatsServer } from '../support/natsServer.ts';
-import type { NatsServerHandle } from '../support/natsServer.ts';
+import { startSingleLeader } from '../support/singleLeader.ts';
+import type { SingleLeader } from '../support/singleLeader.ts';
 import { readDecisionStream, readWholeLog, replay } from '../support/musterLog.ts';
 import { eventually } from '../support/schedulerProcess.ts';
 
@@ -15,24 +13,17 @@ const node = (id: string, slots = 16) => ({ id, labels: { zone: 'a' }, capacity:
 const job = (id: string, tasks = 2) => ({ id, identity: { user: 'alice' }, tasks, resources: { cpu: 100, memoryMb: 128 } });
 
 describe('scheduler leader on a real nats-server', () => {
-  let server: NatsServerHandle;
+  let leader: SingleLeader;
   let nc: NatsConnection;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
-    server = await startNatsServer();
-    scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0 });
-    nc = await connect({ servers: server.url, name: 'test' });
-    await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
-    const js = jetStream(nc);
-    await publishInput(js, 'muster.in.node.n1.register', node('n1'), 'n1:register:1');
-    await publishInput(js, 'muster.in.node.n2.register', node('n2'), 'n2:register:1');
+    leader = await startSingleLeader([node('n1'), node('n2')]);
+    ({ nc, scheduler } = leader);
   });
 
   afterAll(async () => {
-    await nc?.close();
-    await scheduler?.stop();
-    await server?.stop();
+    await leader?.stop();
   });
 
   const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(nc)).flatMap((l) => l.tx.events);

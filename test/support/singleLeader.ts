@@ -1,0 +1,34 @@
+// One in-process scheduler leading on a nats-server of its own, with a client connection and the
+// nodes a test registers first: the setup of the single-leader integration tests.
+import pino from 'pino';
+import { connect, jetStream, publishInput } from '@muster/bus';
+import type { NatsConnection } from '@muster/bus';
+import { startScheduler } from '@muster/scheduler';
+import type { SchedulerHandle, SchedulerOptions } from '@muster/scheduler';
+import { startNatsServer } from './natsServer.ts';
+import { eventually } from './schedulerProcess.ts';
+
+/** A leading scheduler `s1` and a client connection to its server; `stop` ends them and the server. */
+export interface SingleLeader {
+  nc: NatsConnection;
+  scheduler: SchedulerHandle;
+  stop(): Promise<void>;
+}
+
+/** Starts a server and scheduler `s1` (lease 300 ms, no heartbeat timeout, plus `options`), waits until it leads, and registers `nodes`. */
+export async function startSingleLeader(nodes: readonly { id: string }[], options: Partial<SchedulerOptions> = {}): Promise<SingleLeader> {
+  const server = await startNatsServer();
+  const scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, ...options });
+  const nc = await connect({ servers: server.url, name: 'test' });
+  await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
+  for (const node of nodes) await publishInput(jetStream(nc), `muster.in.node.${node.id}.register`, node, `${node.id}:register:1`);
+  return {
+    nc,
+    scheduler,
+    stop: async () => {
+      await nc.close();
+      await scheduler.stop();
+      await server.stop();
+    },
+  };
+}
