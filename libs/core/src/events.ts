@@ -1,5 +1,5 @@
 import type { Resources } from './resources.ts';
-import type { JobSpec, NodeSpec } from './spec/types.ts';
+import type { JobSpec, NodeSpec } from './contract/types.ts';
 
 // The event catalogue: every fact muster records, one discriminated union (DESIGN.md §3).
 // Events are JSON-only data, past tense. `v` marks shapes that may change. The full reference,

@@ -16,8 +16,8 @@ import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
-import { unsatisfiableKey } from './spec/index.ts';
-import type { Identity, NodeSpec } from './spec/types.ts';
+import { unsatisfiableKey } from './contract/index.ts';
+import type { Identity, NodeSpec } from './contract/types.ts';
 
 // evolve: the one recipe that folds a fact into state, and the drivers that run it.
 //

@@ -15,7 +15,7 @@ export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolv
 export { copyOnWrite } from './copyOnWrite.ts';
 export { stateHash } from './stateHash.ts';
 export { checkpointedState, isCheckpointMark } from './checkpointMark.ts';
-export * from './spec/index.ts';
+export * from './contract/index.ts';
 export * from './select/index.ts';
 export type { Input } from './ingest.ts';
 export { ingest, heartbeatLost, MAX_INPUT_BYTES } from './ingest.ts';

@@ -3,7 +3,7 @@ import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
-import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec } from './spec/index.ts';
+import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec } from './contract/index.ts';
 import { canonicalJson } from './canonical.ts';
 
 /** One message read from MUSTER_IN. */

@@ -4,7 +4,7 @@ import { zeroResources } from './resources.ts';
 import { emptyRecord } from './copyOnWrite.ts';
 import { emptySharded } from './shard.ts';
 import type { Sharded } from './shard.ts';
-import type { JobSpec, NodeSpec } from './spec/types.ts';
+import type { JobSpec, NodeSpec } from './contract/types.ts';
 import type { SelectAst } from './select/index.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { MemberResources } from '../spec/types.ts';
+import type { MemberResources } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import type { GangShape } from './gangShape.ts';
 import type { HostClass, HostSource } from './hostIndex.ts';

@@ -1,4 +1,4 @@
-import type { JobSpec, MemberResources, PlacementSpec } from '../spec/types.ts';
+import type { JobSpec, MemberResources, PlacementSpec } from '../contract/types.ts';
 
 /** One role of a gang as placement sees it: its members' range and per-member demand. */
 export interface RoleShape {

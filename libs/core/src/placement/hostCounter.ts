@@ -1,4 +1,4 @@
-import type { MemberResources } from '../spec/types.ts';
+import type { MemberResources } from '../contract/types.ts';
 import type { HostClass, HostIndex } from './hostIndex.ts';
 
 /** Why one host cannot take one member now (DESIGN.md §4 `reason.hosts` keys). */

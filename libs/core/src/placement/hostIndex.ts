@@ -1,5 +1,5 @@
 import { canonicalJson } from '../canonical.ts';
-import type { NodeSpec } from '../spec/types.ts';
+import type { NodeSpec } from '../contract/types.ts';
 import type { GpuPart } from './pickGpus.ts';
 import { pickGpus } from './pickGpus.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { NodeSpec } from '../spec/types.ts';
+import type { NodeSpec } from '../contract/types.ts';
 import { bucketDemand } from './allocateGang.ts';
 import { gangShape } from './gangShape.ts';
 import type { HostSource } from './hostIndex.ts';

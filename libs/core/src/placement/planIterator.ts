@@ -1,4 +1,4 @@
-import type { PlacementSpec } from '../spec/types.ts';
+import type { PlacementSpec } from '../contract/types.ts';
 
 /** One plan for a role: bucket sizes, largest first; each bucket goes to one distinct host. */
 export type Plan = readonly number[];

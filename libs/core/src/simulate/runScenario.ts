@@ -10,7 +10,7 @@ import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
 import { stateHash } from '../stateHash.ts';
-import { validateNodeSpec } from '../spec/index.ts';
+import { validateNodeSpec } from '../contract/index.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { AbortCategory, SchedulerEvent } from '../events.ts';
-import type { JobSpec, NodeSpec } from '../spec/types.ts';
+import type { JobSpec, NodeSpec } from '../contract/types.ts';
 
 // fast-check arbitraries for well-formed events over a small id space, so that generated streams
 // hit the interesting cases: unknown ids, repeats, releases without debits, out-of-order facts.
