@@ -5,8 +5,8 @@
 // report and exits 0 only when every drill passed.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { drillTable, runSoak } from '@muster/auditor';
-import type { DrillSchedule } from '@muster/auditor';
+import { drillTable, runSoak } from '@muster/drill';
+import type { DrillSchedule } from '@muster/drill';
 
 const USAGE = 'usage: npm run soak -- [--duration S] [--fault-every S] [--schedule both|sequential|chaotic] [--seed N] [--rate N] [--json] [--keep-logs DIR]';
 

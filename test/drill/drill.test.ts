@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { drillTable, runDrill } from '@muster/auditor';
+import { drillTable, runDrill } from '@muster/drill';
 
 // The short HA drill of `npm test`: a real three-node NATS cluster with R3 streams, three scheduler
 // replica processes and simulated agents under a steady workload, with every fault kind in turn: a

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import type { DrillOptions, DrillSchedule, FaultKind } from '@muster/auditor';
+import type { DrillOptions, DrillSchedule, FaultKind } from '@muster/drill';
 import { CliError, EXIT } from '../cliError.ts';
 import { positiveInt } from '../natsOptions.ts';
 import { untilStopped } from '../untilStopped.ts';
@@ -32,7 +32,7 @@ export function drillCommand(): Command {
     .option('--json', 'print the report as JSON')
     .option('--keep-logs <dir>', 'keep every log (NATS nodes, replicas, agents) under this folder')
     .action(async (flags: DrillFlags) => {
-      const { drillTable, resolveDrillOptions, runDrill } = await import('@muster/auditor');
+      const { drillTable, resolveDrillOptions, runDrill } = await import('@muster/drill');
       const partial: Partial<DrillOptions> = {
         durationS: flags.duration,
         schedule: flags.schedule,

@@ -1,4 +1,4 @@
-import type { AuditReport } from './auditReport.ts';
+import type { AuditReport } from '@muster/auditor';
 
 /** The auditor's verdict on the drill's log, in the numbers the drill report shows. */
 export interface DrillAuditSummary {

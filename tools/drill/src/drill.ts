@@ -1,10 +1,10 @@
 import { join } from 'node:path';
+import { auditLog } from '@muster/auditor';
 import { readDecisions, readInputs, readLog } from '@muster/bus';
 import type { InputMessage, StoredDecision } from '@muster/bus';
 import { MusterClient } from '@muster/client';
 import type { LoggedTransaction } from '@muster/core';
 import { createStack } from '@muster/stack';
-import { auditLog } from './auditLog.ts';
 import { summarizeAudit } from './drillAudit.ts';
 import type { DrillAuditSummary } from './drillAudit.ts';
 import { startDrillCluster } from './drillCluster.ts';

@@ -1,0 +1,15 @@
+// @muster/drill: the HA drill and soak (DESIGN.md §7): a real three-node NATS cluster, scheduler
+// replica processes, simulated agents, a workload, faults, then the checks and the auditor's verdict.
+export { runDrill } from './drill.ts';
+export type { DrillHooks } from './drill.ts';
+export { FAULT_KINDS, drillDefaults, resolveDrillOptions } from './drillOptions.ts';
+export type { DrillOptions, DrillSchedule, FaultKind } from './drillOptions.ts';
+export { drillFailures, drillTable } from './drillReport.ts';
+export type { DrillReport, Finding } from './drillReport.ts';
+export type { DrillAuditSummary } from './drillAudit.ts';
+export type { ReplicaStatus } from './drillCluster.ts';
+export type { FaultRecord } from './drillFaults.ts';
+export type { LivenessResult, LivenessViolation } from './drillLiveness.ts';
+export type { Spread, Takeover } from './drillTakeover.ts';
+export { runSoak } from './soak.ts';
+export type { SoakOptions, SoakReport } from './soak.ts';
