@@ -25,3 +25,4 @@ export type { OutboundMessage, BindMessage, BindPart, StopMessage } from './deci
 export { decisionMessages } from './decisionMessages.ts';
 export * from './simulate/index.ts';
 export * from './session/index.ts';
+export type { JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';

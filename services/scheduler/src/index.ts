@@ -5,7 +5,6 @@ export type { SchedulerOptions } from './config.ts';
 export type { Role } from './replica.ts';
 export { submissionMsgId, API_SUBJECTS } from './apiServer.ts';
 export type { ApiError, ApiReply } from './apiServer.ts';
-export type { JobRow, NodeRow } from './views.ts';
 export { Replica } from './replica.ts';
 export { Ledger } from './ledger.ts';
 export type { CheckpointMismatch } from './ledger.ts';

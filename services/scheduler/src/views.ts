@@ -1,33 +1,10 @@
 import { shardEntriesSorted } from '@muster/core';
-import type { JobState, NodeState, State } from '@muster/core';
+import type { JobState, JobSummary, NodeState, NodeSummary, State } from '@muster/core';
 
-/** One row of `muster jobs`: what a person wants to see of a job. */
-export interface JobRow {
-  id: string;
-  status: JobState['status'];
-  user: string;
-  queue: string;
-  priority: number;
-  members: number;
-  nodes: string[];
-  reason: string | null;
-  submitIndex: number;
-}
-
-/** One row of `muster nodes`. */
-export interface NodeRow {
-  id: string;
-  status: NodeState['status'];
-  cpu: { used: number; total: number };
-  memoryMb: { used: number; total: number };
-  gpus: { used: number; total: number };
-  slots: { used: number; total: number | null };
-  labels: Record<string, string | number>;
-  jobs: string[];
-}
+// The rows the API answers with; their types (the wire types) are @muster/core's, shared with the client.
 
 /** A job as a row. */
-export function jobRow(job: JobState): JobRow {
+export function jobRow(job: JobState): JobSummary {
   return {
     id: job.spec.id,
     status: job.status,
@@ -42,7 +19,7 @@ export function jobRow(job: JobState): JobRow {
 }
 
 /** A node as a row. */
-export function nodeRow(node: NodeState): NodeRow {
+export function nodeRow(node: NodeState): NodeSummary {
   const { spec, used } = node;
   return {
     id: spec.id,
@@ -57,7 +34,7 @@ export function nodeRow(node: NodeState): NodeRow {
 }
 
 /** Jobs in submission order, optionally of one status. */
-export function listJobs(state: State, status?: string, limit = 10_000): JobRow[] {
+export function listJobs(state: State, status?: string, limit = 10_000): JobSummary[] {
   const rows = shardEntriesSorted(state.jobs)
     .map(([, job]) => job)
     .filter((job) => status === undefined || job.status === status)
@@ -67,6 +44,6 @@ export function listJobs(state: State, status?: string, limit = 10_000): JobRow[
 }
 
 /** Nodes in id order. */
-export function listNodes(state: State): NodeRow[] {
+export function listNodes(state: State): NodeSummary[] {
   return shardEntriesSorted(state.nodes).map(([, node]) => nodeRow(node));
 }

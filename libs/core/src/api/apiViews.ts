@@ -1,0 +1,66 @@
+// The wire types of the scheduler's request/reply API (`muster.api.*`, DESIGN.md §2): what the
+// scheduler answers (services/scheduler) and what the client reads (libs/client), defined once.
+// Plain types: nothing here runs.
+import type { AbortReason, Allocation } from '../events.ts';
+import type { JobSpec } from '../contract/types.ts';
+import type { JobStatus, NodeStatus } from '../state.ts';
+
+/** Used and total amount of one resource of a node. */
+export interface UsedTotal {
+  used: number;
+  total: number;
+}
+
+/** One row of `muster.api.jobs.list` (and of `muster jobs`): a job as the scheduler's folded state has it. */
+export interface JobSummary {
+  id: string;
+  status: JobStatus;
+  user: string;
+  queue: string;
+  priority: number;
+  /** Gang size. */
+  members: number;
+  /** Nodes the gang holds (or held), sorted. */
+  nodes: string[];
+  /** The latest pend reason category, or why it ended; null when none. */
+  reason: string | null;
+  /** Position in submission order. */
+  submitIndex: number;
+}
+
+/** The answer of `muster.api.job.get`: the summary plus the normalised spec, what it holds and why it waits. */
+export interface JobDetails extends JobSummary {
+  spec: JobSpec;
+  allocations: Allocation[];
+  pendReason: AbortReason | null;
+}
+
+/** The answer of `muster.api.job.get` for a finished job the scheduler retired from its state. */
+export interface RetiredJobDetails {
+  id: string;
+  /** How it ended: `succeeded`, `failed`, `closed`, `cancelled` or `timedout`. */
+  status: JobStatus;
+  /** Stamped time it ended. */
+  finishedAt: number;
+  retired: true;
+}
+
+/** One row of `muster.api.nodes.list` (and of `muster nodes`). */
+export interface NodeSummary {
+  id: string;
+  status: NodeStatus;
+  cpu: UsedTotal;
+  memoryMb: UsedTotal;
+  gpus: UsedTotal;
+  /** Slots in use and the limit (null total: no limit). */
+  slots: { used: number; total: number | null };
+  labels: Record<string, string | number>;
+  /** Ids of the jobs with members on the node. */
+  jobs: string[];
+}
+
+/** The answer to an accepted submission: the job id and its sequence in MUSTER_IN. */
+export interface Submitted {
+  jobId: string;
+  inputSeq: number;
+}
