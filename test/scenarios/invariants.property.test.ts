@@ -1,21 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
-import { fold } from '../../libs/core/src/evolve.ts';
+import { foldTransactions } from '../../libs/core/src/evolve.ts';
 import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
-import { runSession } from '../../libs/core/src/session/runSession.ts';
+import type { HostIndexCache } from '../../libs/core/src/placement/sessionIndex.ts';
+import { turn } from '../../libs/core/src/turn/turn.ts';
+import { TurnContext } from '../../libs/core/src/turn/turnContext.ts';
 import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
 import { initialState } from '../../libs/core/src/state.ts';
 import type { State } from '../../libs/core/src/state.ts';
 import { stateHash } from '../../libs/core/src/stateHash.ts';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { cancel, close, Cluster, done, drain, lose, register, retire, submit } from '../../libs/core/src/testing/given.ts';
+import { cancel, close, Cluster, done, drain, lose, register, retire, schedule, submit } from '../../libs/core/src/testing/given.ts';
 import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
 
 // DESIGN.md §7 over random clusters and workloads, driven like the leader drives the core: inputs
 // through `ingest` (submits, `done` completions, cancels, closes, drains, node losses, joins) and
-// sessions through `runSession`, every transaction folded and checked.
+// sessions, each a turn of the core (as the harness runs them), every transaction folded and checked.
 
 const nodeArb: fc.Arbitrary<NodeOptions> = fc.record({
   cpu: fc.constantFrom(2000, 4000, 8000),
@@ -111,8 +113,8 @@ function checkCommits(state: State, parts: SchedulerEvent[][]): void {
 }
 
 // The index a session reuses from the previous one equals one built from scratch.
-function checkReusedIndex(state: State): void {
-  const reused = sessionIndex(state);
+function checkReusedIndex(state: State, cache: HostIndexCache): void {
+  const reused = sessionIndex(state, cache);
   const fresh = freshIndexFromState(state);
   try {
     const view = (x: typeof fresh): unknown => ({
@@ -123,7 +125,7 @@ function checkReusedIndex(state: State): void {
     });
     expect(view(reused)).toEqual(view(fresh));
   } finally {
-    releaseSessionIndex(reused);
+    releaseSessionIndex(reused, cache);
   }
 }
 
@@ -148,16 +150,22 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
         break;
       case 'schedule': {
         c.at += cmd.advanceMs;
-        // determinism: the same state and time give the same events
-        expect(runSession(c.state, c.at).parts).toEqual(runSession(c.state, c.at).parts);
-        const parts = runSession(c.state, c.at).parts;
-        checkReusedIndex(c.state);
-        for (const part of parts) {
-          c.state = fold(c.state, part);
-          c.log.push(part);
-          step([part]);
+        const before = c.state;
+        // determinism: the same state and time give the same bytes, whatever the context holds
+        const fresh = turn(new TurnContext(), before, null, [{ session: true }], { term: 1, leader: 'simulator', at: c.at });
+        checkReusedIndex(before, c.context.hosts);
+        const parts = c.run(schedule());
+        const written = c.transactions.slice(c.transactions.length - parts.length);
+        expect(written.map((t) => t.tx.events)).toEqual(fresh.transactions.map((t) => t.tx.events));
+        // every transaction leaves the state consistent, and the turn's state is the fold of its transactions
+        let folded = before;
+        for (const t of written) {
+          folded = foldTransactions(folded, [t]);
+          expect(invariantViolations(folded)).toEqual([]);
+          checkCommits(folded, [t.tx.events]);
         }
-        checkReusedIndex(c.state);
+        expect(stateHash(c.state)).toBe(stateHash(folded));
+        checkReusedIndex(c.state, c.context.hosts);
         break;
       }
       case 'finish': {
@@ -195,8 +203,7 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
     }
   }
   // replay: folding the log from the start gives the same state
-  let replayed = initialState();
-  for (const part of c.log) replayed = fold(replayed, part);
+  const replayed = foldTransactions(initialState(), c.transactions);
   expect(stateHash(replayed)).toBe(stateHash(c.state));
   // exact release: finish or cancel everything, then every node's use is back to zero
   for (const [, j] of shardEntriesSorted(c.state.jobs)) {

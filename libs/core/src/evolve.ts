@@ -188,10 +188,15 @@ export function apply(state: State, event: SchedulerEvent): void {
 
 /** Applies a transaction read from the log: its sequence, stamped time, and every event in order. */
 export function applyTransaction(state: State, seq: number, tx: Transaction): void {
-  state.seq = seq;
-  state.lastAt = Math.max(state.lastAt, tx.at);
-  if (tx.term > state.term) state.term = tx.term;
+  openTransaction(state, seq, tx);
   for (const event of tx.events) apply(state, event);
+}
+
+/** What a transaction's envelope does to the state before its events: its sequence, stamped time and term. */
+export function openTransaction(state: State, seq: number, stamp: { at: number; term: number }): void {
+  state.seq = seq;
+  state.lastAt = Math.max(state.lastAt, stamp.at);
+  if (stamp.term > state.term) state.term = stamp.term;
 }
 
 /** One event folded into a new immutable state, in one immer `produce` (live transactions). */

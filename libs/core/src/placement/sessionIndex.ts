@@ -10,7 +10,8 @@ export interface SessionIndex {
   offline: OfflineHosts;
 }
 
-interface Cached extends SessionIndex {
+/** A session index with what it needs to be brought up to a later state. */
+export interface CachedIndex extends SessionIndex {
   /** Host index by node id. */
   hosts: Map<string, number>;
   /** Node ids of the lost and drained nodes, with the status each had. */
@@ -19,11 +20,17 @@ interface Cached extends SessionIndex {
   busy: boolean;
 }
 
-// The last session's index, reused by the next one: node records that are the very same objects
-// as when the index last read them are unchanged (states are immutable and share what did not
-// change), so only changed nodes are re-read, and the index is rebuilt only when the set of up
-// nodes or a node's spec changed. Without it every session would sort and index the whole cluster.
-let cached: Cached | null = null;
+/**
+ * The last session's index, kept by the caller (a turn context) for the next one: node records
+ * that are the very same objects as when the index last read them are unchanged (states are
+ * immutable and share what did not change), so only changed nodes are re-read, and the index is
+ * rebuilt only when the set of up nodes or a node's spec changed. Without it every session would
+ * sort and index the whole cluster.
+ */
+export class HostIndexCache {
+  /** The index of the last session, or null before the first. */
+  cached: CachedIndex | null = null;
+}
 
 function source(node: NodeState): HostSource {
   return { spec: node.spec, usedCpu: node.used.cpu, usedMemoryMb: node.used.memoryMb, usedSlots: node.used.slots, gpusUsed: node.gpusUsed };
@@ -43,16 +50,16 @@ export function freshIndexFromState(state: State): SessionIndex {
 
 /**
  * The host index for a session on `state`: the previous session's index brought up to date when
- * the cluster's shape is the same (same up nodes, same specs), else a fresh one. Call
- * `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state)` either way.
+ * the cluster's shape is the same (same up nodes, same specs), else a fresh one, kept in `cache`.
+ * Call `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state)` either way.
  */
-export function sessionIndex(state: State): SessionIndex {
-  const c = cached;
-  cached = null;
+export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex {
+  const c = cache.cached;
+  cache.cached = null;
   if (c !== null && !c.busy && refreshed(c, state)) {
     c.index.resetSession();
     c.busy = true;
-    cached = c;
+    cache.cached = c;
     return c;
   }
   const fresh = freshIndexFromState(state);
@@ -60,22 +67,24 @@ export function sessionIndex(state: State): SessionIndex {
   fresh.index.ids.forEach((id, h) => hosts.set(id, h));
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
-  cached = { ...fresh, hosts, offlineIds, busy: true };
-  return cached;
+  const made: CachedIndex = { ...fresh, hosts, offlineIds, busy: true };
+  cache.cached = made;
+  return made;
 }
 
 /**
  * Ends a session's use of its index: the hosts it debited are marked for re-reading (the next
  * state's records of them are new objects anyway), so a later session starts from its own state.
  */
-export function releaseSessionIndex(s: SessionIndex): void {
+export function releaseSessionIndex(s: SessionIndex, cache: HostIndexCache): void {
+  const cached = cache.cached;
   if (cached === null || cached.index !== s.index) return;
   for (const c of s.index.classes) for (const h of c.touched) s.index.sources[h] = null;
   cached.busy = false;
 }
 
 // Brings the cached index up to `state`, or says it cannot (the cluster's shape changed).
-function refreshed(c: Cached, state: State): boolean {
+function refreshed(c: CachedIndex, state: State): boolean {
   const index = c.index;
   let seen = 0;
   let offline = 0;

@@ -1,6 +1,6 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, SchedulerEvent } from '../events.ts';
-import { apply } from '../evolve.ts';
+import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang, allocatorCounters } from '../placement/allocateGang.ts';
 import type { AllocatorCounters } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
@@ -8,7 +8,7 @@ import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounter.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
-import { releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
+import { HostIndexCache, releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
@@ -39,6 +39,10 @@ export interface SessionOptions {
   onAttempt?: (info: AttemptInfo) => void;
   /** Events after which a transaction closes (default PART_EVENTS). */
   partEvents?: number;
+  /** The term the session's transactions are stamped with (default: the state's). */
+  term?: number;
+  /** The host index kept from the last session (a turn context's); without it, a fresh index. */
+  hosts?: HostIndexCache;
 }
 
 /** What a session did, for tests and the benchmark (not written anywhere). */
@@ -64,10 +68,15 @@ export interface SessionStats extends AllocatorCounters {
   leafVisits: number;
 }
 
-/** A session's events, split into transactions, with its stats. */
+/** A session's events, split into transactions, with its stats and the state after them. */
 export interface SessionResult {
   parts: SchedulerEvent[][];
   stats: SessionStats;
+  /**
+   * The state after the parts, each applied as the transaction it will be (sequence, stamp, term,
+   * then its events): equal to folding them, and frozen. The input state when there are none.
+   */
+  state: State;
 }
 
 function emptyStats(): SessionStats {
@@ -83,18 +92,17 @@ function emptyStats(): SessionStats {
  */
 export function runSession(state: State, at: number, options: SessionOptions = {}): SessionResult {
   const stats = emptyStats();
-  if (!needsSession(state, at)) return { parts: [], stats };
-  let result: SessionResult = { parts: [], stats };
-  // The session applies every event it writes, with the same `apply` that folds the log, to its
-  // own copy of the state (a copy-on-write run: the input is never written to), so later jobs see
-  // earlier commits (DRF usage; placement reads the host index, which mirrors every debit) and the
-  // caller's state stays exactly the fold of the log. Copy-on-write rather than an immer draft:
-  // measured 4-8 times cheaper per event on this state. The copy is dropped at the end, so it is
-  // not frozen.
-  copyOnWrite(state, (draft) => {
-    result = new Session(state, draft, at, options, stats).run();
-  }, { freeze: false });
-  return result;
+  if (!needsSession(state, at)) return { parts: [], stats, state };
+  let parts: SchedulerEvent[][] = [];
+  // The session applies every event it writes, once, with the same `apply` that folds the log, to
+  // its own copy of the state (a copy-on-write run: the input is never written to), so later jobs
+  // see earlier commits (DRF usage; placement reads the host index, which mirrors every debit),
+  // and that copy, frozen, is the state after the session. Copy-on-write rather than an immer
+  // draft: measured 4-8 times cheaper per event on this state.
+  const after = copyOnWrite(state, (draft) => {
+    parts = new Session(state, draft, at, options, stats).run();
+  });
+  return { parts, stats, state: after };
 }
 
 interface CacheEntry {
@@ -127,7 +135,7 @@ class Session {
     this.partEvents = options.partEvents ?? PART_EVENTS;
   }
 
-  run(): SessionResult {
+  run(): SchedulerEvent[][] {
     const base = this.base;
     const prevSessionEpoch = base.sessionEpoch;
     this.emit([{ type: 'SessionStarted', session: this.session, at: this.at }]);
@@ -165,7 +173,8 @@ class Session {
       }
     }
     if (queued.length > 0) {
-      const hosts = sessionIndex(base);
+      const cache = this.options.hosts ?? new HostIndexCache();
+      const hosts = sessionIndex(base, cache);
       const { index, offline } = hosts;
       this.index = index;
       this.counter = new HostCounter(index, offline);
@@ -175,10 +184,10 @@ class Session {
       } finally {
         this.stats.nodeVisits = index.nodeVisits;
         this.stats.leafVisits = index.leafVisits;
-        releaseSessionIndex(hosts);
+        releaseSessionIndex(hosts, cache);
       }
     }
-    return { parts: this.parts, stats: this.stats };
+    return this.parts;
   }
 
   private shareOf(kind: 'user' | 'queue', name: string): number {
@@ -306,11 +315,13 @@ class Session {
   // One gang's events stay in one transaction; a transaction closes after the gang that brings
   // it to `partEvents` events, so every transaction leaves the state consistent.
   private emit(unit: readonly SchedulerEvent[]): void {
-    for (const event of unit) apply(this.draft, event);
     if (this.current === null) {
       this.current = [];
       this.parts.push(this.current);
+      // each part is a transaction of its own: its envelope is applied before its events
+      openTransaction(this.draft, this.base.seq + this.parts.length, { at: this.at, term: this.options.term ?? this.base.term });
     }
+    for (const event of unit) apply(this.draft, event);
     for (const event of unit) this.current.push(event);
     this.stats.events += unit.length;
     if (this.current.length >= this.partEvents) this.current = null;

@@ -1,16 +1,11 @@
-import { makeTransaction } from '../chain.ts';
-import type { Stamp } from '../chain.ts';
-import { transactionHash } from '../envelope.ts';
-import type { TransactionKind } from '../envelope.ts';
-import type { SchedulerEvent } from '../events.ts';
-import { foldTransactions } from '../evolve.ts';
-import { ingest } from '../ingest.ts';
-import { decide } from '../session/index.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
 import { stateHash } from '../stateHash.ts';
 import { validateNodeSpec } from '../contract/index.ts';
+import { turn } from '../turn/turn.ts';
+import type { TurnCommand } from '../turn/turn.ts';
+import { TurnContext } from '../turn/turnContext.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
 
@@ -42,10 +37,11 @@ export function runScenario(scenario: Scenario): { ok: true; lines: string[] } |
   return { ok: true, lines: [...sim.lines, sim.summary()] };
 }
 
-/** A log kept in memory: each transaction is folded with the same code replay uses. */
+/** A log kept in memory, written by the core's turn as the leader writes it (one input a turn). */
 class Simulation {
   state: State = initialState();
   lines: string[] = [];
+  private readonly context = new TurnContext();
   private prev: string | null = null;
   private inputSeq = 0;
   private now = 0;
@@ -55,6 +51,7 @@ class Simulation {
     if ('submit' in step) this.input('muster.in.submit', step.submit);
     else if ('schedule' in step) this.schedule();
     else if ('complete' in step) this.complete(step.complete.jobId);
+    else if ('done' in step) this.done(step.done.jobId, step.done.member, step.done.ok ?? true);
     else if ('cancel' in step) this.input('muster.in.cancel', step.cancel);
     else if ('close' in step) this.input('muster.in.close', step.close);
     else if ('node' in step) {
@@ -65,8 +62,7 @@ class Simulation {
   }
 
   input(subject: string, body: unknown): void {
-    const events = ingest(this.state, { seq: ++this.inputSeq, subject, data: JSON.stringify(body) }, this.now);
-    this.commit('ingest', this.state.session, events);
+    this.turn([{ inputs: [{ seq: ++this.inputSeq, subject, data: JSON.stringify(body) }] }]);
   }
 
   /** Finishes every running member of a job, each as its node's agent would report it. */
@@ -83,31 +79,33 @@ class Simulation {
     }
   }
 
-  schedule(): void {
-    const parts = decide(this.state, this.now);
-    if (parts.length === 0) return;
-    this.counts.sessions++;
-    const session = this.state.session + 1;
-    for (const [i, events] of parts.entries()) {
-      this.commit('session', session, events, i + 1, parts.length);
-    }
+  /** One member of a job finished, reported by the agent of the node it is bound to (any node when it is bound to none). */
+  done(jobId: string, member: number, ok: boolean): void {
+    const bound = shardGet(this.state.jobs, jobId)?.members[member];
+    this.input(`muster.in.node.${bound === null || bound === undefined ? '_' : bound.node}.done`, { jobId, member, ok });
   }
 
-  private commit(kind: TransactionKind, session: number, events: SchedulerEvent[], part = 1, parts = 1): void {
-    if (events.length === 0) return;
-    const stamp: Stamp = { kind, term: 1, leader: SIMULATOR, at: this.now, session, part, parts };
-    const tx = makeTransaction(this.prev, stamp, events);
-    const seq = ++this.counts.transactions;
-    this.state = foldTransactions(this.state, [{ seq, tx }]);
-    this.prev = transactionHash(tx);
-    this.counts.events += events.length;
-    for (const event of events) {
-      if (!PRINTED.has(event.type)) continue;
-      if (event.type === 'GangCommitted') this.counts.committed++;
-      else if (event.type === 'GangAborted') this.counts.aborted++;
-      else this.counts.rejected++;
-      this.lines.push(JSON.stringify(event));
+  schedule(): void {
+    if (this.turn([{ session: true }]) > 0) this.counts.sessions++;
+  }
+
+  /** Runs one turn at the current time; prints and counts what it wrote; returns how many transactions. */
+  private turn(commands: TurnCommand[]): number {
+    const result = turn(this.context, this.state, this.prev, commands, { term: 1, leader: SIMULATOR, at: this.now });
+    this.state = result.state;
+    this.prev = result.lastHash;
+    this.counts.transactions += result.transactions.length;
+    for (const { tx } of result.transactions) {
+      this.counts.events += tx.events.length;
+      for (const event of tx.events) {
+        if (!PRINTED.has(event.type)) continue;
+        if (event.type === 'GangCommitted') this.counts.committed++;
+        else if (event.type === 'GangAborted') this.counts.aborted++;
+        else this.counts.rejected++;
+        this.lines.push(JSON.stringify(event));
+      }
     }
+    return result.transactions.length;
   }
 
   summary(): string {

@@ -10,6 +10,7 @@ const stepBodies = {
   submit: z.unknown(),
   schedule: z.strictObject({}),
   complete: jobRef,
+  done: z.strictObject({ jobId: z.string(), member: z.number().int().min(0), ok: z.boolean().optional() }),
   cancel: jobRef,
   close: jobRef,
   node: z.unknown(),
@@ -22,6 +23,7 @@ export type Step =
   | { submit: unknown }
   | { schedule: Record<string, never> }
   | { complete: { jobId: string } }
+  | { done: { jobId: string; member: number; ok?: boolean | undefined } }
   | { cancel: { jobId: string } }
   | { close: { jobId: string } }
   | { node: unknown }

@@ -1,16 +1,15 @@
 import type { Decision, GangAborted, GangCommitted, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
-import { fold } from '../evolve.ts';
-import { ingest } from '../ingest.ts';
-import { retirement } from '../retire.ts';
-import { runSession } from '../session/runSession.ts';
 import type { SessionStats } from '../session/runSession.ts';
 import { shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
+import { turn } from '../turn/turn.ts';
+import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
+import { TurnContext } from '../turn/turnContext.ts';
 
 // given / when / then over the core, data first: steps are inputs as the leader reads them from
-// MUSTER_IN (through the real `ingest`), scheduling sessions (the real `runSession`), and time.
+// MUSTER_IN, scheduling sessions and time, each run as the leader runs it: a turn of the core.
 
 /** One step of a test: an input, a session, or time passing. */
 export type Step =
@@ -75,26 +74,32 @@ export function retire(retainMs: number): Step {
   return { kind: 'retire', retainMs };
 }
 
-/** A cluster driven the way the leader drives the core: ingest inputs, run sessions, fold. */
+/** The leader name the harness's transactions carry (the simulator's, so that both write the same bytes). */
+const HARNESS_LEADER = 'simulator';
+
+/** A cluster driven the way the leader drives the core: every step a turn of the core, one input a turn. */
 export class Cluster {
   state: State = initialState();
   at = 0;
+  /** The turn context the cluster's turns share (its host index cache, for tests that look at it). */
+  readonly context = new TurnContext();
   private inputSeq = 0;
-  /** Every transaction folded so far, in order. */
+  private lastHash: string | null = null;
+  /** Every transaction's events so far, in order. */
   readonly log: SchedulerEvent[][] = [];
+  /** Every transaction so far, in order, as the turn wrote it. */
+  readonly transactions: TurnTransaction[] = [];
   /** Stats of the last session. */
   lastStats: SessionStats | null = null;
 
-  /** Runs one step; returns the events it wrote (all transactions, flattened) and its parts. */
+  /** Runs one step; returns the events of each transaction it wrote. */
   run(step: Step): SchedulerEvent[][] {
     switch (step.kind) {
       case 'input':
-        return this.commit([ingest(this.state, { seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }, this.at)]);
+        return this.turn([{ inputs: [{ seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }] }]);
       case 'schedule': {
         if (step.at !== undefined) this.at = Math.max(this.at, step.at);
-        const result = runSession(this.state, this.at);
-        this.lastStats = result.stats;
-        return this.commit(result.parts);
+        return this.turn([{ session: true }]);
       }
       case 'complete': {
         const job = shardGet(this.state.jobs, step.jobId);
@@ -108,19 +113,20 @@ export class Cluster {
       case 'advance':
         this.at += step.ms;
         return [];
-      case 'retire': {
-        const event = retirement(this.state, this.at, step.retainMs, 1000);
-        return this.commit(event === null ? [] : [[event]]);
-      }
+      case 'retire':
+        return this.turn([{ retire: { retainMs: step.retainMs, limit: 1000 } }]);
     }
   }
 
-  private commit(parts: SchedulerEvent[][]): SchedulerEvent[][] {
-    for (const part of parts) {
-      if (part.length === 0) continue;
-      this.state = fold(this.state, part);
-      this.log.push(part);
-    }
+  /** One turn of the core at the cluster's time. */
+  private turn(commands: TurnCommand[]): SchedulerEvent[][] {
+    const result = turn(this.context, this.state, this.lastHash, commands, { term: 1, leader: HARNESS_LEADER, at: this.at });
+    if ('session' in commands[0]!) this.lastStats = result.session;
+    this.state = result.state;
+    this.lastHash = result.lastHash;
+    this.transactions.push(...result.transactions);
+    const parts = result.transactions.map(({ tx }) => tx.events);
+    this.log.push(...parts);
     return parts;
   }
 }

@@ -1,0 +1,196 @@
+import { canonicalBytes } from '../canonical.ts';
+import { copyOnWrite } from '../copyOnWrite.ts';
+import { makeTransaction } from '../chain.ts';
+import type { LoggedTransaction, TransactionKind } from '../envelope.ts';
+import type { SchedulerEvent } from '../events.ts';
+import { apply, openTransaction } from '../evolve.ts';
+import { heartbeatLost, ingest } from '../ingest.ts';
+import type { Input } from '../ingest.ts';
+import { retirement } from '../retire.ts';
+import { runSession } from '../session/runSession.ts';
+import type { AttemptInfo, SessionStats } from '../session/runSession.ts';
+import type { State } from '../state.ts';
+import type { TurnContext } from './turnContext.ts';
+
+// The turn (DESIGN.md §1, "One turn, written once"): what a leader does with a batch of inputs,
+// facts and a stamp is this one pure function. The leader, `muster simulate`, the test harness,
+// the auditor's re-derivation and the drill's checks call it, so they cannot disagree. Each event
+// is derived against the state its predecessors left and applied once, with the recipe replay
+// uses (`apply`), in a copy-on-write run per phase; the state returned equals folding the
+// transactions returned onto the state given (evolve's property tests and turn.test.ts prove it).
+
+/** An ingest transaction closes before the input that would bring its events past this many bytes of JSON (well under the log's message limit). */
+export const MAX_INGEST_TX_BYTES = 400_000;
+
+/** One thing a turn does; a turn does its commands in the order given. */
+export type TurnCommand =
+  /** A new leader's `LeaderElected`, for the stamp's term and leader (an election transaction). */
+  | { elect: true }
+  /** Inputs read from MUSTER_IN, in sequence order: ingest transactions, split by size. */
+  | { inputs: readonly Input[] }
+  /** Nodes the leader found silent for too long: one fact transaction of `NodeLost`s and their consequences. */
+  | { lostNodes: readonly string[] }
+  /** Retires finished jobs kept `retainMs` or longer, at most `limit` of them (a fact transaction). */
+  | { retire: { retainMs: number; limit: number } }
+  /** A scheduling session, when one is needed: its transactions, the first starting with `SessionStarted`. */
+  | { session: true }
+  /** A Checkpoint naming the state after transaction `seq` (the state before this one, or a mark's). */
+  | { checkpoint: { seq: number; stateHash: string } }
+  /** A checkpoint mark: an empty checkpoint transaction, whose state a later Checkpoint names. */
+  | { mark: true };
+
+/** Who writes a turn and when; `at` is raised to the state's last stamp if earlier (the log's time never goes back). */
+export interface TurnStamp {
+  term: number;
+  leader: string;
+  at: number;
+}
+
+/** A transaction a turn made: its log sequence, envelope, canonical bytes (what is appended) and their hash. */
+export interface TurnTransaction extends LoggedTransaction {
+  payload: Uint8Array;
+  hash: string;
+}
+
+/** What a turn did. */
+export interface TurnResult {
+  /** The transactions to append, in order, each chained to the one before. */
+  transactions: TurnTransaction[];
+  /** The state after them (frozen); the state given when there are none. */
+  state: State;
+  /** The hash of the last transaction (the given one when there are none). */
+  lastHash: string | null;
+  /** What the turn's session did, or null when it ran none. */
+  session: SessionStats | null;
+  /** The state after the turn's checkpoint mark, or null when it made none. */
+  marked: State | null;
+}
+
+/** Options of one turn (observation only: nothing here changes what it decides). */
+export interface TurnOptions {
+  /** Called after every attempt of the session (the benchmark's timings). */
+  onAttempt?: (info: AttemptInfo) => void;
+}
+
+/** A transaction's kind, session numbering and events, before it is chained and encoded. */
+interface Planned {
+  kind: TransactionKind;
+  session: number;
+  part: number;
+  parts: number;
+  events: SchedulerEvent[];
+}
+
+/**
+ * One turn: the commands done in order on `state`, stamped with `stamp`; returns the transactions
+ * to append after the one whose hash is `lastHash`, and the state after them. Pure and
+ * deterministic: the same state, commands and stamp give the same bytes.
+ */
+export function turn(
+  context: TurnContext,
+  state: State,
+  lastHash: string | null,
+  commands: readonly TurnCommand[],
+  stamp: TurnStamp,
+  options: TurnOptions = {},
+): TurnResult {
+  const at = Math.max(stamp.at, state.lastAt);
+  const planned: Planned[] = [];
+  let current = state;
+  let session: SessionStats | null = null;
+  let marked: State | null = null;
+  let i = 0;
+  while (i < commands.length) {
+    const command = commands[i]!;
+    if ('session' in command) {
+      const result = runSession(current, at, { term: stamp.term, hosts: context.hosts, ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }) });
+      session = result.stats;
+      const number = current.session + 1;
+      result.parts.forEach((events, k) => planned.push({ kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
+      current = result.state;
+      i++;
+      continue;
+    }
+    // the commands up to the next session (or up to a mark, whose state is kept) in one
+    // copy-on-write run: each event derived against the state its predecessors left, then applied once
+    let end = i;
+    while (end < commands.length && !('session' in commands[end]!)) {
+      end++;
+      if ('mark' in commands[end - 1]!) break;
+    }
+    const batch = commands.slice(i, end);
+    const before = planned.length;
+    const next = copyOnWrite(current, (root) => {
+      for (const c of batch) plan(root, c, at, stamp, planned);
+    });
+    // a batch that planned nothing changed nothing: keep the state as it was
+    if (planned.length > before) current = next;
+    if ('mark' in batch[batch.length - 1]!) marked = current;
+    i = end;
+  }
+  return { ...encode(context, state, lastHash, planned, stamp, at), state: current, session, marked };
+}
+
+/** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them. */
+function plan(root: State, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
+  const open = (kind: TransactionKind): Planned => {
+    const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
+    openTransaction(root, root.seq + 1, { at, term: stamp.term });
+    out.push(tx);
+    return tx;
+  };
+  const add = (tx: Planned, events: readonly SchedulerEvent[]): void => {
+    for (const event of events) {
+      apply(root, event);
+      tx.events.push(event);
+    }
+  };
+  if ('elect' in command) {
+    add(open('election'), [{ type: 'LeaderElected', term: stamp.term, leader: stamp.leader }]);
+  } else if ('inputs' in command) {
+    let tx: Planned | null = null;
+    let bytes = 0;
+    for (const input of command.inputs) {
+      const events = ingest(root, input, at);
+      const size = JSON.stringify(events).length;
+      // one input's events stay together; a transaction closes before the input that would overflow it
+      if (tx === null || (tx.events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES)) {
+        tx = open('ingest');
+        bytes = 0;
+      }
+      add(tx, events);
+      bytes += size;
+    }
+  } else if ('lostNodes' in command) {
+    let tx: Planned | null = null;
+    for (const nodeId of command.lostNodes) {
+      // each loss is decided against the state the losses before it left
+      const events = heartbeatLost(root, nodeId, at);
+      if (events.length === 0) continue;
+      tx ??= open('fact');
+      add(tx, events);
+    }
+  } else if ('retire' in command) {
+    const event = retirement(root, at, command.retire.retainMs, command.retire.limit);
+    if (event !== null) add(open('fact'), [event]);
+  } else if ('checkpoint' in command) {
+    add(open('checkpoint'), [{ type: 'Checkpoint', seq: command.checkpoint.seq, stateHash: command.checkpoint.stateHash }]);
+  } else if ('mark' in command) {
+    open('checkpoint');
+  }
+}
+
+/** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
+function encode(context: TurnContext, state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): { transactions: TurnTransaction[]; lastHash: string | null } {
+  const transactions: TurnTransaction[] = [];
+  let prev = lastHash;
+  let seq = state.seq;
+  for (const p of planned) {
+    const tx = makeTransaction(prev, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events);
+    const payload = canonicalBytes(tx);
+    const hash = context.digest(payload);
+    transactions.push({ seq: ++seq, tx, payload, hash });
+    prev = hash;
+  }
+  return { transactions, lastHash: prev };
+}

@@ -1,0 +1,28 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { HostIndexCache } from '../placement/sessionIndex.ts';
+
+/** How a turn context is made. */
+export interface TurnContextOptions {
+  /**
+   * Hex SHA-256 of a transaction's canonical bytes (its hash, the next one's `prev`). Default: the
+   * core's own; a service may pass its platform's native SHA-256, which gives the same value.
+   */
+  digest?: (bytes: Uint8Array) => string;
+}
+
+/**
+ * What the core keeps between turns, owned by whoever drives them (the leader, a simulation, a
+ * test cluster, the auditor): caches that make a turn cheaper and never change what it decides.
+ * One context serves one sequence of states at a time; make one per driver.
+ */
+export class TurnContext {
+  /** The last session's host index, brought up to date by the next session. */
+  readonly hosts = new HostIndexCache();
+  /** Hex SHA-256 of bytes. */
+  readonly digest: (bytes: Uint8Array) => string;
+
+  constructor(options: TurnContextOptions = {}) {
+    this.digest = options.digest ?? ((bytes) => bytesToHex(sha256(bytes)));
+  }
+}
