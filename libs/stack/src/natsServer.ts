@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from './freePort.ts';
 import { spawnManaged, within } from './managedProcess.ts';
 import type { ManagedProcess } from './managedProcess.ts';
@@ -17,6 +17,14 @@ export interface NatsServerOptions {
   baseDir?: string;
   /** `stop()` removes only the JetStream store and keeps the config and the log. */
   keepLogs?: boolean;
+  /**
+   * The server's own folder, used as it is (created when missing; made absolute) instead of a new
+   * one under `baseDir`: its JetStream store survives `stop()`, so a later server on the same folder
+   * (`muster up --keep-data`) finds the same streams. `stop()` then removes nothing.
+   */
+  dataDir?: string;
+  /** The server's name (default `muster-test`). */
+  serverName?: string;
 }
 
 /** A running nats-server on loopback. */
@@ -27,7 +35,7 @@ export interface NatsServerHandle {
   url: string;
   port: number;
   monitorPort: number;
-  /** The folder that holds the config, the log and the JetStream store; removed by `stop()`. */
+  /** The folder that holds the config, the log (`nats.log`) and the JetStream store; removed by `stop()` unless given as `dataDir`. */
   dataDir: string;
   /** The JetStream store folder, kept across `restart()`. */
   storeDir: string;
@@ -61,16 +69,18 @@ export interface NatsServerLayout {
 /** Starts one JetStream-enabled nats-server on free loopback ports with its own data folder. */
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const [port, monitorPort] = [await freePort(), await freePort()];
-  const dataDir = newDataDir(opts.baseDir, 'muster-nats-');
+  const dataDir = opts.dataDir === undefined ? newDataDir(opts.baseDir, 'muster-nats-') : resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
   const storeDir = join(dataDir, 'jetstream');
+  const name = opts.serverName ?? 'muster-test';
   const config = [
-    'server_name: muster-test',
+    `server_name: ${name}`,
     `listen: "127.0.0.1:${port}"`,
     `http: "127.0.0.1:${monitorPort}"`,
     `jetstream { store_dir: "${storeDir}" }`,
     opts.extraConfig ?? '',
   ].join('\n');
-  const handle = natsServerHandle({ name: 'muster-test', port, monitorPort, dataDir, storeDir, config, peers: 0 }, opts);
+  const handle = natsServerHandle({ name, port, monitorPort, dataDir, storeDir, config, peers: 0 }, { keepLogs: opts.keepLogs ?? false, keepData: opts.dataDir !== undefined });
   try {
     await handle.start(opts.startTimeoutMs ?? 15_000);
   } catch (err) {
@@ -93,7 +103,7 @@ export interface StartableNatsServer extends NatsServerHandle {
 }
 
 /** The handle of one server laid out as given (not started yet). */
-export function natsServerHandle(layout: NatsServerLayout, opts: Pick<NatsServerOptions, 'keepLogs'>): StartableNatsServer {
+export function natsServerHandle(layout: NatsServerLayout, opts: Pick<NatsServerOptions, 'keepLogs'> & { keepData?: boolean }): StartableNatsServer {
   const configPath = join(layout.dataDir, 'nats.conf');
   const logFile = join(layout.dataDir, 'nats.log');
   writeFileSync(configPath, layout.config);
@@ -142,7 +152,7 @@ export function natsServerHandle(layout: NatsServerLayout, opts: Pick<NatsServer
     },
     async stop(): Promise<void> {
       await kill('SIGTERM');
-      if (removed) return;
+      if (removed || opts.keepData === true) return;
       removed = true;
       rmSync(opts.keepLogs === true ? layout.storeDir : layout.dataDir, { recursive: true, force: true });
     },

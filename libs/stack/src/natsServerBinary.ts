@@ -7,24 +7,28 @@ export const INSTALL_NATS_SERVER = 'apt-get update && apt-get install -y nats-se
 /** Thrown when no nats-server binary can be found; the message says how to install one. */
 export class NatsServerMissingError extends Error {
   readonly code = 'NATS_SERVER_MISSING';
-  constructor() {
+  /** `explicit`: the NATS_SERVER_BIN that names no executable, when it was set. */
+  constructor(explicit?: string) {
     super(
-      `nats-server not found on PATH, at /usr/sbin/nats-server or in NATS_SERVER_BIN: install it with ` +
+      `${explicit === undefined ? 'nats-server not found on PATH, at /usr/sbin/nats-server or in NATS_SERVER_BIN' : `nats-server not found at NATS_SERVER_BIN=${explicit}`}: install it with ` +
         `\`${INSTALL_NATS_SERVER}\` (Debian/Ubuntu), or set NATS_SERVER_BIN to its path`,
     );
     this.name = 'NatsServerMissingError';
   }
 }
 
-/** The nats-server binary: NATS_SERVER_BIN, the first on PATH, or /usr/sbin/nats-server. */
+/**
+ * The nats-server binary: NATS_SERVER_BIN when set (and then only it, so a wrong value is reported
+ * rather than passed over), otherwise the first on PATH, or /usr/sbin/nats-server (where Debian's
+ * package puts it); throws NatsServerMissingError, which says how to install it, when there is none.
+ */
 export function natsServerBinary(env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = [
-    env['NATS_SERVER_BIN'],
-    ...(env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server')),
-    '/usr/sbin/nats-server',
-  ];
+  const explicit = env['NATS_SERVER_BIN'];
+  const candidates =
+    explicit !== undefined && explicit !== ''
+      ? [explicit]
+      : [...(env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server')), '/usr/sbin/nats-server'];
   for (const candidate of candidates) {
-    if (candidate === undefined || candidate === '') continue;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -32,5 +36,5 @@ export function natsServerBinary(env: NodeJS.ProcessEnv = process.env): string {
       // not here: try the next place
     }
   }
-  throw new NatsServerMissingError();
+  throw new NatsServerMissingError(explicit !== undefined && explicit !== '' ? explicit : undefined);
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
@@ -8,7 +8,6 @@ import type { JobSpec, Validated } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { cores, gib, renderTable } from '../format.ts';
 import { followDecisions } from '../liveView.ts';
-import { findNatsServer, INSTALL_NATS, startLocalNatsServer } from '../localNatsServer.ts';
 import { natsTarget, positiveInt, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
 import { readJsonFile } from '../readJsonFile.ts';
@@ -43,11 +42,12 @@ export function upCommand(): Command {
 
 async function up(flags: UpFlags): Promise<void> {
   // loaded here, so the other subcommands start fast and do not depend on the services' code
-  const [{ simulatedNodes, startAgent }, { startScheduler }, { connectClient }, { validateJobSpec }] = await Promise.all([
+  const [{ simulatedNodes, startAgent }, { startScheduler }, { connectClient }, { validateJobSpec }, { NatsServerMissingError, natsServerBinary, startNatsServer }] = await Promise.all([
     import('@muster/agent'),
     import('@muster/scheduler'),
     import('@muster/client'),
     import('@muster/core'),
+    import('@muster/stack'),
   ]);
   const workloadFile = flags.jobs ?? SAMPLE_WORKLOAD;
   const workload = readWorkload(workloadFile, validateJobSpec);
@@ -55,9 +55,14 @@ async function up(flags: UpFlags): Promise<void> {
     process.stdout.write(`${line}\n`);
   };
   const external = flags.nats ?? process.env.NATS_URL;
-  const binary = external === undefined ? findNatsServer() : null;
-  if (external === undefined && binary === null) {
-    throw new CliError(EXIT.unreachable, 'nats-server-missing', `nats-server is not installed; install it with: ${INSTALL_NATS} (or point --nats/NATS_URL at a running server)`);
+  if (external === undefined) {
+    // before anything starts: where nats-server is missing, say how to install it
+    try {
+      natsServerBinary();
+    } catch (err) {
+      if (!(err instanceof NatsServerMissingError)) throw err;
+      throw new CliError(EXIT.unreachable, 'nats-server-missing', `${err.message}, or point --nats/NATS_URL at a running server`);
+    }
   }
   mkdirSync(flags.dir, { recursive: true });
   const logFile = join(flags.dir, 'up.log');
@@ -75,11 +80,16 @@ async function up(flags: UpFlags): Promise<void> {
   };
   try {
     let target = natsTarget(flags);
-    if (binary !== null) {
+    if (external === undefined) {
+      // libs/stack's launcher, on a folder of our own that outlives the run (--keep-data reuses it)
       const dataDir = join(flags.dir, 'nats');
       if (flags.keepData !== true) rmSync(dataDir, { recursive: true, force: true });
-      const server = await startLocalNatsServer({ binary, dataDir, logFile: join(flags.dir, 'nats-server.log') });
-      cleanups.push(server.stop);
+      const server = await startNatsServer({ dataDir, serverName: 'muster-up' }).catch((err: unknown) => {
+        const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+        const tail = lastLine(join(dataDir, 'nats.log'));
+        throw new CliError(EXIT.unreachable, 'nats-server-failed', `${why}${tail === '' ? '' : `: ${tail}`} (see ${join(dataDir, 'nats.log')})`, { cause: err });
+      });
+      cleanups.push(() => server.stop());
       target = { ...target, servers: [server.url] };
       print(`nats-server  ${server.url}  (JetStream data in ${relative('.', dataDir) || '.'})`);
     } else {
@@ -126,6 +136,14 @@ async function up(flags: UpFlags): Promise<void> {
     await stopAll();
   }
   print('stopped');
+}
+
+function lastLine(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').pop() ?? '';
+  } catch {
+    return '';
+  }
 }
 
 function readWorkload(file: string, validateJobSpec: (input: unknown) => Validated<JobSpec>): unknown[] {
