@@ -1,10 +1,13 @@
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { canonicalBytes } from '@muster/core';
 import type { Transaction } from '@muster/core';
+import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { isAppendConflict, isTimeout } from './isWrongLastSequence.ts';
-import { LOG_SUBJECT, MAX_TRANSACTION_BYTES } from './names.ts';
+import type { StreamAck } from './jetStreamPublisher.ts';
+import { MAX_TRANSACTION_BYTES } from './names.ts';
+import { natsOf } from './natsBus.ts';
 import { payloadHash } from './payloadHash.ts';
+import { subjects } from './subjects.ts';
 
 /** Why an append did not fully land: lost the fence, unknown outcome, or anything else. */
 export type AppendFailureCode = 'conflict' | 'timeout' | 'error';
@@ -19,7 +22,7 @@ export type AppendResult =
 
 /** Options of `appendTransactions`. */
 export interface AppendOptions {
-  /** Milliseconds to wait for each ack before the outcome counts as unknown (default: the client's). */
+  /** Milliseconds to wait for each ack before the outcome counts as unknown (default: the bus's). */
   timeoutMs?: number;
 }
 
@@ -45,7 +48,7 @@ export function encodeTransaction(tx: Transaction): EncodedTransaction {
  * may come encoded already (`encodeTransaction`), so a writer that hashed them serialises once.
  */
 export async function appendTransactions(
-  js: JetStreamClient,
+  bus: Bus,
   txs: readonly (Transaction | EncodedTransaction)[],
   expectLastSeq: number,
   opts: AppendOptions = {},
@@ -68,8 +71,9 @@ export async function appendTransactions(
     }
     messages.push(encoded);
   }
+  const { js } = natsOf(bus);
   const pending = messages.map((m, i) =>
-    js.publish(LOG_SUBJECT, m.payload, {
+    js.publish(subjects.log, m.payload, {
       msgID: m.hash,
       // The sequence alone would let a stale batch land its tail: if another writer appended k
       // messages, our k-th transaction finds exactly the sequence it expects. The last msg id
@@ -94,7 +98,7 @@ export async function appendTransactions(
 
 type Outcome = { landed: true } | { landed: false; code: AppendFailureCode; cause: unknown };
 
-function landedWhereExpected(ack: PubAck, seq: number): Outcome {
+function landedWhereExpected(ack: StreamAck, seq: number): Outcome {
   // a duplicate ack means this very transaction is already stored (msg id = its hash):
   // a repeat of an append whose ack was lost is fine where expected, a conflict anywhere else
   if (!ack.duplicate || ack.seq === seq) return { landed: true };

@@ -1,7 +1,6 @@
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Bus } from './bus.ts';
+import { NatsBus } from './natsBus.ts';
 
 /** How to reach NATS. */
 export interface ConnectOptions {
@@ -26,11 +25,13 @@ export interface ConnectOptions {
    * subscribe below its own prefix (`_INBOX_<user>`), so no one can read another user's replies.
    */
   inboxPrefix?: string;
+  /** Milliseconds JetStream API calls and publish acks wait (default 5000); `Bus.withTimeout` changes it per use. */
+  timeoutMs?: number;
 }
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
-export function connect(opts: ConnectOptions): Promise<NatsConnection> {
-  return natsConnect({
+export async function connect(opts: ConnectOptions): Promise<Bus> {
+  const nc = await natsConnect({
     servers: opts.servers,
     name: opts.name,
     maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
@@ -44,21 +45,5 @@ export function connect(opts: ConnectOptions): Promise<NatsConnection> {
     ...(opts.token === undefined ? {} : { token: opts.token }),
     ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   });
-}
-
-/**
- * The JetStream client of a connection; `timeoutMs` bounds API calls and publish acks (default
- * 5000). Managers it makes skip the account-info probe, as `jetStreamManager` does.
- */
-export function jetStream(nc: NatsConnection, opts: { timeoutMs?: number } = {}): JetStreamClient {
-  return jetstream(nc, { timeout: opts.timeoutMs ?? 5_000, checkAPI: false });
-}
-
-/**
- * The JetStream manager of a connection (stream info, message get, stream create and update),
- * made without the client's account-info probe, which needs a JetStream meta leader and so fails
- * during a cluster's election; a missing JetStream shows on the first real call instead.
- */
-export function jetStreamManager(nc: NatsConnection, opts: { timeoutMs?: number } = {}): Promise<JetStreamManager> {
-  return jetstreamManager(nc, { timeout: opts.timeoutMs ?? 5_000, checkAPI: false });
+  return new NatsBus(nc, opts.inboxPrefix, opts.timeoutMs);
 }

@@ -1,8 +1,8 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { JetStreamManager, StreamConfig, StreamInfo } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
-import { jetStreamManager } from './connect.ts';
+import { natsOf } from './natsBus.ts';
 import { streamDefinitions } from './streamDefinitions.ts';
 import type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
 
@@ -31,11 +31,8 @@ const STREAM_NAME_IN_USE = 10058;
  * Creates each stream, KV bucket and object store that is missing and updates those whose settings
  * differ, idempotently; it never deletes or purges, and refuses an update that would drop messages.
  */
-export async function ensureStreams(
-  nc: NatsConnection | JetStreamManager,
-  opts: EnsureStreamsOptions,
-): Promise<EnsuredStream[]> {
-  const jsm = 'streams' in nc ? nc : await jetStreamManager(nc);
+export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promise<EnsuredStream[]> {
+  const jsm = await natsOf(bus).jsm;
   const results: EnsuredStream[] = [];
   for (const def of opts.definitions ?? streamDefinitions) {
     results.push(await ensureOne(jsm, def, opts.replicas));
@@ -44,7 +41,7 @@ export async function ensureStreams(
 }
 
 async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas: number): Promise<EnsuredStream> {
-  const desired: Partial<StreamConfig> & { name: string } = { ...def.config, num_replicas: replicas };
+  const desired = { ...def.config, num_replicas: replicas } as Partial<StreamConfig> & { name: string };
   const result = (action: EnsuredStream['action'], info: StreamInfo): EnsuredStream => ({
     name: desired.name,
     kind: def.kind,

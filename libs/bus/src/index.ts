@@ -1,16 +1,17 @@
-// @muster/bus: the only package that talks to NATS (DESIGN.md §2, §3, §6).
+// @muster/bus: the only package that talks to NATS (DESIGN.md §2, §3, §6). It exports muster's
+// operations and types, never nats.js's: a Bus from `connect`, and functions that take it.
 export { appendTransactions, encodeTransaction } from './appendTransactions.ts';
 export type { AppendFailureCode, AppendOptions, AppendResult, EncodedTransaction } from './appendTransactions.ts';
+export type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
 export { BusError, isBusError, isChainBroken } from './busError.ts';
 export type { BusErrorCode } from './busError.ts';
-export { connect, jetStream, jetStreamManager } from './connect.ts';
-export { connectionOf, connectionOptions } from './connectionOf.ts';
+export { connect } from './connect.ts';
 export type { ConnectOptions } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
 export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
-export { JetStreamPublisher, jetStreamPublisher } from './jetStreamPublisher.ts';
-export type { PublishOptions } from './jetStreamPublisher.ts';
+export { jetStreamPublisher } from './jetStreamPublisher.ts';
+export type { PublishOptions, StreamAck, StreamPublisher } from './jetStreamPublisher.ts';
 export { lastInputSequence, lastLogSequence } from './lastLogSequence.ts';
 export { lastPublishedDecision, lastPublishedLogSeq } from './lastPublishedDecision.ts';
 export type { PublishedDecision } from './lastPublishedDecision.ts';
@@ -23,16 +24,14 @@ export {
   LEADER_KEY,
   LOG_SEQ_HEADER,
   LOG_STREAM,
-  LOG_SUBJECT,
   MAX_TRANSACTION_BYTES,
   SNAPSHOT_BUCKET,
 } from './names.ts';
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
-export { nativeStateHash, nativeStateHashInSlices, nativeTransactionHash } from './payloadHash.ts';
+export { nativeStateHash, nativeStateHashInSlices, nativeTransactionHash, payloadHash } from './payloadHash.ts';
 export { publishDecisions } from './publishDecisions.ts';
-export { pullBatches, pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';
-export type { PulledMessage } from './pullBatches.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
+export { pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';
 export { publishInput } from './publishInput.ts';
 export { readInputBatches, readInputs } from './readInputs.ts';
 export type { InputFields, InputMessage, ReadInputBatchesOptions, ReadInputsOptions } from './readInputs.ts';
@@ -43,9 +42,15 @@ export type { ReadLogOptions, ReadTransaction } from './readLog.ts';
 export { readLogEntries } from './readLogEntries.ts';
 export type { LogEntry } from './readLogEntries.ts';
 export { readLogMessage } from './readLogMessage.ts';
+export { isConnectionClosed, isNoResponders, isPermissionDenied, isStreamNotFound } from './requestErrors.ts';
+export type { PermissionDenied } from './requestErrors.ts';
 export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from './snapshotStore.ts';
 export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } from './snapshotStore.ts';
 export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
-export type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
-export type { JetStreamClient, JetStreamManager, PubAck } from '@nats-io/jetstream';
-export type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+export type { StreamDefinition, StreamDefinitionKind, StreamSettings } from './streamDefinitions.ts';
+export { messagesOnSubject, streamInfo } from './streamInfo.ts';
+export type { StreamState } from './streamInfo.ts';
+export { subjectMessages } from './subjectMessages.ts';
+export type { StreamMessage, SubjectReadOptions } from './subjectMessages.ts';
+export { heartbeatNodeId, subjects } from './subjects.ts';
+export type { NodeInputKind } from './subjects.ts';

@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { TimeoutError } from '@nats-io/transport-node';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
 
 /**
  * Whether `err` is JetStream's "wrong last sequence" (API codes 10071 and 10164): someone else
@@ -23,7 +23,7 @@ export function isAppendConflict(err: unknown): boolean {
   return isWrongLastSequence(err) || (err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID);
 }
 
-/** Whether `err` is a request that got no answer in time: its outcome is unknown. */
+/** Whether `err` is a request that got no answer in time (or failed by one): its outcome is unknown. */
 export function isTimeout(err: unknown): boolean {
-  return err instanceof TimeoutError;
+  return err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError);
 }

@@ -1,8 +1,22 @@
 import { JetStreamApiError } from '@nats-io/jetstream';
-import type { PubAck } from '@nats-io/jetstream';
 import { createInbox, headers, NoRespondersError, TimeoutError } from '@nats-io/transport-node';
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
-import { inboxPrefixOf } from './connectionOf.ts';
+import type { Bus } from './bus.ts';
+import { natsOf } from './natsBus.ts';
+
+/** A stream's acknowledgement of a stored message: where it is, and whether it was there already (same msg id). */
+export interface StreamAck {
+  stream: string;
+  seq: number;
+  duplicate: boolean;
+  domain?: string;
+}
+
+/** Pipelined JetStream publishes of one connection. */
+export interface StreamPublisher {
+  /** Publishes one message to a stream's subject and resolves with the stream's ack. */
+  publish(subject: string, payload: Uint8Array, opts?: PublishOptions): Promise<StreamAck>;
+}
 
 /** Options of one publish: the msg id (deduplication), extra headers, the ack timeout. */
 export interface PublishOptions {
@@ -16,7 +30,7 @@ const SWEEP_MS = 100;
 const DECODER = new TextDecoder();
 
 interface Pending {
-  resolve: (ack: PubAck) => void;
+  resolve: (ack: StreamAck) => void;
   reject: (err: Error) => void;
   deadline: number;
 }
@@ -26,9 +40,9 @@ interface Pending {
  * the last token of the reply subject; timeouts are found by one periodic sweep. What `js.publish`
  * does per message instead (a request object, a timer, and on success a `RequestError` built for
  * the cancellation of a request that did not fail) was a sixth of the leader's time per decision.
- * Acks and errors have the types nats.js gives: `PubAck`, `JetStreamApiError`, `TimeoutError`.
+ * A failed publish rejects with what nats.js would (see `isWrongLastSequence`, `isTimeout`, `isNoResponders`).
  */
-export class JetStreamPublisher {
+export class JetStreamPublisher implements StreamPublisher {
   private readonly prefix: string;
   private readonly pending = new Map<number, Pending>();
   private next = 0;
@@ -43,12 +57,12 @@ export class JetStreamPublisher {
   }
 
   /** Publishes one message to a stream's subject and resolves with the stream's ack. */
-  publish(subject: string, payload: Uint8Array, opts: PublishOptions = {}): Promise<PubAck> {
+  publish(subject: string, payload: Uint8Array, opts: PublishOptions = {}): Promise<StreamAck> {
     const id = this.next++;
     const h = headers();
     if (opts.msgId !== undefined) h.set('Nats-Msg-Id', opts.msgId);
     if (opts.headers !== undefined) for (const [k, v] of Object.entries(opts.headers)) h.set(k, v);
-    return new Promise<PubAck>((resolve, reject) => {
+    return new Promise<StreamAck>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, deadline: performance.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
       this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
       try {
@@ -86,7 +100,7 @@ export class JetStreamPublisher {
   }
 }
 
-function parseAck(msg: Msg): PubAck {
+function parseAck(msg: Msg): StreamAck {
   if (msg.data.length === 0 && msg.headers?.code === 503) throw new NoRespondersError(msg.subject);
   const reply = JSON.parse(DECODER.decode(msg.data)) as {
     stream?: string;
@@ -97,18 +111,19 @@ function parseAck(msg: Msg): PubAck {
   };
   if (reply.error !== undefined) throw new JetStreamApiError(reply.error);
   if (typeof reply.stream !== 'string' || reply.stream === '' || typeof reply.seq !== 'number') throw new Error('invalid JetStream ack');
-  const ack: PubAck = { stream: reply.stream, seq: reply.seq, duplicate: reply.duplicate === true };
+  const ack: StreamAck = { stream: reply.stream, seq: reply.seq, duplicate: reply.duplicate === true };
   if (reply.domain !== undefined) ack.domain = reply.domain;
   return ack;
 }
 
 const PUBLISHERS = new WeakMap<NatsConnection, JetStreamPublisher>();
 
-/** The publisher of a connection (made on first use: one ack subscription per connection). */
-export function jetStreamPublisher(nc: NatsConnection): JetStreamPublisher {
+/** The publisher of a bus's connection (made on first use: one ack subscription per connection). */
+export function jetStreamPublisher(bus: Bus): StreamPublisher {
+  const { nc, inboxPrefix } = natsOf(bus);
   let publisher = PUBLISHERS.get(nc);
   if (publisher === undefined) {
-    publisher = new JetStreamPublisher(nc, inboxPrefixOf(nc));
+    publisher = new JetStreamPublisher(nc, inboxPrefix);
     PUBLISHERS.set(nc, publisher);
   }
   return publisher;

@@ -1,6 +1,7 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { DECISIONS_STREAM, LOG_SEQ_HEADER } from './names.ts';
+import { natsOf } from './natsBus.ts';
 
 /** The last message on MUSTER_DECISIONS: its stream sequence, msg id and the log sequence it came from. */
 export interface PublishedDecision {
@@ -13,7 +14,8 @@ export interface PublishedDecision {
  * The last message published on MUSTER_DECISIONS, or null when there is none: a new leader
  * re-publishes what follows it (decisions are published in log order).
  */
-export async function lastPublishedDecision(jsm: JetStreamManager): Promise<PublishedDecision | null> {
+export async function lastPublishedDecision(bus: Bus): Promise<PublishedDecision | null> {
+  const jsm = await natsOf(bus).jsm;
   const last = (await jsm.streams.info(DECISIONS_STREAM)).state.last_seq;
   if (last === 0) return null;
   const sm = await jsm.streams.getMessage(DECISIONS_STREAM, { seq: last });
@@ -26,6 +28,6 @@ export async function lastPublishedDecision(jsm: JetStreamManager): Promise<Publ
 }
 
 /** The `Muster-Log-Seq` of the last message on MUSTER_DECISIONS, 0 when there is none. */
-export async function lastPublishedLogSeq(jsm: JetStreamManager): Promise<number> {
-  return (await lastPublishedDecision(jsm))?.logSeq ?? 0;
+export async function lastPublishedLogSeq(bus: Bus): Promise<number> {
+  return (await lastPublishedDecision(bus))?.logSeq ?? 0;
 }

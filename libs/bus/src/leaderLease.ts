@@ -1,9 +1,10 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { KV, KvEntry } from '@nats-io/kv';
+import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
 import { LEADER_BUCKET, LEADER_KEY } from './names.ts';
+import { natsOf } from './natsBus.ts';
 
 /** The lease's value: who leads and in which term. */
 export interface LeaseValue {
@@ -45,8 +46,8 @@ export interface LeaderLease {
 }
 
 /** Opens the leader lease of the `muster_leader` bucket (created by `ensureStreams`). */
-export async function openLeaderLease(js: JetStreamClient): Promise<LeaderLease> {
-  const kv = await new Kvm(js).open(LEADER_BUCKET);
+export async function openLeaderLease(bus: Bus): Promise<LeaderLease> {
+  const kv = await new Kvm(natsOf(bus).js).open(LEADER_BUCKET);
   return {
     readLease: async () => toRecord(await kv.get(LEADER_KEY)),
     createLease: (id, term) => attempt(() => kv.create(LEADER_KEY, encode({ id, term }))),

@@ -1,11 +1,10 @@
-// Names of the public contract v1 (DESIGN.md §2); streams/*.json defines the same names.
+// Stream, bucket and header names of the public contract v1 (DESIGN.md §2); streams/*.json defines
+// the same names, subjects.ts the subjects.
 
 /** The inputs stream: submissions, cancels, closes and node reports. */
 export const IN_STREAM = 'MUSTER_IN';
 /** The transaction log stream, written by the leader only. */
 export const LOG_STREAM = 'MUSTER_LOG';
-/** The subject every log transaction is appended on. */
-export const LOG_SUBJECT = 'muster.log.tx';
 /** The stream of published decisions, binds and stops. */
 export const DECISIONS_STREAM = 'MUSTER_DECISIONS';
 /** The header on every decision message that names the log sequence it was derived from. */

@@ -1,4 +1,6 @@
-import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Bus } from './bus.ts';
+import { natsOf } from './natsBus.ts';
 
 /** Options of `orderedMessages`. */
 export interface OrderedReadOptions {
@@ -37,17 +39,17 @@ const FETCH_EXPIRES_MS = 5_000;
  * `tail` it ends at the stream's last sequence at call time (at once for an empty stream).
  */
 export async function* orderedMessages(
-  js: JetStreamClient,
+  bus: Bus,
   stream: string,
   opts: OrderedReadOptions,
 ): AsyncGenerator<JsMsg, void, undefined> {
   if (opts.tail !== true) {
-    for await (const batch of orderedBatches(js, stream, opts)) yield* batch;
+    for await (const batch of orderedBatches(bus, stream, opts)) yield* batch;
     return;
   }
   const fromSeq = startSeq(opts.fromSeq);
   if (opts.signal?.aborted === true) return;
-  const consumer = await js.consumers.get(stream, { opt_start_seq: fromSeq });
+  const consumer = await natsOf(bus).js.consumers.get(stream, { opt_start_seq: fromSeq });
   const messages = await consumer.consume({ max_messages: BATCH });
   const stop = (): void => messages.stop();
   opts.signal?.addEventListener('abort', stop, { once: true });
@@ -69,12 +71,11 @@ export async function* orderedMessages(
  * time ahead of the caller (holding at most two batches), so reading overlaps with what the caller
  * does and the caller pays one await per batch instead of one per message.
  */
-export async function* orderedBatches(js: JetStreamClient, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<JsMsg[], void, undefined> {
+export async function* orderedBatches(bus: Bus, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<JsMsg[], void, undefined> {
   const fromSeq = startSeq(opts.fromSeq);
   if (opts.signal?.aborted === true) return;
-  // no account-info probe: it needs a meta leader, which a cluster may be electing
-  const jsm = await js.jetstreamManager(false);
-  const endSeq = (await jsm.streams.info(stream)).state.last_seq;
+  const { js, jsm } = natsOf(bus);
+  const endSeq = (await (await jsm).streams.info(stream)).state.last_seq;
   if (endSeq < fromSeq) return;
   const consumer = await js.consumers.get(stream, { opt_start_seq: fromSeq });
   const reader = new ReadAhead(consumer, endSeq, opts.batch ?? BATCH);

@@ -1,8 +1,8 @@
-import type { PubAck } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import { canonicalBytes } from '@muster/core';
+import type { Bus } from './bus.ts';
 import { isTimeout } from './isWrongLastSequence.ts';
 import { jetStreamPublisher } from './jetStreamPublisher.ts';
+import type { StreamAck } from './jetStreamPublisher.ts';
 import { LOG_SEQ_HEADER } from './names.ts';
 
 /** One message for MUSTER_DECISIONS: a decision, bind or stop derived from the log at `logSeq`. */
@@ -18,16 +18,16 @@ export interface DecisionMessage {
 
 /** The outcome of `publishDecisions`: every ack (a `duplicate` one was already there), or the failed indices. */
 export type PublishDecisionsResult =
-  | { ok: true; acks: PubAck[] }
+  | { ok: true; acks: StreamAck[] }
   | { ok: false; code: 'timeout' | 'error'; failed: number[]; cause: unknown };
 
 /** Publishes decisions pipelined, each with its msg id and a `Muster-Log-Seq` header, and awaits every ack. */
 export async function publishDecisions(
-  nc: NatsConnection,
+  bus: Bus,
   msgs: readonly DecisionMessage[],
   opts: { timeoutMs?: number } = {},
 ): Promise<PublishDecisionsResult> {
-  const publisher = jetStreamPublisher(nc);
+  const publisher = jetStreamPublisher(bus);
   const settled = await Promise.allSettled(
     msgs.map((m) =>
       publisher.publish(m.subject, canonicalBytes(m.payload), {
@@ -37,7 +37,7 @@ export async function publishDecisions(
       }),
     ),
   );
-  const acks: PubAck[] = [];
+  const acks: StreamAck[] = [];
   const failed: number[] = [];
   let cause: unknown;
   settled.forEach((s, i) => {

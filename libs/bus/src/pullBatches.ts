@@ -1,9 +1,9 @@
 import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { createInbox, nanos, nuid } from '@nats-io/transport-node';
 import type { Msg } from '@nats-io/transport-node';
-import { connectionOf, inboxPrefixOf } from './connectionOf.ts';
+import type { Bus } from './bus.ts';
 import { DECISIONS_STREAM, IN_STREAM, LOG_STREAM } from './names.ts';
+import { natsOf } from './natsBus.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
 import type { LogEntry } from './readLogEntries.ts';
@@ -25,8 +25,8 @@ const PULL_EXPIRES_MS = 5_000;
  * `readInputBatches` without msg ids, through `pullBatches`: the same inputs in the same batches
  * shape, for bulk readers of many small messages (the audit).
  */
-export async function* pullInputBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
-  for await (const batch of pullBatches(js, IN_STREAM, opts)) {
+export async function* pullInputBatches(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
+  for await (const batch of pullBatches(bus, IN_STREAM, opts)) {
     const out = new Array<InputMessage>(batch.length);
     for (let i = 0; i < batch.length; i++) out[i] = inputOf(batch[i]!.seq, batch[i]!.msg, { withMsgId: false });
     yield out;
@@ -34,8 +34,8 @@ export async function* pullInputBatches(js: JetStreamClient, opts: BatchReadOpti
 }
 
 /** `readDecisionBatches` through `pullBatches`: the same messages, with msg ids and log sequences. */
-export async function* pullDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
-  for await (const batch of pullBatches(js, DECISIONS_STREAM, opts)) {
+export async function* pullDecisionBatches(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+  for await (const batch of pullBatches(bus, DECISIONS_STREAM, opts)) {
     const out = new Array<StoredDecision>(batch.length);
     for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!.msg);
     yield out;
@@ -43,8 +43,8 @@ export async function* pullDecisionBatches(js: JetStreamClient, opts: BatchReadO
 }
 
 /** `readLogEntries` (from `fromSeq` to the last sequence at call time) through `pullBatches`. */
-export async function* pullLogEntries(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
-  for await (const batch of pullBatches(js, LOG_STREAM, { batch: LOG_BATCH, ...opts })) {
+export async function* pullLogEntries(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+  for await (const batch of pullBatches(bus, LOG_STREAM, { batch: LOG_BATCH, ...opts })) {
     for (const { seq, msg } of batch) yield { seq, tx: parseTransaction(msg.data, seq), payload: msg.data };
   }
 }
@@ -64,13 +64,12 @@ export interface PulledMessage {
  * so the server sends while the caller works. A read that ends short (messages removed meanwhile)
  * just ends.
  */
-export async function* pullBatches(js: JetStreamClient, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<PulledMessage[], void, undefined> {
+export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<PulledMessage[], void, undefined> {
   const fromSeq = opts.fromSeq ?? 1;
   if (!Number.isInteger(fromSeq) || fromSeq < 1) throw new RangeError(`fromSeq must be a positive integer, got ${fromSeq}`);
   if (opts.signal?.aborted === true) return;
-  const nc = connectionOf(js);
-  if (nc === null) throw new TypeError('pullBatches needs a nats.js JetStream client');
-  const jsm = await js.jetstreamManager(false);
+  const { nc, inboxPrefix, jsm: manager } = natsOf(bus);
+  const jsm = await manager;
   const endSeq = (await jsm.streams.info(stream)).state.last_seq;
   if (endSeq < fromSeq) return;
   const name = `muster_pull_${nuid.next()}`;
@@ -106,7 +105,7 @@ export async function* pullBatches(js: JetStreamClient, stream: string, opts: Ba
     signal();
   };
   // a restricted user may subscribe only below its own inbox prefix
-  const inbox = createInbox(inboxPrefixOf(nc));
+  const inbox = createInbox(inboxPrefix);
   const subject = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`;
   // at most two pulls outstanding, and none while a batch waits for the caller: memory stays bounded
   const pull = (): void => {

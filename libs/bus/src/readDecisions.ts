@@ -1,8 +1,8 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
 import { DECISIONS_STREAM, LOG_SEQ_HEADER } from './names.ts';
 import { orderedBatches } from './orderedMessages.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
+import type { Bus } from './bus.ts';
 
 /** One message as stored on MUSTER_DECISIONS. */
 export interface StoredDecision {
@@ -23,13 +23,13 @@ const DECISIONS_BATCH = 4096;
 const decoder = new TextDecoder();
 
 /** Every message of MUSTER_DECISIONS from `fromSeq` on (to its last sequence at call time), in stream order, with its msg id and log sequence. */
-export async function* readDecisions(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision, void, undefined> {
-  for await (const batch of readDecisionBatches(js, opts)) yield* batch;
+export async function* readDecisions(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision, void, undefined> {
+  for await (const batch of readDecisionBatches(bus, opts)) yield* batch;
 }
 
 /** `readDecisions` a batch (what has arrived) at a time. */
-export async function* readDecisionBatches(js: JetStreamClient, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
-  for await (const batch of orderedBatches(js, DECISIONS_STREAM, { batch: DECISIONS_BATCH, ...opts })) {
+export async function* readDecisionBatches(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+  for await (const batch of orderedBatches(bus, DECISIONS_STREAM, { batch: DECISIONS_BATCH, ...opts })) {
     const out: StoredDecision[] = new Array<StoredDecision>(batch.length);
     for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!);
     yield out;

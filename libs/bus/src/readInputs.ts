@@ -1,8 +1,9 @@
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
 import { IN_STREAM } from './names.ts';
 import { orderedBatches, orderedMessages } from './orderedMessages.ts';
 import type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
+import type { Bus } from './bus.ts';
 
 /** One input as stored in MUSTER_IN; the scheduler validates the body against its subject. */
 export interface InputMessage {
@@ -38,17 +39,17 @@ const INPUT_BATCH = 4096;
 const decoder = new TextDecoder();
 
 /** The inputs of MUSTER_IN from `fromSeq` on, in order; with `tail` it keeps waiting for new ones, with `withTime` each says when it was stored. */
-export async function* readInputs(js: JetStreamClient, opts: ReadInputsOptions = {}): AsyncGenerator<InputMessage, void, undefined> {
+export async function* readInputs(bus: Bus, opts: ReadInputsOptions = {}): AsyncGenerator<InputMessage, void, undefined> {
   if (opts.tail !== true) {
-    for await (const batch of readInputBatches(js, opts)) yield* batch;
+    for await (const batch of readInputBatches(bus, opts)) yield* batch;
     return;
   }
-  for await (const m of orderedMessages(js, IN_STREAM, opts)) yield timedInputOf(m, opts);
+  for await (const m of orderedMessages(bus, IN_STREAM, opts)) yield timedInputOf(m, opts);
 }
 
 /** The inputs of MUSTER_IN from `fromSeq` to its last sequence at call time, in order, a batch (what has arrived) at a time. */
-export async function* readInputBatches(js: JetStreamClient, opts: ReadInputBatchesOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
-  for await (const batch of orderedBatches(js, IN_STREAM, { batch: INPUT_BATCH, ...opts })) {
+export async function* readInputBatches(bus: Bus, opts: ReadInputBatchesOptions = {}): AsyncGenerator<InputMessage[], void, undefined> {
+  for await (const batch of orderedBatches(bus, IN_STREAM, { batch: INPUT_BATCH, ...opts })) {
     const inputs: InputMessage[] = new Array<InputMessage>(batch.length);
     for (let i = 0; i < batch.length; i++) inputs[i] = timedInputOf(batch[i]!, opts);
     yield inputs;

@@ -1,4 +1,3 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { transactionHash } from '@muster/core';
 import type { LoggedTransaction, Transaction } from '@muster/core';
 import { BusError } from './busError.ts';
@@ -7,6 +6,7 @@ import { orderedMessages } from './orderedMessages.ts';
 import type { OrderedReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
 import { payloadHash } from './payloadHash.ts';
+import type { Bus } from './bus.ts';
 
 /**
  * A transaction as read from MUSTER_LOG, with the SHA-256 of its stored bytes: its hash (the next
@@ -31,7 +31,7 @@ export interface ReadLogOptions extends OrderedReadOptions {
  * The log's transactions from `fromSeq` on, in order, as `{seq, tx}`; with `verifyChain` it throws
  * a `BusError` (`CHAIN_BROKEN`, `LOG_GAP`, `BAD_MESSAGE`) carrying the sequence where the log is broken.
  */
-export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): AsyncGenerator<ReadTransaction, void, undefined> {
+export async function* readLog(bus: Bus, opts: ReadLogOptions = {}): AsyncGenerator<ReadTransaction, void, undefined> {
   const fromSeq = opts.fromSeq ?? 1;
   const verify = opts.verifyChain ?? true;
   let expectedPrev: string | null | undefined = opts.prevHash !== undefined ? opts.prevHash : fromSeq === 1 ? null : undefined;
@@ -39,7 +39,7 @@ export async function* readLog(js: JetStreamClient, opts: ReadLogOptions = {}): 
   // its bytes (equal for canonically written messages) does not match
   let previous: Transaction | null = null;
   let expectedSeq = fromSeq;
-  for await (const m of orderedMessages(js, LOG_STREAM, opts)) {
+  for await (const m of orderedMessages(bus, LOG_STREAM, opts)) {
     const tx: Transaction = parseTransaction(m.data, m.seq);
     const hash = payloadHash(m.data);
     if (verify) {

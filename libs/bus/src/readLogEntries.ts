@@ -1,9 +1,9 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Transaction } from '@muster/core';
 import { LOG_STREAM } from './names.ts';
 import { orderedMessages } from './orderedMessages.ts';
 import type { OrderedReadOptions } from './orderedMessages.ts';
 import { parseTransaction } from './parseTransaction.ts';
+import type { Bus } from './bus.ts';
 
 /** One MUSTER_LOG message: its sequence, the decoded transaction and the payload bytes as stored. */
 export interface LogEntry {
@@ -17,8 +17,8 @@ export interface LogEntry {
  * The log's messages from `fromSeq` on, in order, with their stored bytes and without any chain
  * check: for readers that verify the chain themselves (the auditor reports a break and goes on).
  */
-export async function* readLogEntries(js: JetStreamClient, opts: OrderedReadOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
-  for await (const m of orderedMessages(js, LOG_STREAM, opts)) {
+export async function* readLogEntries(bus: Bus, opts: OrderedReadOptions = {}): AsyncGenerator<LogEntry, void, undefined> {
+  for await (const m of orderedMessages(bus, LOG_STREAM, opts)) {
     yield { seq: m.seq, tx: parseTransaction(m.data, m.seq), payload: m.data };
   }
 }

@@ -1,10 +1,11 @@
 import { CanonicalCache, canonicalBytes, canonicalChunks } from '@muster/core';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
 
+import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { SNAPSHOT_BUCKET } from './names.ts';
+import { natsOf } from './natsBus.ts';
 import { payloadHash } from './payloadHash.ts';
 
 /** The state after log sequence `seq`, its canonical hash and the state schema it was written with. */
@@ -54,13 +55,13 @@ const decoder = new TextDecoder();
  * writer's `cache` (CanonicalCache), only the state's changed leaves are serialised again.
  */
 export async function saveSnapshot<S>(
-  js: JetStreamClient,
+  bus: Bus,
   snapshot: Snapshot<S>,
   opts: { keep?: number; cache?: CanonicalCache } = {},
 ): Promise<SnapshotInfo> {
   const keep = opts.keep ?? 3;
   if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep must be a positive integer, got ${keep}`);
-  const store = await openStore(js);
+  const store = await openStore(bus);
   const existing = await listFrom(store);
   const used = new Map(existing.map((s) => [s.name, s]));
   const free = Array.from({ length: keep }, (_, i) => `${PREFIX}${i}`).find((name) => !used.has(name));
@@ -97,10 +98,10 @@ export async function saveSnapshot<S>(
  * check out is passed over for the next older one (and reported in `skipped`).
  */
 export async function loadLatestSnapshot<S = unknown>(
-  js: JetStreamClient,
+  bus: Bus,
   opts: LoadSnapshotOptions,
 ): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
-  const store = await openStore(js);
+  const store = await openStore(bus);
   const candidates = (await listFrom(store)).filter((s) => s.schema === opts.schema).sort((a, b) => b.seq - a.seq);
   const skipped: SkippedSnapshot[] = [];
   for (const info of candidates) {
@@ -118,22 +119,22 @@ export async function loadLatestSnapshot<S = unknown>(
  * One stored snapshot by name (as `listSnapshots` names it), with its state; throws
  * `SNAPSHOT_UNREADABLE` when it is gone or (with `verifyHash`, the default) does not hash to its record.
  */
-export async function loadSnapshot<S = unknown>(js: JetStreamClient, name: string, opts: { verifyHash?: boolean } = {}): Promise<Snapshot<S>> {
-  const store = await openStore(js);
+export async function loadSnapshot<S = unknown>(bus: Bus, name: string, opts: { verifyHash?: boolean } = {}): Promise<Snapshot<S>> {
+  const store = await openStore(bus);
   const info = (await listFrom(store)).find((s) => s.name === name);
   if (info === undefined) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${name} does not exist`);
   return readSnapshot<S>(store, info, opts.verifyHash ?? true);
 }
 
 /** Every stored snapshot, oldest log sequence first. */
-export async function listSnapshots(js: JetStreamClient): Promise<SnapshotInfo[]> {
-  return listFrom(await openStore(js));
+export async function listSnapshots(bus: Bus): Promise<SnapshotInfo[]> {
+  return listFrom(await openStore(bus));
 }
 
-function openStore(js: JetStreamClient): Promise<ObjectStore> {
+function openStore(bus: Bus): Promise<ObjectStore> {
   // the object store checks a SHA-256 of every object; node:crypto does tens of MB several times faster
   setSha256Backend('native');
-  return new Objm(js).open(SNAPSHOT_BUCKET);
+  return new Objm(natsOf(bus).js).open(SNAPSHOT_BUCKET);
 }
 
 async function listFrom(store: ObjectStore): Promise<SnapshotInfo[]> {

@@ -1,4 +1,3 @@
-import type { StreamConfig } from '@nats-io/jetstream';
 import { BusError } from './busError.ts';
 import decisions from '../../../streams/muster_decisions.json' with { type: 'json' };
 import inputs from '../../../streams/muster_in.json' with { type: 'json' };
@@ -14,8 +13,15 @@ export interface StreamDefinition {
   kind: StreamDefinitionKind;
   /** The bucket name, for `kv` and `objectStore`. */
   bucket?: string;
-  /** The server's stream configuration, without `num_replicas`. */
-  config: Partial<StreamConfig> & { name: string; subjects: string[] };
+  /** The server's stream configuration (JetStream's field names), without `num_replicas`. */
+  config: StreamSettings;
+}
+
+/** A stream's configuration as the JetStream API spells it (`max_age`, `duplicate_window`, …). */
+export interface StreamSettings {
+  name: string;
+  subjects: string[];
+  [setting: string]: unknown;
 }
 
 /** Checks that a parsed JSON value is a stream definition and returns it typed. */

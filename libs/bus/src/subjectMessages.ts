@@ -1,5 +1,16 @@
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Bus } from './bus.ts';
+import { natsOf } from './natsBus.ts';
+
+/** One stored message of a stream as a subject reader gives it. */
+export interface StreamMessage {
+  /** Its stream sequence. */
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+  /** How many messages on the filter subject follow it in the stream, as the server counted on delivery. */
+  pending: number;
+}
 
 /** Options of `subjectMessages`. */
 export interface SubjectReadOptions {
@@ -15,20 +26,19 @@ export interface SubjectReadOptions {
  * Every message of `stream` on one filter subject (wildcards allowed), in order and without end,
  * through an ordered consumer: nats-server 2.9 takes a single filter subject, so this is how a
  * late subscriber finds a decision that was published before it came.
- * (Candidate to move into @muster/bus next to `orderedMessages`.)
  */
 export async function* subjectMessages(
-  js: JetStreamClient,
+  bus: Bus,
   stream: string,
   filterSubject: string,
   opts: SubjectReadOptions = {},
-): AsyncGenerator<JsMsg, void, undefined> {
+): AsyncGenerator<StreamMessage, void, undefined> {
   if (opts.signal?.aborted === true) return;
   const start =
     opts.fromSeq !== undefined
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
       : { deliver_policy: opts.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All };
-  const consumer = await js.consumers.get(stream, { filter_subjects: filterSubject, ...start });
+  const consumer = await natsOf(bus).js.consumers.get(stream, { filter_subjects: filterSubject, ...start });
   const messages = await consumer.consume({ max_messages: 256 });
   const stop = (): void => messages.stop();
   opts.signal?.addEventListener('abort', stop, { once: true });
@@ -38,7 +48,7 @@ export async function* subjectMessages(
     for await (const m of messages) {
       // stop() ends the iterator, but messages already buffered would still come out
       if (isAborted(opts.signal)) break;
-      yield m;
+      yield { seq: m.seq, subject: m.subject, data: m.data, pending: m.info.pending };
     }
   } finally {
     opts.signal?.removeEventListener('abort', stop);

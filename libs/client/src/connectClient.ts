@@ -2,7 +2,7 @@ import { connect } from '@muster/bus';
 import type { ConnectOptions } from '@muster/bus';
 import { MusterClient } from './musterClient.ts';
 import type { MusterClientOptions } from './musterClient.ts';
-import { fromNatsError } from './natsErrors.ts';
+import { fromBusError } from './fromBusError.ts';
 
 /** Options of `connectClient`. */
 export interface ConnectClientOptions extends MusterClientOptions, Pick<ConnectOptions, 'user' | 'pass' | 'token' | 'inboxPrefix'> {
@@ -19,9 +19,9 @@ export interface ConnectClientOptions extends MusterClientOptions, Pick<ConnectO
 export async function connectClient(servers: string | string[], opts: ConnectClientOptions = {}): Promise<MusterClient> {
   try {
     const { name, connectTimeoutMs, timeoutMs: _timeoutMs, ...auth } = opts;
-    const nc = await connect({ servers, name: name ?? 'muster-client', connectTimeoutMs: connectTimeoutMs ?? 5_000, ...auth });
-    return new MusterClient(nc, opts, true);
+    const bus = await connect({ servers, name: name ?? 'muster-client', connectTimeoutMs: connectTimeoutMs ?? 5_000, ...auth });
+    return new MusterClient(bus, opts, true);
   } catch (err) {
-    throw fromNatsError(err, `connect to ${Array.isArray(servers) ? servers.join(',') : servers}`);
+    throw fromBusError(err, `connect to ${Array.isArray(servers) ? servers.join(',') : servers}`);
   }
 }

@@ -1,4 +1,4 @@
-// @muster/client: the publisher SDK (nats.js v3 idiom): submit, watch, wait, cancel, close, read state.
+// @muster/client: the publisher SDK over @muster/bus: submit, watch, wait, cancel, close, read state.
 export { MusterClient } from './musterClient.ts';
 export type { MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
 export { connectClient } from './connectClient.ts';
@@ -8,5 +8,3 @@ export type { MusterErrorCode } from './musterError.ts';
 export type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './apiTypes.ts';
 export { settles } from './decisions.ts';
 export { submitMsgId } from './submitMsgId.ts';
-export { subjectMessages } from './subjectMessages.ts';
-export type { SubjectReadOptions } from './subjectMessages.ts';

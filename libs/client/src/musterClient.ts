@@ -1,13 +1,11 @@
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { DECISIONS_STREAM, jetStream, publishInput } from '@muster/bus';
+import { DECISIONS_STREAM, publishInput, subjectMessages, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { ID_PATTERN, validateJobSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
 import type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted } from './apiTypes.ts';
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
-import { fromNatsError } from './natsErrors.ts';
-import { subjectMessages } from './subjectMessages.ts';
+import { fromBusError } from './fromBusError.ts';
 import { submitMsgId } from './submitMsgId.ts';
 
 /** Options of a `MusterClient`. */
@@ -47,7 +45,7 @@ export interface Requested {
 }
 
 /**
- * A publisher's handle on muster over one NATS connection (nats.js v3): submit jobs, follow their
+ * A publisher's handle on muster over one bus connection: submit jobs, follow their
  * decisions, cancel or close them, and read the scheduler's state from any replica.
  *
  * @example
@@ -65,16 +63,14 @@ export interface Requested {
  * ```
  */
 export class MusterClient {
-  private readonly nc: NatsConnection;
-  private readonly js: JetStreamClient;
+  private readonly bus: Bus;
   private readonly timeoutMs: number;
   private readonly ownsConnection: boolean;
 
-  /** Wraps a connection the caller owns (`disconnect()` leaves it open). */
-  constructor(nc: NatsConnection, opts: MusterClientOptions = {}, ownsConnection = false) {
-    this.nc = nc;
+  /** Wraps a bus connection the caller owns (`disconnect()` leaves it open). */
+  constructor(bus: Bus, opts: MusterClientOptions = {}, ownsConnection = false) {
     this.timeoutMs = opts.timeoutMs ?? 5_000;
-    this.js = jetStream(nc, { timeoutMs: this.timeoutMs });
+    this.bus = bus.withTimeout(this.timeoutMs);
     this.ownsConnection = ownsConnection;
   }
 
@@ -89,26 +85,26 @@ export class MusterClient {
     const via = opts.via ?? 'auto';
     if (via !== 'stream') {
       try {
-        return readSubmitted(await this.request('muster.api.submit', spec, `submit ${jobId}`), jobId);
+        return readSubmitted(await this.request(subjects.apiSubmit, spec, `submit ${jobId}`), jobId);
       } catch (err) {
         // no replica answers: the stream still takes the input, and a leader ingests it when it runs
         if (!(via === 'auto' && err instanceof MusterError && err.code === 'unavailable')) throw err;
       }
     }
-    const ack = await this.publish('muster.in.submit', spec, submitMsgId(jobId, spec), `submit ${jobId}`);
+    const ack = await this.publish(subjects.submit, spec, submitMsgId(jobId, spec), `submit ${jobId}`);
     return { jobId, inputSeq: ack };
   }
 
   /** Asks the scheduler to cancel a pending or running job (a final `cancelled` decision follows). */
   async cancel(jobId: string): Promise<Requested> {
     checkJobId(jobId);
-    return { jobId, inputSeq: await this.publish('muster.in.cancel', { jobId }, `${jobId}:cancel`, `cancel ${jobId}`) };
+    return { jobId, inputSeq: await this.publish(subjects.cancel, { jobId }, `${jobId}:cancel`, `cancel ${jobId}`) };
   }
 
   /** Asks the scheduler to release a running job (typically one kept warm with `minInstances`). */
   async close(jobId: string): Promise<Requested> {
     checkJobId(jobId);
-    return { jobId, inputSeq: await this.publish('muster.in.close', { jobId }, `${jobId}:close`, `close ${jobId}`) };
+    return { jobId, inputSeq: await this.publish(subjects.close, { jobId }, `${jobId}:close`, `close ${jobId}`) };
   }
 
   /**
@@ -118,7 +114,7 @@ export class MusterClient {
    */
   async *watch(jobId: string, opts: WatchOptions = {}): AsyncGenerator<Decision, void, undefined> {
     checkJobId(jobId);
-    for await (const decision of this.decisions(`muster.decision.${jobId}`, 'all', opts.signal, `watch ${jobId}`)) {
+    for await (const decision of this.decisions(subjects.decision(jobId), 'all', opts.signal, `watch ${jobId}`)) {
       yield decision;
       if (decision.type === 'GangAborted' && decision.final) return;
     }
@@ -126,7 +122,7 @@ export class MusterClient {
 
   /** Every job's decisions from now on (or from the start with `deliver: 'all'`), until `signal` aborts. */
   watchAll(opts: WatchOptions & { deliver?: 'all' | 'new' } = {}): AsyncGenerator<Decision, void, undefined> {
-    return this.decisions('muster.decision.*', opts.deliver ?? 'new', opts.signal, 'watch decisions');
+    return this.decisions(subjects.allDecisions, opts.deliver ?? 'new', opts.signal, 'watch decisions');
   }
 
   /**
@@ -152,30 +148,30 @@ export class MusterClient {
   /** One job as the scheduler knows it; `not-found` when no replica knows the id. */
   async job(jobId: string): Promise<JobDetails | RetiredJobDetails> {
     checkJobId(jobId);
-    const reply = await this.request('muster.api.job.get', { jobId }, `job ${jobId}`);
+    const reply = await this.request(subjects.apiJobGet, { jobId }, `job ${jobId}`);
     return field<JobDetails | RetiredJobDetails>(reply, 'job', 'object');
   }
 
   /** The jobs the scheduler knows, optionally only those with one status (`pending`, `running`, …). */
   async jobs(filter: { status?: string } = {}): Promise<JobSummary[]> {
     const body = filter.status === undefined ? {} : { status: filter.status };
-    return field<JobSummary[]>(await this.request('muster.api.jobs.list', body, 'list jobs'), 'jobs', 'array');
+    return field<JobSummary[]>(await this.request(subjects.apiJobsList, body, 'list jobs'), 'jobs', 'array');
   }
 
   /** Every node the scheduler knows, with used and total capacity. */
   async nodes(): Promise<NodeSummary[]> {
-    return field<NodeSummary[]>(await this.request('muster.api.nodes.list', {}, 'list nodes'), 'nodes', 'array');
+    return field<NodeSummary[]>(await this.request(subjects.apiNodesList, {}, 'list nodes'), 'nodes', 'array');
   }
 
   /** Why a job is where it is (for a pending one: its reason and how many hosts failed which check). */
   async explain(jobId: string): Promise<Explanation> {
     checkJobId(jobId);
-    return field<Explanation>(await this.request('muster.api.explain', { jobId }, `explain ${jobId}`), 'explanation', 'object');
+    return field<Explanation>(await this.request(subjects.apiExplain, { jobId }, `explain ${jobId}`), 'explanation', 'object');
   }
 
   /** Drains and closes the connection if this client opened it (`connectClient`); otherwise does nothing. */
   async disconnect(): Promise<void> {
-    if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain();
+    if (this.ownsConnection && !this.bus.isClosed()) await this.bus.drain();
   }
 
   private async *decisions(
@@ -184,14 +180,14 @@ export class MusterClient {
     signal: AbortSignal | undefined,
     what: string,
   ): AsyncGenerator<Decision, void, undefined> {
-    const messages = subjectMessages(this.js, DECISIONS_STREAM, subject, { deliver, ...(signal === undefined ? {} : { signal }) });
+    const messages = subjectMessages(this.bus, DECISIONS_STREAM, subject, { deliver, ...(signal === undefined ? {} : { signal }) });
     try {
       while (true) {
         let next: IteratorResult<{ data: Uint8Array }>;
         try {
           next = await messages.next();
         } catch (err) {
-          throw fromNatsError(err, what);
+          throw fromBusError(err, what);
         }
         if (next.done === true) return;
         const decision = parseDecision(next.value.data);
@@ -206,9 +202,9 @@ export class MusterClient {
   private async request(subject: string, body: unknown, what: string): Promise<Record<string, unknown>> {
     let data: Uint8Array;
     try {
-      data = (await this.nc.request(subject, JSON.stringify(body), { timeout: this.timeoutMs })).data;
+      data = (await this.bus.request(subject, JSON.stringify(body), { timeoutMs: this.timeoutMs })).data;
     } catch (err) {
-      throw fromNatsError(err, what);
+      throw fromBusError(err, what);
     }
     let reply: unknown;
     try {
@@ -230,9 +226,9 @@ export class MusterClient {
 
   private async publish(subject: string, body: unknown, msgId: string, what: string): Promise<number> {
     try {
-      return (await publishInput(this.js, subject, body, msgId)).seq;
+      return (await publishInput(this.bus, subject, body, msgId)).seq;
     } catch (err) {
-      throw fromNatsError(err, what);
+      throw fromBusError(err, what);
     }
   }
 }

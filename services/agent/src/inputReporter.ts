@@ -1,5 +1,5 @@
-import { publishInput } from '@muster/bus';
-import type { JetStreamClient } from '@muster/bus';
+import { publishInput, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { Logger } from 'pino';
 import { sleep } from './sleep.ts';
 
@@ -22,7 +22,7 @@ const MAX_RETRY_MS = 5_000;
 
 /** An input reporter for one node, for this boot of the agent. */
 export function createInputReporter(deps: {
-  js: JetStreamClient;
+  bus: Bus;
   nodeId: string;
   bootId: string;
   logger: Logger;
@@ -33,11 +33,11 @@ export function createInputReporter(deps: {
   return {
     nextMsgId,
     async send(kind, body, msgId = nextMsgId(kind)) {
-      const subject = `muster.in.node.${deps.nodeId}.${kind}`;
+      const subject = subjects.nodeInput(deps.nodeId, kind);
       let wait = FIRST_RETRY_MS;
       for (let attempt = 1; !deps.signal.aborted; attempt++) {
         try {
-          return (await publishInput(deps.js, subject, body, msgId)).seq;
+          return (await publishInput(deps.bus, subject, body, msgId)).seq;
         } catch (err) {
           // NATS away or the stream not created yet: the input is not lost, only late
           const log = attempt === 1 ? deps.logger.warn.bind(deps.logger) : deps.logger.debug.bind(deps.logger);

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { DECISIONS_STREAM } from '@muster/bus';
-import type { JetStreamClient, NatsConnection } from '@muster/bus';
-import { subjectMessages } from '@muster/client';
+import { DECISIONS_STREAM, messagesOnSubject, subjectMessages, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
 import type { Logger } from 'pino';
 import { memberGpuIds, parseAgentMessage } from './agentMessages.ts';
@@ -13,8 +12,7 @@ import { sleep } from './sleep.ts';
 
 /** What one node's agent needs; every dependency is handed in. */
 export interface NodeAgentDeps {
-  nc: NatsConnection;
-  js: JetStreamClient;
+  bus: Bus;
   node: NodeSpec;
   /** This boot of the agent (part of every input's msg id). */
   bootId: string;
@@ -66,7 +64,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const nodeId = deps.node.id;
   const log = deps.logger.child({ component: 'agent', nodeId });
   const abort = new AbortController();
-  const reporter = createInputReporter({ js: deps.js, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
+  const reporter = createInputReporter({ bus: deps.bus, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
   const running = new Map<string, Running>();
   // per member, the sequence of the latest stop seen: a bind older than it must not run
   const stoppedAt = new Map<string, number>();
@@ -162,11 +160,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   };
 
   // How many messages the stream holds on a subject (the agent may read stream info, nothing more).
-  const storedOn = async (subject: string): Promise<number> => {
-    const jsm = await deps.js.jetstreamManager(false);
-    const info = await jsm.streams.info(DECISIONS_STREAM, { subjects_filter: subject });
-    return info.state.subjects?.[subject] ?? 0;
-  };
+  const storedOn = (subject: string): Promise<number> => messagesOnSubject(deps.bus, DECISIONS_STREAM, subject);
 
   // Messages delivered per subject so far, to notice a consumer that stopped delivering.
   const delivered = new Map<string, number>();
@@ -192,13 +186,13 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       }, STALL_MS);
       try {
         if (until === 0) return next;
-        for await (const m of subjectMessages(deps.js, DECISIONS_STREAM, subject, { fromSeq: next, signal: attempt.signal })) {
+        for await (const m of subjectMessages(deps.bus, DECISIONS_STREAM, subject, { fromSeq: next, signal: attempt.signal })) {
           lastMessage = performance.now();
           next = m.seq + 1;
           delivered.set(subject, (delivered.get(subject) ?? 0) + 1);
           handle(m);
           seen += 1;
-          if (until !== undefined && (seen >= until || m.info.pending === 0)) return next;
+          if (until !== undefined && (seen >= until || m.pending === 0)) return next;
         }
       } catch (err) {
         if (abort.signal.aborted) break;
@@ -212,7 +206,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     return next;
   };
 
-  const stopSubject = `muster.stop.${nodeId}`;
+  const stopSubject = subjects.stop(nodeId);
   const storedStops = async (): Promise<number> => {
     while (!abort.signal.aborted) {
       try {
@@ -229,13 +223,13 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     // the stops stored so far first, so that a replayed bind knows whether it was stopped since
     const stopsFrom = await follow(stopSubject, 1, await storedStops());
     if (abort.signal.aborted) return;
-    await Promise.all([follow(`muster.bind.${nodeId}`, 1), follow(stopSubject, stopsFrom)]);
+    await Promise.all([follow(subjects.bind(nodeId), 1), follow(stopSubject, stopsFrom)]);
   };
 
   const heartbeat = (): void => {
-    if (deps.nc.isClosed()) return;
+    if (deps.bus.isClosed()) return;
     try {
-      deps.nc.publish(`muster.hb.${nodeId}`, '{}');
+      deps.bus.publish(subjects.heartbeat(nodeId), '{}');
     } catch (err) {
       log.debug({ err }, 'heartbeat not sent');
     }

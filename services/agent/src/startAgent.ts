@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { connect, jetStream } from '@muster/bus';
+import { connect } from '@muster/bus';
 import type { ConnectOptions } from '@muster/bus';
 import { validateNodeSpec } from '@muster/core';
 import type { NodeSpec } from '@muster/core';
@@ -62,18 +62,16 @@ export async function startAgent(opts: AgentOptions): Promise<Agent> {
   const stateDir = opts.stateDir ?? null;
   const ledgers = nodes.map((node) => MemberLedger.open(stateDir === null ? null : join(stateDir, `${node.id}.json`)));
   const auth = { user: opts.user, pass: opts.pass, token: opts.token, inboxPrefix: opts.inboxPrefix };
-  const nc = await connect({
+  const bus = await connect({
     servers: opts.natsUrl,
     name: `muster-agent ${nodes.length === 1 ? nodes[0]?.id : `${nodes.length} nodes`}`,
     ...Object.fromEntries(Object.entries(auth).filter(([, v]) => v !== undefined)),
   });
-  const js = jetStream(nc);
   const bootId = randomBytes(6).toString('hex');
   opts.logger.info({ component: 'agent', nodes: nodes.length, bootId, simulate: opts.simulate ?? false }, 'agent starting');
   const agents: NodeAgent[] = nodes.map((node, i) =>
     startNodeAgent({
-      nc,
-      js,
+      bus,
       node,
       bootId,
       logger: opts.logger,
@@ -93,7 +91,7 @@ export async function startAgent(opts: AgentOptions): Promise<Agent> {
     stop() {
       stopping ??= (async () => {
         await Promise.all(agents.map((a) => a.stop()));
-        if (!nc.isClosed()) await nc.drain();
+        if (!bus.isClosed()) await bus.drain();
         opts.logger.info({ component: 'agent' }, 'agent stopped');
       })();
       return stopping;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { publishInput } from '@muster/bus';
-import type { JetStreamClient, NatsConnection, Subscription } from '@muster/bus';
+import { publishInput, subjects } from '@muster/bus';
+import type { Bus, BusSubscription } from '@muster/bus';
 import { canonicalHash, explain, isJobIdTaken, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
@@ -16,7 +16,7 @@ export interface ApiError {
 export type ApiReply = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ApiError };
 
 /** The subjects the API answers. */
-export const API_SUBJECTS = ['muster.api.submit', 'muster.api.job.get', 'muster.api.jobs.list', 'muster.api.nodes.list', 'muster.api.explain'] as const;
+export const API_SUBJECTS = [subjects.apiSubmit, subjects.apiJobGet, subjects.apiJobsList, subjects.apiNodesList, subjects.apiExplain] as const;
 
 /** The Nats-Msg-Id of a submission: job id plus a short hash of the canonical spec (DESIGN.md §2). */
 export function submissionMsgId(jobId: string, body: unknown): string {
@@ -28,33 +28,28 @@ export function submissionMsgId(jobId: string, body: unknown): string {
  * request, by queue group). Writes are forwarded into MUSTER_IN, never applied here.
  */
 export class ApiServer {
-  private sub: Subscription | null = null;
+  private sub: BusSubscription | null = null;
 
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly js: JetStreamClient,
+    private readonly bus: Bus,
     private readonly state: () => State,
     private readonly log: Logger,
   ) {}
 
   /** Starts answering. */
   start(): void {
-    this.sub = this.nc.subscribe('muster.api.>', {
-      queue: 'muster-api',
-      callback: (err, msg) => {
-        if (err !== null) {
-          this.log.warn({ err }, 'api subscription error');
-          return;
-        }
-        void this.handle(msg.subject, msg.string()).then(
-          (reply) => msg.respond(JSON.stringify(reply)),
+    this.sub = this.bus.serve(
+      subjects.api,
+      (msg) =>
+        this.handle(msg.subject, msg.text()).then(
+          (reply) => JSON.stringify(reply),
           (err: unknown) => {
             this.log.error({ err, subject: msg.subject }, 'api handler failed');
-            msg.respond(JSON.stringify(failure('internal', 'internal error', '')));
+            return JSON.stringify(failure('internal', 'internal error', ''));
           },
-        );
-      },
-    });
+        ),
+      { queue: 'muster-api', onError: (err) => this.log.warn({ err }, 'api subscription error') },
+    );
   }
 
   /** Stops answering. */
@@ -73,9 +68,9 @@ export class ApiServer {
     }
     const state = this.state();
     switch (subject) {
-      case 'muster.api.submit':
+      case subjects.apiSubmit:
         return this.submit(request, state);
-      case 'muster.api.job.get': {
+      case subjects.apiJobGet: {
         const jobId = field(request, 'jobId');
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const job = shardGet(state.jobs, jobId);
@@ -86,13 +81,13 @@ export class ApiServer {
         }
         return { ok: true, job: { ...jobRow(job), allocations: job.allocations, pendReason: job.pendReason, spec: job.spec }, seq: state.seq };
       }
-      case 'muster.api.jobs.list': {
+      case subjects.apiJobsList: {
         const status = field(request, 'status') ?? undefined;
         return { ok: true, jobs: listJobs(state, status), seq: state.seq };
       }
-      case 'muster.api.nodes.list':
+      case subjects.apiNodesList:
         return { ok: true, nodes: listNodes(state), seq: state.seq };
-      case 'muster.api.explain': {
+      case subjects.apiExplain: {
         const jobId = field(request, 'jobId');
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');
         const explanation = explain(state, jobId);
@@ -115,7 +110,7 @@ export class ApiServer {
     }
     try {
       // forward the body as given: the leader validates it again at ingest, from the log's input
-      const ack = await publishInput(this.js, 'muster.in.submit', request, submissionMsgId(spec.value.id, request));
+      const ack = await publishInput(this.bus, subjects.submit, request, submissionMsgId(spec.value.id, request));
       return { ok: true, jobId: spec.value.id, inputSeq: ack.seq, duplicate: ack.duplicate };
     } catch (err) {
       this.log.warn({ err }, 'submit could not reach MUSTER_IN');

@@ -1,4 +1,5 @@
-import type { NatsConnection, Subscription } from '@muster/bus';
+import { heartbeatNodeId, subjects } from '@muster/bus';
+import type { Bus, BusSubscription } from '@muster/bus';
 import { shardEntriesSorted } from '@muster/core';
 import type { State } from '@muster/core';
 import { monotonicMs } from './config.ts';
@@ -9,18 +10,13 @@ import { monotonicMs } from './config.ts';
  */
 export class HeartbeatMonitor {
   private readonly seen = new Map<string, number>();
-  private sub: Subscription | null = null;
+  private sub: BusSubscription | null = null;
 
   constructor(private readonly timeoutMs: number) {}
 
   /** Starts listening. */
-  start(nc: NatsConnection): void {
-    this.sub = nc.subscribe('muster.hb.*', {
-      callback: (_err, msg) => {
-        const nodeId = msg.subject.slice('muster.hb.'.length);
-        this.seen.set(nodeId, monotonicMs());
-      },
-    });
+  start(bus: Bus): void {
+    this.sub = bus.subscribe(subjects.allHeartbeats, (msg) => this.seen.set(heartbeatNodeId(msg.subject), monotonicMs()));
   }
 
   /** Gives every node a fresh grace period (a new leader does this at takeover). */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
-import type { JetStreamClient, JetStreamManager, LeaderLease, NatsConnection, ReadTransaction } from '@muster/bus';
+import type { Bus, LeaderLease, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { State } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
@@ -16,14 +16,12 @@ export type Role = 'standby' | 'leader' | 'stopped';
 
 /** Everything a replica talks to. */
 export interface ReplicaDeps {
-  nc: NatsConnection;
-  js: JetStreamClient;
+  bus: Bus;
   /**
-   * JetStream on a second connection, for snapshot uploads (default: `js`): megabytes of chunks
-   * on the appends' socket would queue ahead of them, and hold every decision behind the upload.
+   * A second connection, for snapshot uploads (default: `bus`): megabytes of chunks on the
+   * appends' socket would queue ahead of them, and hold every decision behind the upload.
    */
-  bulkJs?: JetStreamClient;
-  jsm: JetStreamManager;
+  bulkBus?: Bus;
   lease: LeaderLease;
   heartbeats: HeartbeatMonitor;
   opts: ResolvedOptions;
@@ -119,13 +117,13 @@ export class Replica {
   async rebuild(): Promise<RebuildReport> {
     const log = this.log.child({ component: 'rebuild' });
     const started = performance.now();
-    const lastSeq = await lastLogSequence(this.deps.jsm);
+    const lastSeq = await lastLogSequence(this.deps.bus);
     this.highestLastSeq = lastSeq;
-    const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.js, { schema: STATE_SCHEMA });
+    const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.bus, { schema: STATE_SCHEMA });
     for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
     let snapshotSeq: number | null = null;
     if (snapshot !== null && snapshot.seq <= lastSeq && snapshot.state.schema === STATE_SCHEMA) {
-      const at = await readLogMessage(this.deps.jsm, snapshot.seq);
+      const at = await readLogMessage(this.deps.bus, snapshot.seq);
       if (at !== null) {
         this.ledger.state = snapshot.state;
         this.ledger.lastHash = at.hash;
@@ -145,7 +143,7 @@ export class Replica {
   /** Folds the log from the ledger's next sequence to the stream's current end, in batches. */
   async catchUp(): Promise<void> {
     let batch: ReadTransaction[] = [];
-    for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash })) {
+    for await (const logged of readLog(this.deps.bus, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash })) {
       batch.push(logged);
       if (batch.length >= CATCH_UP_BATCH) {
         this.foldChecked(batch);
@@ -230,7 +228,7 @@ export class Replica {
         this.restartTail = restart;
       },
       async (attempt) => {
-        for await (const logged of readLog(this.deps.js, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt })) {
+        for await (const logged of readLog(this.deps.bus, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt })) {
           this.foldChecked([logged]);
           this.lastFold = performance.now();
         }
@@ -248,7 +246,7 @@ export class Replica {
   private async checkLogNotShrunk(): Promise<void> {
     // the tail folds on while the stream info is in flight: compare with what was folded before asking
     const folded = this.ledger.seq;
-    const last = await lastLogSequence(this.deps.jsm);
+    const last = await lastLogSequence(this.deps.bus);
     // an ordered consumer can stall without an error when a NATS node restarts
     if (last > folded && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
       this.log.warn({ seq: folded, last }, 'log tail stalled: restarting it');

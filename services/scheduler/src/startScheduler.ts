@@ -1,4 +1,4 @@
-import { connect, ensureStreams, jetStream, jetStreamManager, openLeaderLease } from '@muster/bus';
+import { connect, ensureStreams, openLeaderLease } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
 import type { SchedulerOptions } from './config.ts';
@@ -6,7 +6,7 @@ import { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { Replica } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
-import type { NatsConnection } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { State } from '@muster/core';
 import type { Logger } from 'pino';
 
@@ -29,22 +29,20 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   const log = opts.logger.child({ replica: opts.id });
   const connectAs = (name: string) =>
     connect({ servers: opts.natsUrl, name, ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }) });
-  const nc = await connectAs(`muster-scheduler-${opts.id}`);
-  let bulk: NatsConnection | null = null;
+  const bus = await connectAs(`muster-scheduler-${opts.id}`);
+  let bulk: Bus | null = null;
   try {
-    await retry(() => ensureStreams(nc, { replicas: opts.replicas }), log);
-    const js = jetStream(nc);
-    const jsm = await jetStreamManager(nc);
+    await retry(() => ensureStreams(bus, { replicas: opts.replicas }), log);
     // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
-    const lease = await openLeaderLease(jetStream(nc, { timeoutMs: Math.max(500, opts.leaseMs) }));
+    const lease = await openLeaderLease(bus.withTimeout(Math.max(500, opts.leaseMs)));
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
-    heartbeats.start(nc);
+    heartbeats.start(bus);
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
-    const replica = new Replica({ nc, js, bulkJs: jetStream(bulk), jsm, lease, heartbeats, opts, log });
+    const replica = new Replica({ bus, bulkBus: bulk, lease, heartbeats, opts, log });
     await replica.start();
-    const api = new ApiServer(nc, js, () => replica.state, log.child({ component: 'api' }));
+    const api = new ApiServer(bus, () => replica.state, log.child({ component: 'api' }));
     api.start();
-    const statusSubs = serveStatus(nc, opts.id, replica);
+    const statusSubs = serveStatus(bus, opts.id, replica);
     let stopping: Promise<void> | null = null;
     return {
       role: () => replica.role(),
@@ -55,12 +53,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
           await api.stop();
           await replica.stop();
           heartbeats.stop();
-          await Promise.all([nc, bulk].map((c) => c?.drain().catch(() => c.close())));
+          await Promise.all([bus, bulk].map((c) => c?.drain().catch(() => c.close())));
           log.info('stopped');
         })()),
     };
   } catch (err) {
-    await Promise.all([nc.close(), bulk?.close()]);
+    await Promise.all([bus.close(), bulk?.close()]);
     throw err;
   }
 }

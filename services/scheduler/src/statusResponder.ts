@@ -1,5 +1,5 @@
-import { nativeStateHash } from '@muster/bus';
-import type { NatsConnection, Subscription } from '@muster/bus';
+import { nativeStateHash, subjects } from '@muster/bus';
+import type { Bus, BusSubscription } from '@muster/bus';
 import type { Replica } from './replica.ts';
 
 /** What `muster.replica.<id>.status` answers: where this replica is in the log. */
@@ -17,7 +17,7 @@ export interface ReplicaStatus {
  * Answers `muster.replica.<id>.status` (and the broadcast `muster.replica.status`, every replica
  * replying) so that drills and operators can compare replicas: same seq must mean same hash.
  */
-export function serveStatus(nc: NatsConnection, id: string, replica: Replica): Subscription[] {
+export function serveStatus(bus: Bus, id: string, replica: Replica): BusSubscription[] {
   const status = (): ReplicaStatus => {
     const state = replica.state;
     return {
@@ -30,11 +30,5 @@ export function serveStatus(nc: NatsConnection, id: string, replica: Replica): S
       refusedBecause: replica.refusedBecause(),
     };
   };
-  return [`muster.replica.${id}.status`, 'muster.replica.status'].map((subject) =>
-    nc.subscribe(subject, {
-      callback: (_err, msg) => {
-        msg.respond(JSON.stringify(status()));
-      },
-    }),
-  );
+  return [subjects.replicaStatus(id), subjects.allReplicasStatus].map((subject) => bus.serve(subject, () => JSON.stringify(status())));
 }

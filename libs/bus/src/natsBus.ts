@@ -1,0 +1,107 @@
+// The Bus over nats.js v3, and the one way the package's operations reach its connection.
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+/** A Bus over one nats.js connection; JetStream calls are bounded by `timeoutMs`. */
+export class NatsBus implements Bus {
+  /** The JetStream client (API calls and publish acks wait `timeoutMs`). */
+  readonly js: JetStreamClient;
+  /** The JetStream manager, made without the account-info probe (it needs a meta leader, which a cluster may be electing). */
+  readonly jsm: Promise<JetStreamManager>;
+
+  constructor(
+    /** The connection. */
+    readonly nc: NatsConnection,
+    /** The prefix of this connection's reply subjects, as it was connected with. */
+    readonly inboxPrefix: string | undefined,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ) {
+    this.js = jetstream(nc, { timeout: timeoutMs, checkAPI: false });
+    this.jsm = jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
+  }
+
+  subscribe(subject: string, onMessage: (msg: BusMessage) => void, opts: SubscribeOptions = {}): BusSubscription {
+    return subscription(
+      this.nc.subscribe(subject, {
+        ...(opts.queue === undefined ? {} : { queue: opts.queue }),
+        callback: (err, msg) => {
+          if (err !== null) opts.onError?.(err);
+          else onMessage(messageOf(msg));
+        },
+      }),
+    );
+  }
+
+  serve(subject: string, answer: Answer, opts: SubscribeOptions = {}): BusSubscription {
+    return subscription(
+      this.nc.subscribe(subject, {
+        ...(opts.queue === undefined ? {} : { queue: opts.queue }),
+        callback: (err, msg) => {
+          if (err !== null) {
+            opts.onError?.(err);
+            return;
+          }
+          try {
+            const reply = answer(messageOf(msg));
+            if (reply instanceof Promise) void reply.then((body) => msg.respond(body), () => undefined);
+            else msg.respond(reply);
+          } catch {
+            // no answer: the requester times out, as with any replica that cannot answer
+          }
+        },
+      }),
+    );
+  }
+
+  async request(subject: string, body: string | Uint8Array, opts: { timeoutMs: number }): Promise<BusMessage> {
+    return messageOf(await this.nc.request(subject, body, { timeout: opts.timeoutMs }));
+  }
+
+  publish(subject: string, body: string | Uint8Array): void {
+    this.nc.publish(subject, body);
+  }
+
+  flush(): Promise<void> {
+    return this.nc.flush();
+  }
+
+  withTimeout(timeoutMs: number): Bus {
+    return new NatsBus(this.nc, this.inboxPrefix, timeoutMs);
+  }
+
+  isClosed(): boolean {
+    return this.nc.isClosed();
+  }
+
+  async closed(): Promise<Error | undefined> {
+    return (await this.nc.closed()) ?? undefined;
+  }
+
+  drain(): Promise<void> {
+    return this.nc.drain();
+  }
+
+  close(): Promise<void> {
+    return this.nc.close();
+  }
+}
+
+/** The nats.js side of a Bus, for the package's operations. */
+export function natsOf(bus: Bus): NatsBus {
+  if (!(bus instanceof NatsBus)) throw new TypeError('not a bus made by connect()');
+  return bus;
+}
+
+const decoder = new TextDecoder();
+
+function messageOf(msg: Msg): BusMessage {
+  return { subject: msg.subject, data: msg.data, text: () => decoder.decode(msg.data) };
+}
+
+function subscription(sub: Subscription): BusSubscription {
+  return { unsubscribe: () => sub.unsubscribe(), drain: () => sub.drain() };
+}

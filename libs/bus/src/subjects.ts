@@ -1,0 +1,58 @@
+// The subjects of the public contract v1 (DESIGN.md §2), spelled once outside libs/core (whose
+// ingest and decision messages parse and build the same subjects without depending on the bus).
+
+/** The kinds of input an agent sends about its own node (`muster.in.node.<nodeId>.<kind>`). */
+export type NodeInputKind = 'register' | 'drain' | 'lost' | 'done';
+
+/** Every subject muster uses, as constants and functions of the ids they carry. */
+export const subjects = {
+  /** The prefix of every input subject: only `muster.in.…` reaches MUSTER_IN. */
+  inputPrefix: 'muster.in.',
+  /** Every input subject (MUSTER_IN's subjects). */
+  inputs: 'muster.in.>',
+  /** A JobSpec to submit. */
+  submit: 'muster.in.submit',
+  /** `{jobId}`: cancel a job. */
+  cancel: 'muster.in.cancel',
+  /** `{jobId}`: release a kept-warm job. */
+  close: 'muster.in.close',
+  /** An input about one node, on a subject that carries its id (so permissions can confine an agent to it). */
+  nodeInput: (nodeId: string, kind: NodeInputKind): string => `muster.in.node.${nodeId}.${kind}`,
+  /** The subject every log transaction is appended on. */
+  log: 'muster.log.tx',
+  /** The decisions about one job. */
+  decision: (jobId: string): string => `muster.decision.${jobId}`,
+  /** The decisions about every job. */
+  allDecisions: 'muster.decision.*',
+  /** The binds of one node. */
+  bind: (nodeId: string): string => `muster.bind.${nodeId}`,
+  /** The binds of every node. */
+  allBinds: 'muster.bind.*',
+  /** The stops of one node. */
+  stop: (nodeId: string): string => `muster.stop.${nodeId}`,
+  /** One node's heartbeat on core NATS. */
+  heartbeat: (nodeId: string): string => `muster.hb.${nodeId}`,
+  /** Every node's heartbeat. */
+  allHeartbeats: 'muster.hb.*',
+  /** The request/reply API: validate and forward a submission. */
+  apiSubmit: 'muster.api.submit',
+  /** The request/reply API: one job. */
+  apiJobGet: 'muster.api.job.get',
+  /** The request/reply API: the jobs, optionally of one status. */
+  apiJobsList: 'muster.api.jobs.list',
+  /** The request/reply API: the nodes. */
+  apiNodesList: 'muster.api.nodes.list',
+  /** The request/reply API: why a job is where it is. */
+  apiExplain: 'muster.api.explain',
+  /** Every API subject (what a replica serves). */
+  api: 'muster.api.>',
+  /** One replica's role and progress. */
+  replicaStatus: (replicaId: string): string => `muster.replica.${replicaId}.status`,
+  /** Every replica's role and progress (each replica answers). */
+  allReplicasStatus: 'muster.replica.status',
+} as const;
+
+/** The node id in a heartbeat subject (`muster.hb.<nodeId>`). */
+export function heartbeatNodeId(subject: string): string {
+  return subject.slice('muster.hb.'.length);
+}
