@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { BusError } from './busError.ts';
-import decisions from '../../../streams/muster_decisions.json' with { type: 'json' };
-import inputs from '../../../streams/muster_in.json' with { type: 'json' };
-import leader from '../../../streams/muster_leader.json' with { type: 'json' };
-import log from '../../../streams/muster_log.json' with { type: 'json' };
-import snapshots from '../../../streams/muster_snapshots.json' with { type: 'json' };
+
+// streams/ is data outside this package: read at load, three folders up from src/ (the sources) and
+// from dist/ (the build) alike, so the compiled package needs no copy of it
+const definitionFile = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../../streams/${name}.json`, import.meta.url), 'utf8'));
 
 /** What a definition creates: a plain stream, or the stream behind a KV bucket or an object store. */
 export type StreamDefinitionKind = 'stream' | 'kv' | 'objectStore';
@@ -45,6 +45,6 @@ export function parseStreamDefinition(value: unknown): StreamDefinition {
 }
 
 /** The definitions in streams/*.json: MUSTER_IN, MUSTER_LOG, MUSTER_DECISIONS, KV muster_leader, object store muster_snapshots. */
-export const streamDefinitions: readonly StreamDefinition[] = [inputs, log, decisions, leader, snapshots].map(
-  parseStreamDefinition,
-);
+export const streamDefinitions: readonly StreamDefinition[] = ['muster_in', 'muster_log', 'muster_decisions', 'muster_leader', 'muster_snapshots']
+  .map(definitionFile)
+  .map(parseStreamDefinition);
