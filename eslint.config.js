@@ -3,6 +3,8 @@
 import tseslint from 'typescript-eslint';
 
 const coreFiles = ['libs/core/src/**/*.ts'];
+// the one door to NATS (DESIGN.md §1): libs/bus, and the test support that starts servers
+const natsFiles = ['libs/bus/**/*.ts', 'test/support/**/*.ts'];
 const coreTestFiles = ['libs/core/src/**/*.test.ts', 'libs/core/src/testing/**/*.ts'];
 
 export default tseslint.config(
@@ -12,6 +14,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    ignores: natsFiles,
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['@nats-io/*'], message: 'Only libs/bus talks to NATS: use its operations (tests: test/support).' }],
+      }],
     },
   },
   {

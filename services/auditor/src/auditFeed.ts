@@ -1,5 +1,5 @@
-import { LOG_STREAM, listSnapshots, loadSnapshot, pullDecisionBatches, pullInputBatches, pullLogEntries } from '@muster/bus';
-import type { JetStreamClient, SnapshotInfo, StoredDecision } from '@muster/bus';
+import { LOG_STREAM, listSnapshots, loadSnapshot, pullDecisionBatches, pullInputBatches, pullLogEntries, streamInfo } from '@muster/bus';
+import type { Bus, SnapshotInfo, StoredDecision } from '@muster/bus';
 import { STATE_SCHEMA, canonicalHash } from '@muster/core';
 import type { Input, Transaction } from '@muster/core';
 import type { AuditSource, OfflineHistory } from './auditSource.ts';
@@ -37,27 +37,27 @@ export interface AuditFeed {
 
 /** The feed of a source: MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS and the snapshot store, or an offline history. */
 export async function openFeed(source: AuditSource): Promise<AuditFeed> {
-  return isOfflineHistory(source) ? offlineFeed(source) : jetStreamFeed(source);
+  return isOfflineHistory(source) ? offlineFeed(source) : busFeed(source);
 }
 
-async function jetStreamFeed(js: JetStreamClient): Promise<AuditFeed> {
-  const info = await (await js.jetstreamManager()).streams.info(LOG_STREAM);
+async function busFeed(bus: Bus): Promise<AuditFeed> {
+  const info = await streamInfo(bus, LOG_STREAM);
   return {
-    lastSeq: info.state.last_seq,
-    logBytes: info.state.bytes,
+    lastSeq: info.lastSeq,
+    logBytes: info.bytes,
     // bulk reads with plain pull consumers (pullBatches): a third less CPU than the ordered
     // consumers' readers on tens of thousands of small messages; inputs without msg ids
-    entries: () => pullLogEntries(js),
-    openInputs: (fromSeq) => pullInputBatches(js, { fromSeq }),
-    snapshots: () => storedSnapshots(js),
-    decisions: (signal) => pullDecisionBatches(js, { signal }),
+    entries: () => pullLogEntries(bus),
+    openInputs: (fromSeq) => pullInputBatches(bus, { fromSeq }),
+    snapshots: () => storedSnapshots(bus),
+    decisions: (signal) => pullDecisionBatches(bus, { signal }),
   };
 }
 
-async function storedSnapshots(js: JetStreamClient): Promise<FeedSnapshots> {
+async function storedSnapshots(bus: Bus): Promise<FeedSnapshots> {
   let infos: SnapshotInfo[];
   try {
-    infos = await listSnapshots(js);
+    infos = await listSnapshots(bus);
   } catch (err) {
     return { checks: [], skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
   }
@@ -66,7 +66,7 @@ async function storedSnapshots(js: JetStreamClient): Promise<FeedSnapshots> {
   const checks = await Promise.all(
     current.map(async (info): Promise<SnapshotCheck> => {
       try {
-        await loadSnapshot(js, info.name, { verifyHash: true });
+        await loadSnapshot(bus, info.name, { verifyHash: true });
         return { name: info.name, seq: info.seq, hash: info.hash, problem: null };
       } catch (err) {
         return { name: info.name, seq: info.seq, hash: info.hash, problem: `snapshot ${info.name} at ${info.seq} is unreadable or does not hash to its record: ${(err as Error).message}` };

@@ -1,5 +1,4 @@
 import { isBusError } from '@muster/bus';
-import type { JetStreamClient } from '@muster/bus';
 import { openFeed } from './auditFeed.ts';
 import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditReport.ts';
 import type { AuditSource } from './auditSource.ts';
@@ -7,13 +6,13 @@ import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import type { SnapshotCheck } from './logAuditor.ts';
 import { LogAuditor } from './logAuditor.ts';
-import { WorkerShare, useWorker, workerConnection } from './parallelAudit.ts';
+import { WorkerShare, useWorker } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
 import { isOfflineHistory } from './auditSource.ts';
 import type { WorkerResult } from './workerProtocol.ts';
 
 /**
- * Audits a log (MUSTER_LOG through a JetStream client, or an offline history): replays it with the
+ * Audits a log (MUSTER_LOG through a bus, or an offline history): replays it with the
  * same core and checks the hash chain, every session's decisions re-derived from the state before
  * it, every ingest re-derived from its inputs (when available), heartbeat losses, checkpoints,
  * snapshots, the invariants of DESIGN.md §7 after every transaction, and MUSTER_DECISIONS against
@@ -33,9 +32,9 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   for (const s of stored.checks) if (s.seq <= toSeq) snapshots.set(s.seq, [...(snapshots.get(s.seq) ?? []), s]);
 
   // Over NATS a worker thread folds the same log and takes re-derivations over while it keeps up;
-  // it compares MUSTER_DECISIONS too (at its own pace) when it can open a connection like ours.
+  // it compares MUSTER_DECISIONS too (at its own pace) when the caller says how it connects.
   const parallel = !isOfflineHistory(source) && useWorker(opts.parallel, feed.logBytes);
-  const connection = parallel ? workerConnection(source as JetStreamClient) : null;
+  const connection = parallel ? (opts.connection ?? null) : null;
   const share = parallel ? WorkerShare.start(fromSeq, connection) : null;
   const decisions = feed.decisions === null || connection !== null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
   const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions, helper: share });

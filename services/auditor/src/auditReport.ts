@@ -1,3 +1,4 @@
+import type { ConnectOptions } from '@muster/bus';
 import type { SchedulerEvent, TransactionKind } from '@muster/core';
 
 /** Where a long audit is: the sequence just checked, the last it will check, its rate and what is left. */
@@ -26,6 +27,11 @@ export interface AuditOptions {
    * smaller log on two cores). Ignored offline.
    */
   parallel?: boolean;
+  /**
+   * How the worker of a parallel audit connects to read MUSTER_DECISIONS on a connection of its
+   * own: the options the caller's bus was connected with. Left out, the main thread reads them.
+   */
+  connection?: ConnectOptions;
 }
 
 /** A rule of DESIGN.md §7 that a transaction broke. */

@@ -1,4 +1,4 @@
-import type { JetStreamClient } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { Input, LoggedTransaction } from '@muster/core';
 
 /** A snapshot as an offline history carries it: the log sequence, its recorded hash, and its state if kept. */
@@ -20,10 +20,10 @@ export interface OfflineHistory {
   lastSeq?: number;
 }
 
-/** What `auditLog` and time travel read: a live JetStream client (MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS) or an offline history. */
-export type AuditSource = JetStreamClient | OfflineHistory;
+/** What `auditLog` and time travel read: a live bus (MUSTER_LOG, MUSTER_IN, MUSTER_DECISIONS) or an offline history. */
+export type AuditSource = Bus | OfflineHistory;
 
-/** Whether a source is an offline history rather than a JetStream client. */
+/** Whether a source is an offline history rather than a bus. */
 export function isOfflineHistory(source: AuditSource): source is OfflineHistory {
   return typeof source === 'object' && source !== null && 'transactions' in source;
 }

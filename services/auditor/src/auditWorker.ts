@@ -4,8 +4,8 @@
 // MUSTER_DECISIONS and compares it with the log, while the main thread folds the same log and
 // makes every other check.
 import { parentPort } from 'node:worker_threads';
-import { connect, jetStream, pullDecisionBatches } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { connect, pullDecisionBatches } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { Transaction } from '@muster/core';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
@@ -69,30 +69,21 @@ class WorkerRun {
 
   private async run(): Promise<WorkerResult> {
     const c = this.start.decisions;
-    const nc = c === null ? null : await connect({
-      servers: c.servers,
-      name: 'muster-audit-worker',
-      connectTimeoutMs: c.timeoutMs,
-      maxReconnectAttempts: 3,
-      ...(c.user === undefined ? {} : { user: c.user }),
-      ...(c.pass === undefined ? {} : { pass: c.pass }),
-      ...(c.token === undefined ? {} : { token: c.token }),
-      ...(c.inboxPrefix === undefined ? {} : { inboxPrefix: c.inboxPrefix }),
-    });
+    // the caller's servers, credentials and timeouts, under a name of the worker's own
+    const bus = c === null ? null : await connect({ ...c, name: 'muster-audit-worker', connectTimeoutMs: c.connectTimeoutMs ?? c.timeoutMs ?? 5_000, maxReconnectAttempts: 3 });
     try {
-      return await this.check(nc);
+      return await this.check(bus);
     } finally {
       this.stop.abort();
-      await nc?.close().catch(() => undefined);
+      await bus?.close().catch(() => undefined);
     }
   }
 
-  private async check(nc: NatsConnection | null): Promise<WorkerResult> {
+  private async check(bus: Bus | null): Promise<WorkerResult> {
     const auditor = this.auditor;
     const decisions = this.decisions;
-    const reading = nc === null || decisions === null ? Promise.resolve() : (async () => {
-      const js = jetStream(nc, { timeoutMs: this.start.decisions!.timeoutMs });
-      for await (const batch of pullDecisionBatches(js, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
+    const reading = bus === null || decisions === null ? Promise.resolve() : (async () => {
+      for await (const batch of pullDecisionBatches(bus, { signal: this.stop.signal })) for (const m of batch) decisions.fromStream(m);
     })();
     // a reader that fails is awaited below; until then its rejection must not go unhandled
     reading.catch(() => undefined);

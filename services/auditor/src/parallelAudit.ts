@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { connectionOf, connectionOptions } from '@muster/bus';
-import type { JetStreamClient } from '@muster/bus';
+import type { ConnectOptions } from '@muster/bus';
 import type { HandedWork, Helper } from './logAuditor.ts';
 import { Shared } from './workerProtocol.ts';
-import type { FromWorker, ToWorker, WorkerConnection, WorkerResult } from './workerProtocol.ts';
+import type { FromWorker, ToWorker, WorkerResult } from './workerProtocol.ts';
 
 // How many transactions the worker may be behind the main thread and still be handed work: it
 // gets work only while it keeps up, so the main thread never waits long for it at the end, and a
@@ -24,26 +23,6 @@ export function setMaxQueuedBytes(bytes = MAX_QUEUED_BYTES): void {
 // the process alive), since starting one (a thread, tsx, the core loaded again) costs more than
 // most audits it could help.
 let idle: Worker | null = null;
-
-/**
- * The servers and credentials of the audit's own connection, for the worker to open one like it;
- * null when they cannot be told (not a nats.js client, or TLS options, which are not copied).
- */
-export function workerConnection(js: JetStreamClient): WorkerConnection | null {
-  const nc = connectionOf(js);
-  if (nc === null) return null;
-  const o = connectionOptions(nc);
-  if (o.tls !== undefined && o.tls !== null) return null;
-  const servers = typeof o.servers === 'string' ? [o.servers] : Array.isArray(o.servers) ? o.servers : null;
-  if (servers === null || servers.length === 0 || !servers.every((s): s is string => typeof s === 'string')) return null;
-  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  const connection: WorkerConnection = { servers, timeoutMs: js.getOptions().timeout ?? 5_000 };
-  for (const key of ['user', 'pass', 'token', 'inboxPrefix'] as const) {
-    const value = text(o[key]);
-    if (value !== undefined) connection[key] = value;
-  }
-  return connection;
-}
 
 /** The size of MUSTER_LOG from which an audit starts a worker of its own unless told otherwise (see `AuditOptions.parallel`). */
 export const PARALLEL_LOG_BYTES = 64 * 1024 * 1024;
@@ -104,7 +83,7 @@ export class WorkerShare implements Helper {
   }
 
   /** Starts the worker's share of an audit (a kept worker, or a new one). */
-  static start(fromSeq: number, decisions: WorkerConnection | null): WorkerShare {
+  static start(fromSeq: number, decisions: ConnectOptions | null): WorkerShare {
     // a kept worker that has died since (threadId -1) is replaced
     const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(new URL('./auditWorkerBoot.js', import.meta.url));
     idle = null;

@@ -1,16 +1,7 @@
+import type { ConnectOptions } from '@muster/bus';
 import type { DecisionsStreamReport, Divergence, Failure } from './auditReport.ts';
 import type { HandedWork, LogAuditor } from './logAuditor.ts';
 
-/** How the worker of a parallel audit reaches NATS: the servers and credentials of the audit's own connection. */
-export interface WorkerConnection {
-  servers: string[];
-  user?: string;
-  pass?: string;
-  token?: string;
-  inboxPrefix?: string;
-  /** Milliseconds for JetStream API calls (the audit's client's timeout). */
-  timeoutMs: number;
-}
 
 /** What the main thread of a parallel audit tells its worker. */
 export type ToWorker =
@@ -18,7 +9,7 @@ export type ToWorker =
     type: 'start';
     fromSeq: number;
     /** When given, the worker reads MUSTER_DECISIONS with a connection of its own and compares it with the log (else the main thread does). */
-    decisions: WorkerConnection | null;
+    decisions: ConnectOptions | null;
     /** `Shared` slots (BigInt64), so that neither thread waits for the other's event loop to know how far it is. */
     shared: SharedArrayBuffer;
   }

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { SingleBar } from 'cli-progress';
 import type { AuditProgress, AuditSource } from '@muster/auditor';
-import type { NatsConnection } from '@muster/bus';
+import type { Bus, ConnectOptions } from '@muster/bus';
 import type { Explanation } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { oneLine } from '../errorExit.ts';
@@ -41,7 +41,8 @@ export function auditCommand(): Command {
       }
       const { auditLog } = await import('@muster/auditor');
       const progress = progressBar();
-      const report = await withSource(flags, (source) => auditLog(source, {
+      const report = await withSource(flags, (source, connection) => auditLog(source, {
+        ...(connection === null ? {} : { connection }),
         ...(flags.from === undefined ? {} : { fromSeq: flags.from }),
         ...(flags.to === undefined ? {} : { toSeq: flags.to }),
         ...(progress === null ? {} : { onProgress: progress.update }),
@@ -99,8 +100,11 @@ function warnChain(chain: { ok: boolean; brokenAt?: number; message?: string }):
   if (!chain.ok) process.stderr.write(`muster: warning: the hash chain is broken at ${chain.brokenAt}: ${chain.message ?? ''}\n`);
 }
 
-/** Runs `fn` on the history file of `--file`, or on a JetStream client of `--nats` (unreachable: exit 3). */
-async function withSource<T>(flags: AuditFlags, fn: (source: AuditSource) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` on the history file of `--file`, or on a bus connected to `--nats` with the options it
+ * was connected with (for an audit's worker; null for a file) (unreachable: exit 3).
+ */
+async function withSource<T>(flags: AuditFlags, fn: (source: AuditSource, connection: ConnectOptions | null) => Promise<T>): Promise<T> {
   const { isAuditorError, readHistoryFile } = await import('@muster/auditor');
   const usageOf = (err: unknown): never => {
     if (isAuditorError(err)) throw new CliError(EXIT.usage, err.code, err.message, { cause: err });
@@ -113,18 +117,19 @@ async function withSource<T>(flags: AuditFlags, fn: (source: AuditSource) => Pro
     } catch (err) {
       return usageOf(err);
     }
-    return fn(history).catch(usageOf);
+    return fn(history, null).catch(usageOf);
   }
-  const { connect, jetStream } = await import('@muster/bus');
+  const { connect } = await import('@muster/bus');
   const target = natsTarget(flags);
-  let nc: NatsConnection;
+  const connection: ConnectOptions = { servers: target.servers, name: 'muster-audit', connectTimeoutMs: target.timeoutMs, timeoutMs: target.timeoutMs, maxReconnectAttempts: 3, ...target.auth };
+  let bus: Bus;
   try {
-    nc = await connect({ servers: target.servers, name: 'muster-audit', connectTimeoutMs: target.timeoutMs, maxReconnectAttempts: 3, ...target.auth });
+    bus = await connect(connection);
   } catch (err) {
     throw new CliError(EXIT.unreachable, 'unreachable', `cannot reach NATS at ${target.servers.join(',')}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return await fn(jetStream(nc, { timeoutMs: target.timeoutMs })).catch((err: unknown) => {
+    return await fn(bus, connection).catch((err: unknown) => {
       if (isAuditorError(err)) return usageOf(err);
       if (err instanceof CliError) throw err;
       const message = oneLine(err instanceof Error ? err.message : String(err));
@@ -132,7 +137,7 @@ async function withSource<T>(flags: AuditFlags, fn: (source: AuditSource) => Pro
       throw new CliError(EXIT.unreachable, 'unreachable', `reading the log on ${target.servers.join(',')} failed: ${message}${hint}`, { cause: err });
     });
   } finally {
-    await nc.close().catch(() => undefined);
+    await bus.close().catch(() => undefined);
   }
 }
 
