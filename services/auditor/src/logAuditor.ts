@@ -1,22 +1,19 @@
-import { nativeStateHash } from '@muster/bus';
+import { nativeStateHash, payloadHash } from '@muster/bus';
 import {
   CanonicalCache,
+  TurnContext,
   checkpointedState,
-  apply,
-  applyTransaction,
-  copyOnWrite,
-  decide,
   decisionMessages,
+  fold,
   foldTransactions,
-  heartbeatLost,
-  ingest,
   initialState,
   isCheckpointMark,
   isDecision,
   retireProblem,
   shardGet,
+  turn,
 } from '@muster/core';
-import type { Input, JobsRetired, SchedulerEvent, State, Transaction } from '@muster/core';
+import type { Input, JobsRetired, SchedulerEvent, State, Transaction, TurnCommand } from '@muster/core';
 import type { CheckName, Divergence } from './auditReport.ts';
 import type { ChainBreak } from './chainVerifier.ts';
 import { ChainVerifier } from './chainVerifier.ts';
@@ -82,12 +79,11 @@ interface OpenSession {
 }
 
 /**
- * Replays a log transaction by transaction with the core's own copy-on-write folds (each result
- * frozen and shared structurally, so `decide` may read any of them), and checks each one: the hash chain, stamps and fencing, its re-derivation (sessions by `decide`
- * on the state before them, ingest by `ingest` from the inputs, facts by `heartbeatLost` and the
- * retirement rules),
- * checkpoints and snapshots against the replayed state, the invariants, and the decision messages
- * it leads to.
+ * Replays a log transaction by transaction with the core's own folds (each result frozen and
+ * shared structurally, so a turn may start from any of them), and checks each one: the hash chain,
+ * stamps and fencing, its re-derivation by the core's turn on the state before it (sessions, ingest
+ * from the inputs, heartbeat losses; retirements by the retirement rules), checkpoints and
+ * snapshots against the replayed state, the invariants, and the decision messages it leads to.
  */
 export class LogAuditor {
   /** The state after the last folded transaction. */
@@ -95,6 +91,8 @@ export class LogAuditor {
   readonly failures = new FailureLog();
   // the folded states are frozen and share unchanged leaves: each hash serialises what changed
   private readonly hashCache = new CanonicalCache();
+  // the turn re-derives what the leader wrote; its caches are this auditor's
+  private readonly context = new TurnContext({ digest: payloadHash });
   readonly invariants = new InvariantChecker((v) => this.failures.add({ seq: v.seq, check: 'invariant', message: `${v.rule}: ${v.message}` }));
   readonly counts = {
     transactions: 0,
@@ -279,7 +277,7 @@ export class LogAuditor {
       if (derive) {
         // decide reads the state as the leader had it: after the transaction before, before this one
         const started = performance.now();
-        parts = decide(this.state, tx.at);
+        parts = this.rederive(this.state, tx, [{ session: true }]);
         this.timings.decideMs += performance.now() - started;
         if (parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
       }
@@ -330,21 +328,38 @@ export class LogAuditor {
     else this.foldIngest(seq, tx, groups);
   }
 
-  /** Folds an ingest transaction, each input re-derived on the state its predecessors left. */
+  /**
+   * Folds an ingest transaction, its inputs re-derived by the turn on the state before it: all in
+   * one turn when every input is at hand, else each one on the state the log's events of its
+   * predecessors left (an input that is not at hand is folded, not re-derived).
+   */
   private foldIngest(seq: number, tx: Transaction, groups: readonly IngestGroup[]): void {
-    const events = tx.events;
-    this.state = copyOnWrite(this.state, (root) => {
-      applyTransaction(root, seq, { ...tx, events: [] });
-      for (const { from, to, input } of groups) {
-        if (input !== null) {
-          const started = performance.now();
-          const derived = ingest(root, input, tx.at);
-          this.timings.ingestMs += performance.now() - started;
-          this.compare(seq, tx, derived, from, to);
-        }
-        for (let k = from; k < to; k++) apply(root, events[k]!);
-      }
-    });
+    const started = performance.now();
+    if (groups.every((g) => g.input !== null)) {
+      const derived = this.rederive(this.state, tx, [{ inputs: groups.map((g) => g.input!) }]).flat();
+      this.timings.ingestMs += performance.now() - started;
+      this.compare(seq, tx, derived, 0, tx.events.length);
+      this.foldWhole(seq, tx);
+      return;
+    }
+    let state = this.opened(seq, tx);
+    for (const { from, to, input } of groups) {
+      const events = tx.events.slice(from, to);
+      if (input !== null) this.compare(seq, tx, this.rederive(state, tx, [{ inputs: [input] }]).flat(), from, to);
+      state = fold(state, events);
+    }
+    this.timings.ingestMs += performance.now() - started;
+    this.state = state;
+  }
+
+  /** The events the core's turn writes on `state` for `commands`, stamped as `tx` was: one list per transaction. */
+  private rederive(state: State, tx: Transaction, commands: TurnCommand[]): SchedulerEvent[][] {
+    return turn(this.context, state, tx.prev, commands, { term: tx.term, leader: tx.leader, at: tx.at }).transactions.map((t) => t.tx.events);
+  }
+
+  /** The state with transaction `seq`'s envelope applied and none of its events yet. */
+  private opened(seq: number, tx: Transaction): State {
+    return foldTransactions(this.state, [{ seq, tx: { ...tx, events: [] } }]);
   }
 
   /** Has the inputs up to MUSTER_IN sequence `last` in hand (no-op without inputs, or when none is new). */
@@ -365,29 +380,32 @@ export class LogAuditor {
     return input;
   }
 
+  // A fact transaction holds heartbeat losses (each re-derived by the turn on the state the
+  // events before it left) and retirements (the leader's to time, checked by the retirement rules).
   private fact(seq: number, tx: Transaction): void {
     const events = tx.events;
-    this.state = copyOnWrite(this.state, (root) => {
-      applyTransaction(root, seq, { ...tx, events: [] });
-      let i = 0;
-      while (i < events.length) {
-        const first = events[i]!;
-        if (first.type === 'JobsRetired') {
-          this.retired(seq, tx, root, first);
-          apply(root, events[i++]!);
-          continue;
-        }
-        if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
-          this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
-          for (; i < events.length; i++) apply(root, events[i]!);
-          return;
-        }
-        let to = i + 1;
-        while (to < events.length && events[to]!.type !== 'NodeLost') to++;
-        this.compare(seq, tx, heartbeatLost(root, first.nodeId, tx.at), i, to);
-        for (; i < to; i++) apply(root, events[i]!);
+    let state = this.opened(seq, tx);
+    let i = 0;
+    while (i < events.length) {
+      const first = events[i]!;
+      if (first.type === 'JobsRetired') {
+        this.retired(seq, tx, state, first);
+        state = fold(state, [first]);
+        i++;
+        continue;
       }
-    });
+      if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {
+        this.fail(seq, 'structure', `event ${i} (${first.type}) of fact transaction ${seq} is not a heartbeat NodeLost or one of its consequences`);
+        state = fold(state, events.slice(i));
+        break;
+      }
+      let to = i + 1;
+      while (to < events.length && events[to]!.type !== 'NodeLost') to++;
+      this.compare(seq, tx, this.rederive(state, tx, [{ lostNodes: [first.nodeId] }]).flat(), i, to);
+      state = fold(state, events.slice(i, to));
+      i = to;
+    }
+    this.state = state;
   }
 
   /** A retirement is the leader's to time, but each job in it must be finished long enough and hold nothing. */

@@ -1,0 +1,79 @@
+import { appendTransactions } from '@muster/bus';
+import type { AppendResult, Bus } from '@muster/bus';
+import type { State, TurnResult } from '@muster/core';
+import type { Ledger } from './ledger.ts';
+
+/** What the next turn plans on: the state and hash after the last transaction sent (acked or not). */
+export interface Tip {
+  state: State;
+  lastHash: string | null;
+}
+
+/** What the pipeline tells its term: a turn's transactions landed (in log order), or an append failed. */
+export interface AppendPipelineEvents {
+  adopted(result: TurnResult): void;
+  failed(result: AppendResult & { ok: false }, of: number): void;
+}
+
+/**
+ * Fenced, pipelined appends of the leader's turns: a turn's transactions go out at once, fenced on
+ * the sequence before them, and the tip moves past them, so the next turn is planned while they are
+ * in flight. Turns are adopted strictly in log order; a failed fence fails everything after it
+ * (each append expects the one before it), and nothing after a failure is adopted.
+ */
+export class AppendPipeline {
+  private tipNow: Tip;
+  // the last append sent: it resolves, after those before it, once its turn is adopted (false: it or one before it failed)
+  private last: Promise<boolean> = Promise.resolve(true);
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly ledger: Ledger,
+    private readonly events: AppendPipelineEvents,
+  ) {
+    this.tipNow = { state: ledger.state, lastHash: ledger.lastHash };
+  }
+
+  /** The state and hash the next turn plans on. */
+  get tip(): Tip {
+    return this.tipNow;
+  }
+
+  /** Plans from the ledger again (after a catch-up, before the first turn of a term). */
+  resetTip(): void {
+    this.tipNow = { state: this.ledger.state, lastHash: this.ledger.lastHash };
+  }
+
+  /** Resolves once every append sent so far settled: true when all were adopted. */
+  settled(): Promise<boolean> {
+    return this.last;
+  }
+
+  /**
+   * Sends a turn's transactions now and moves the tip past them; the promise resolves after every
+   * earlier send, once the log took them (the ledger adopts the turn's state), or false once this
+   * or an earlier one failed.
+   */
+  send(result: TurnResult): Promise<boolean> {
+    const txs = result.transactions;
+    const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1);
+    this.tipNow = { state: result.state, lastHash: result.lastHash };
+    const before = this.last;
+    const done = (async () => {
+      const outcome = await sent;
+      // a later append can only land if this one did: adopt in log order, or not at all
+      if (!(await before)) return false;
+      if (!outcome.ok) {
+        this.events.failed(outcome, txs.length);
+        return false;
+      }
+      // the fence held, so the log now holds exactly what the turn folded
+      this.ledger.state = result.state;
+      this.ledger.lastHash = result.lastHash;
+      this.events.adopted(result);
+      return true;
+    })();
+    this.last = done;
+    return done;
+  }
+}

@@ -1,0 +1,127 @@
+import type { Logger } from 'pino';
+import { lastPublishedLogSeq, publishDecisions, readLog } from '@muster/bus';
+import type { Bus } from '@muster/bus';
+import { decisionMessages, shardGet } from '@muster/core';
+import type { LoggedTransaction, OutboundMessage, State } from '@muster/core';
+import type { Ledger } from './ledger.ts';
+
+/** Transactions the log took, with the state after them (their decisions' jobs are looked up there). */
+export interface Adopted {
+  logged: readonly LoggedTransaction[];
+  state: State;
+}
+
+/** What the outbox publishes with. */
+export interface DecisionOutboxDeps {
+  bus: Bus;
+  log: Logger;
+}
+
+/** The decision messages of transactions the log took, each job looked up in the state after them (a later transaction may have retired it). */
+function messagesOf(adopted: readonly Adopted[]): OutboundMessage[] {
+  return adopted.flatMap(({ logged, state }) => logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))));
+}
+
+/**
+ * The leader's decisions on their way to MUSTER_DECISIONS, in log order, while the next turns are
+ * planned: adopted transactions wait here, and each round publishes all of them once the round
+ * before it is acked. What a predecessor (or a failed round) left unpublished is re-published from
+ * the log first, so a successor resumes after the last decision published.
+ */
+export class DecisionOutbox {
+  private readonly waiting: Adopted[] = [];
+  private publishing: Promise<void> = Promise.resolve();
+  private active = false;
+  // the first log sequence whose decisions may be unpublished (null: none owed)
+  private unpublishedFrom: number | null = null;
+  private cursorKnown = false;
+
+  constructor(
+    private readonly deps: DecisionOutboxDeps,
+    private readonly ledger: Ledger,
+  ) {}
+
+  /** Queues the decisions of transactions the log took; published behind the rounds before them, without holding up the next turn. */
+  push(adopted: Adopted): void {
+    this.waiting.push(adopted);
+    if (!this.active) {
+      this.active = true;
+      this.publishing = this.drain();
+    }
+  }
+
+  /** Resolves when the rounds under way are done. */
+  idle(): Promise<void> {
+    return this.publishing;
+  }
+
+  /**
+   * Publishes what earlier leaders (or failed rounds of this one) left owed, once `appended` (every
+   * append sent) has settled; false when it could not yet (nothing new may be decided until then).
+   */
+  async catchUp(appended: () => Promise<boolean>): Promise<boolean> {
+    try {
+      // the log up to the ledger is re-published: every append sent must be adopted first
+      if (this.unpublishedFrom !== null && !(await appended())) return false;
+      if (this.unpublishedFrom !== null) await this.publishing;
+      if (!this.cursorKnown) {
+        this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.bus));
+        this.cursorKnown = true;
+      }
+      if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
+      return true;
+    } catch (err) {
+      this.deps.log.warn({ err }, 'decisions owed could not be published yet: retrying');
+      return false;
+    }
+  }
+
+  /**
+   * Publishes the queue in rounds until it is empty: each round takes everything adopted so far,
+   * so a leader taking many small turns still needs only one ack round trip per round. A round
+   * that fails, or follows decisions owed, is left to the catch-up, which publishes in log order.
+   */
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0) {
+        const round = this.waiting.splice(0);
+        const published = this.unpublishedFrom === null && (await this.publishRound(round));
+        if (!published) this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, round[0]!.logged[0]!.seq);
+      }
+    } finally {
+      this.active = false;
+    }
+  }
+
+  /** Publishes the decision messages of one round; false (and a warning) when not every one was acked. */
+  private async publishRound(round: readonly Adopted[]): Promise<boolean> {
+    const msgs = messagesOf(round);
+    if (msgs.length === 0) return true;
+    try {
+      const r = await publishDecisions(this.deps.bus, msgs);
+      if (r.ok) return true;
+      this.deps.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
+    } catch (err) {
+      this.deps.log.warn({ err }, 'publishing decisions failed: will re-publish');
+    }
+    return false;
+  }
+
+  /** Re-publishes the decisions of the log from `fromSeq` (the msg ids make repeats harmless). */
+  private async republish(fromSeq: number): Promise<void> {
+    if (fromSeq <= this.ledger.seq) {
+      const txs: LoggedTransaction[] = [];
+      for await (const logged of readLog(this.deps.bus, { fromSeq, verifyChain: false })) {
+        if (logged.seq > this.ledger.seq) break;
+        txs.push(logged);
+      }
+      const msgs = messagesOf([{ logged: txs, state: this.ledger.state }]);
+      if (msgs.length > 0) {
+        const r = await publishDecisions(this.deps.bus, msgs);
+        if (!r.ok) throw new Error(`re-publishing decisions failed: ${r.code}`);
+        this.deps.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
+      }
+    }
+    this.unpublishedFrom = null;
+  }
+}

@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import { lastInputSequence, readInputs } from '@muster/bus';
+import type { Bus, InputMessage } from '@muster/bus';
+import { sleep } from './replica.ts';
+import { runRestartable } from './restartable.ts';
+
+const INPUT_WATCHDOG_MS = 2000;
+
+/** What an input reader reads from and whom it tells. */
+export interface InputReaderDeps {
+  bus: Bus;
+  log: Logger;
+  /** Ends the reader. */
+  signal: AbortSignal;
+  /** Called when an input arrives in the buffer. */
+  onInput: () => void;
+}
+
+/**
+ * Reads MUSTER_IN from a sequence on into a buffer the leader's turns take from. A failed read (a
+ * NATS node restarting, a consumer lost) is retried from where it stopped, and a watchdog restarts
+ * a reader that silently stopped delivering: inputs are never skipped, and the buffer never holds
+ * one twice.
+ */
+export class InputReader {
+  private readonly buffer: InputMessage[] = [];
+  private next: number;
+  private seen = performance.now();
+  private restart: () => void = () => undefined;
+
+  constructor(private readonly deps: InputReaderDeps, fromSeq: number) {
+    this.next = fromSeq;
+  }
+
+  /** Inputs buffered and not yet taken. */
+  get waiting(): number {
+    return this.buffer.length;
+  }
+
+  /** Takes up to `max` buffered inputs, oldest first. */
+  take(max: number): InputMessage[] {
+    return this.buffer.splice(0, max);
+  }
+
+  /** Reads (and watches the reading) until the signal ends it. */
+  async run(): Promise<void> {
+    await Promise.all([this.read(), this.watch()]);
+  }
+
+  private async read(): Promise<void> {
+    const { signal, log } = this.deps;
+    // one attempt per consumer: the watchdog restarts an attempt that silently stopped delivering
+    await runRestartable(
+      signal,
+      (restart) => {
+        this.restart = restart;
+      },
+      async (attempt) => {
+        for await (const input of readInputs(this.deps.bus, { fromSeq: this.next, tail: true, signal: attempt })) {
+          this.seen = performance.now();
+          if (input.seq < this.next) continue;
+          this.next = input.seq + 1;
+          this.buffer.push(input);
+          this.deps.onInput();
+        }
+      },
+      async (err) => {
+        log.warn({ err, next: this.next }, 'input reader failed: retrying');
+        await sleep(250, signal);
+      },
+    );
+  }
+
+  /**
+   * Restarts the reader when MUSTER_IN holds inputs past what it delivered and it has been silent
+   * for a while (an ordered consumer can stall without an error when a NATS node restarts).
+   */
+  private async watch(): Promise<void> {
+    const { signal, log } = this.deps;
+    while (!signal.aborted) {
+      await sleep(INPUT_WATCHDOG_MS, signal);
+      if (signal.aborted) return;
+      try {
+        const last = await lastInputSequence(this.deps.bus);
+        if (last >= this.next && performance.now() - this.seen > INPUT_WATCHDOG_MS) {
+          log.warn({ next: this.next, last }, 'input reader stalled: restarting it');
+          this.seen = performance.now();
+          this.restart();
+        }
+      } catch (err) {
+        log.debug({ err }, 'input watchdog could not read MUSTER_IN');
+      }
+    }
+  }
+}
