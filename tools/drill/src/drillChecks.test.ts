@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredDecision } from '@muster/bus';
-import { canonicalJson, decide, fold, ingest, initialState, validateJobSpec } from '@muster/core';
-import type { GangAborted, GangCommitted, LoggedTransaction, SchedulerEvent, State, TransactionKind } from '@muster/core';
+import { TurnContext, canonicalJson, ingest, initialState, turn, validateJobSpec } from '@muster/core';
+import type { GangAborted, GangCommitted, LoggedTransaction, SchedulerEvent, State, TransactionKind, TurnCommand } from '@muster/core';
 import type { InputMessage } from '@muster/bus';
 import { checkDecisions, lostJobs } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
@@ -122,17 +122,21 @@ const input = (seq: number, subject: string, body: unknown, storedAt: number): I
   return { seq, subject, data, size: data.length, storedAt };
 };
 
-/** The log a leader would write for these inputs, each ingested at its stored time; `decideAt` adds sessions. */
+/** The log a leader would write for these inputs, each ingested at its stored time by a turn of the core; `decideAt` adds sessions. */
 function ingestedLog(inputs: InputMessage[], decideAt: number[] = []): LoggedTransaction[] {
+  const context = new TurnContext();
   let state: State = initialState();
-  const steps: Step[] = [];
+  let lastHash: string | null = null;
+  const log: LoggedTransaction[] = [];
   const times = [...inputs.map((i) => ({ at: i.storedAt ?? 0, input: i })), ...decideAt.map((at) => ({ at, input: null }))].sort((a, b) => a.at - b.at);
   for (const { at, input: i } of times) {
-    const events = i === null ? decide(state, at).flat() : ingest(state, { seq: i.seq, subject: i.subject, data: i.data }, at);
-    state = fold(state, events);
-    steps.push({ at, events, kind: i === null ? 'session' : 'ingest' });
+    const command: TurnCommand = i === null ? { session: true } : { inputs: [{ seq: i.seq, subject: i.subject, data: i.data }] };
+    const result = turn(context, state, lastHash, [command], { term: 1, leader: 's1', at });
+    state = result.state;
+    lastHash = result.lastHash;
+    log.push(...result.transactions.map(({ seq, tx }) => ({ seq, tx })));
   }
-  return logOf(steps);
+  return log;
 }
 
 describe('drill: liveness', () => {

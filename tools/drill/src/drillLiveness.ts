@@ -1,6 +1,6 @@
 import type { InputMessage } from '@muster/bus';
-import { decide, fold, foldTransactions, ingest, initialState, isDecision } from '@muster/core';
-import type { LoggedTransaction, State } from '@muster/core';
+import { TurnContext, foldTransactions, initialState, isDecision, turn } from '@muster/core';
+import type { LoggedTransaction, State, TurnCommand } from '@muster/core';
 import { overlapMs } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
 
@@ -33,8 +33,8 @@ export interface LivenessResult {
  * Finds every gap between decisions that lasted longer than `boundMs` while JetStream was
  * available (time in `excused`, when it could not serve muster's streams, does not count), and
  * asks the core whether work that fits was waiting when those `boundMs` began: the log's state
- * at that time, plus every input already stored in MUSTER_IN but not yet ingested, folded through
- * the same `ingest`, then one `decide`. If that session would commit a gang, the work waited
+ * at that time, plus every input already stored in MUSTER_IN but not yet ingested, taken by one
+ * turn of the core with a session, as a leader at that time would have. If that session would commit a gang, the work waited
  * longer than the bound: a violation. (Inputs only add work or free resources, and only decisions
  * take resources, so work that fits at that time fitted for the rest of the gap.)
  */
@@ -87,16 +87,16 @@ function waitBegan(from: number, to: number, boundMs: number, excused: readonly 
   return cursor - from >= need ? cursor - need : null;
 }
 
-/** The jobs one session would commit at `at` if every input stored by then had been ingested. */
+/** The jobs one session would commit at `at` if every input stored by then had been ingested in the same turn. */
 function fittingAt(logState: State, inputs: readonly InputMessage[], at: number): string[] {
-  let state = logState;
-  for (const input of inputs) {
-    if (input.seq <= logState.lastInputSeq || (input.storedAt ?? Number.POSITIVE_INFINITY) > at) continue;
-    state = fold(state, ingest(state, { seq: input.seq, subject: input.subject, data: input.data }, Math.max(at, state.lastAt)));
-  }
+  const stored = inputs
+    .filter((input) => input.seq > logState.lastInputSeq && (input.storedAt ?? Number.POSITIVE_INFINITY) <= at)
+    .map((input) => ({ seq: input.seq, subject: input.subject, data: input.data }));
+  const commands: TurnCommand[] = stored.length === 0 ? [{ session: true }] : [{ inputs: stored }, { session: true }];
+  const result = turn(new TurnContext(), logState, null, commands, { term: logState.term, leader: 'liveness-check', at });
   const jobs: string[] = [];
-  for (const part of decide(state, Math.max(at, state.lastAt))) {
-    for (const event of part) if (event.type === 'GangCommitted') jobs.push(event.jobId);
+  for (const { tx } of result.transactions) {
+    for (const event of tx.events) if (event.type === 'GangCommitted') jobs.push(event.jobId);
   }
   return jobs;
 }
