@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendTransactions, publishDecisions, publishInput } from '@muster/bus';
 import { auditLog } from '@muster/auditor';
-import { decide, foldTransactions, ingest, initialState, makeTransaction, shardGet, stateHash, transactionHash } from '@muster/core';
-import type { Explanation, SchedulerEvent, Transaction } from '@muster/core';
+import { TurnContext, foldTransactions, initialState, shardGet, stateHash, transactionHash, turn } from '@muster/core';
+import type { Explanation, SchedulerEvent } from '@muster/core';
 import { runLive } from './recordWorkload.ts';
 import type { LiveRun } from './recordWorkload.ts';
 import { runCli } from './runCli.ts';
@@ -93,13 +93,9 @@ describe('muster audit on the log of a live run', () => {
     const body = JSON.stringify({ id: 'tail-z', identity: { user: 'zed' }, tasks: 2, resources: { cpu: 500, memoryMb: 512 } });
     const input = { seq: (await publishInput(run.js, 'muster.in.submit', body, 'tail-z')).seq, subject: 'muster.in.submit', data: body };
     const at = Math.max(Date.now(), state.lastAt);
-    const stamp = { term: state.term, leader: state.leader ?? 's1', at };
-    const ingested: Transaction = makeTransaction(transactionHash(last.tx), { ...stamp, kind: 'ingest', session: state.session }, ingest(state, input, at));
-    const after = foldTransactions(state, [{ seq: last.seq + 1, tx: ingested }]);
-    const parts = decide(after, at);
-    expect(parts).toHaveLength(1);
-    const session = makeTransaction(transactionHash(ingested), { ...stamp, kind: 'session', session: after.session + 1, part: 1, parts: 1 }, parts[0]!);
-    expect((await appendTransactions(run.js, [ingested, session], last.seq)).ok).toBe(true);
+    const result = turn(new TurnContext(), state, transactionHash(last.tx), [{ inputs: [input] }, { session: true }], { term: state.term, leader: state.leader ?? 's1', at });
+    expect(result.transactions.map((t) => t.tx.kind)).toEqual(['ingest', 'session']);
+    expect((await appendTransactions(run.js, result.transactions, last.seq)).ok).toBe(true);
 
     const report = await auditLog(run.js);
     expect(report.failures).toEqual([]);

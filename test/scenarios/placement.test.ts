@@ -328,7 +328,7 @@ describe('pend reasons', () => {
   });
 });
 
-test('decide() is deterministic: the same state gives the same events', () => {
+test('a session is deterministic: the same state gives the same events', () => {
   const g = given([register(slotNode('n1', 3)), register(node('n2', { gpus: 4, domains: 2 })), submit(job('a', { tasks: 5 })), submit(job('b', { tasks: 2, gpus: 1, gpuLocality: true }))]);
   const first = runSession(g.cluster.state, 5).parts;
   const second = runSession(g.cluster.state, 5).parts;

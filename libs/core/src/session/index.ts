@@ -1,5 +1,4 @@
-// Scheduling sessions: decide, needsSession, nextDeadline, explain (DESIGN.md §5).
-export { decide } from './decide.ts';
+// Scheduling sessions: runSession, needsSession, nextDeadline, explain (DESIGN.md §5).
 export { needsSession, nextDeadline } from './deadlines.ts';
 export { explain } from './explain.ts';
 export type { Explanation } from './explain.ts';
