@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { spawnManaged } from './managedProcess.ts';
 import type { ManagedProcess } from './managedProcess.ts';
 import { newDataDir } from './natsServer.ts';
-import { CLI_ENTRY, REPO_ROOT } from './repoPaths.ts';
+import { REPO_ROOT, cliEntry } from './repoPaths.ts';
 
 /** Options of one agent process (`muster agent --simulate N`). */
 export interface AgentProcessOptions {
@@ -21,9 +21,9 @@ export interface AgentProcessOptions {
 /** A running agent process. */
 export type AgentProcess = ManagedProcess;
 
-/** Spawns `muster agent --simulate N` as its own process (the command line runs TypeScript through tsx itself). */
+/** Spawns `muster agent --simulate N` as its own process (the built command line). */
 export function spawnAgent(opts: AgentProcessOptions): AgentProcess {
-  const args = [CLI_ENTRY, 'agent', '--simulate', String(opts.simulate), '--nats', opts.urls.join(','), '--log-level', opts.logLevel ?? 'info'];
+  const args = ['--enable-source-maps', cliEntry(), 'agent', '--simulate', String(opts.simulate), '--nats', opts.urls.join(','), '--log-level', opts.logLevel ?? 'info'];
   if (opts.heartbeatMs !== undefined) args.push('--heartbeat-ms', String(opts.heartbeatMs));
   const logFile = opts.logFile ?? join(newDataDir(undefined, 'muster-agent-'), 'agent.log');
   return spawnManaged({ name: `agent ×${opts.simulate}`, command: process.execPath, args, logFile, cwd: REPO_ROOT, ...(opts.env === undefined ? {} : { env: opts.env }) });

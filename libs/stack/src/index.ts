@@ -13,4 +13,4 @@ export { spawnScheduler } from './schedulerProcess.ts';
 export type { SchedulerProcess, SchedulerProcessOptions } from './schedulerProcess.ts';
 export { spawnAgent } from './agentProcess.ts';
 export type { AgentProcess, AgentProcessOptions } from './agentProcess.ts';
-export { CLI_ENTRY, REPO_ROOT, SCHEDULER_ENTRY } from './repoPaths.ts';
+export { REPO_ROOT, cliEntry, schedulerEntry } from './repoPaths.ts';

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { spawnManaged } from './managedProcess.ts';
 import type { ManagedProcess } from './managedProcess.ts';
 import { newDataDir } from './natsServer.ts';
-import { REPO_ROOT, SCHEDULER_ENTRY, tsxImport } from './repoPaths.ts';
+import { REPO_ROOT, schedulerEntry } from './repoPaths.ts';
 
-/** Options of one scheduler replica process (flags of services/scheduler/src/main.ts). */
+/** Options of one scheduler replica process (flags of @muster/scheduler's main). */
 export interface SchedulerProcessOptions {
   id: string;
   /** NATS urls (a cluster's, so the replica fails over between nodes). */
@@ -22,12 +22,12 @@ export interface SchedulerProcessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** A running replica process: `node --import tsx services/scheduler/src/main.ts …`. */
+/** A running replica process: `node services/scheduler/dist/main.js …` (the built JavaScript). */
 export type SchedulerProcess = ManagedProcess & { readonly id: string };
 
 /** Spawns one scheduler replica as its own process, so that it can be killed with -9 or paused with SIGSTOP. */
 export function spawnScheduler(opts: SchedulerProcessOptions): SchedulerProcess {
-  const args = ['--import', tsxImport(), SCHEDULER_ENTRY, '--id', opts.id, '--nats', opts.urls.join(','), '--log-level', opts.logLevel ?? 'debug'];
+  const args = ['--enable-source-maps', schedulerEntry(), '--id', opts.id, '--nats', opts.urls.join(','), '--log-level', opts.logLevel ?? 'debug'];
   const flag = (name: string, value: number | undefined): void => {
     if (value !== undefined) args.push(`--${name}`, String(value));
   };

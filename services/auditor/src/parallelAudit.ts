@@ -4,6 +4,10 @@ import type { HandedWork, Helper } from './logAuditor.ts';
 import { Shared } from './workerProtocol.ts';
 import type { FromWorker, ToWorker, WorkerResult } from './workerProtocol.ts';
 
+// The worker's program: the built auditWorker.js beside this file; from the sources (vitest, tsx), a
+// boot file that registers tsx in the thread first (a worker does not inherit module hooks).
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './auditWorkerBoot.js' : './auditWorker.js', import.meta.url);
+
 // How many transactions the worker may be behind the main thread and still be handed work: it
 // gets work only while it keeps up, so the main thread never waits long for it at the end, and a
 // worker still starting (a cold one takes 0.3-0.6 s) gets none.
@@ -85,7 +89,7 @@ export class WorkerShare implements Helper {
   /** Starts the worker's share of an audit (a kept worker, or a new one). */
   static start(fromSeq: number, decisions: ConnectOptions | null): WorkerShare {
     // a kept worker that has died since (threadId -1) is replaced
-    const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(new URL('./auditWorkerBoot.js', import.meta.url));
+    const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(WORKER_ENTRY);
     idle = null;
     Object.assign(lastHanded, { sessions: 0, ingests: 0, transactions: 0 });
     const share = new WorkerShare(worker);
