@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   BusError,
   LOG_STREAM,
-  LOG_SUBJECT,
+  subjects,
   MAX_TRANSACTION_BYTES,
   appendTransactions,
   ensureStreams,
@@ -26,7 +26,7 @@ afterEach(async () => {
 
 async function logSeqs(): Promise<number[]> {
   const seqs: number[] = [];
-  for await (const { seq } of readLog(bus.js)) seqs.push(seq);
+  for await (const { seq } of readLog(bus.bus)) seqs.push(seq);
   return seqs;
 }
 
@@ -37,35 +37,35 @@ function apiCode(cause: unknown): number | undefined {
 describe('appendTransactions (R1)', () => {
   it('appends a batch at consecutive sequences after the expected one', async () => {
     const first = chain(3);
-    expect(await appendTransactions(bus.js, first, 0)).toEqual({ ok: true, seqs: [1, 2, 3] });
+    expect(await appendTransactions(bus.bus, first, 0)).toEqual({ ok: true, seqs: [1, 2, 3] });
     const next = chain(2, lastHash(first), 'test-leader', 10);
-    expect(await appendTransactions(bus.js, next, 3)).toEqual({ ok: true, seqs: [4, 5] });
-    expect(await appendTransactions(bus.js, [], 5)).toEqual({ ok: true, seqs: [] });
-    expect(await lastLogSequence(bus.jsm)).toBe(5);
+    expect(await appendTransactions(bus.bus, next, 3)).toEqual({ ok: true, seqs: [4, 5] });
+    expect(await appendTransactions(bus.bus, [], 5)).toEqual({ ok: true, seqs: [] });
+    expect(await lastLogSequence(bus.bus)).toBe(5);
   });
 
   it('gives a second writer with a stale expectation a conflict, and nothing of it lands', async () => {
     const other = await bus.client({ name: 'stale-writer' });
     const winner = chain(1, null, 'a');
-    expect(await appendTransactions(bus.js, winner, 0)).toEqual({ ok: true, seqs: [1] });
-    const result = await appendTransactions(other.js, chain(2, null, 'b'), 0);
+    expect(await appendTransactions(bus.bus, winner, 0)).toEqual({ ok: true, seqs: [1] });
+    const result = await appendTransactions(other, chain(2, null, 'b'), 0);
     expect(result).toMatchObject({ ok: false, code: 'conflict', committed: [] });
     if (result.ok) throw new Error('unreachable');
     expect(apiCode(result.cause)).toBe(10071);
-    expect(await lastLogSequence(bus.jsm)).toBe(1);
+    expect(await lastLogSequence(bus.bus)).toBe(1);
   });
 
   it('keeps a stale batch out entirely when another writer got exactly one message in first', async () => {
     // fenced by sequence alone, the stale batch's second transaction would find sequence 2 and land
     const base = chain(1);
-    await appendTransactions(bus.js, base, 0);
+    await appendTransactions(bus.bus, base, 0);
     const other = await bus.client({ name: 'new-leader' });
     const elected = chain(1, lastHash(base), 'new-leader', 100);
-    expect(await appendTransactions(other.js, elected, 1)).toEqual({ ok: true, seqs: [2] });
+    expect(await appendTransactions(other, elected, 1)).toEqual({ ok: true, seqs: [2] });
     const stale = chain(3, lastHash(base), 'old-leader', 50);
-    const result = await appendTransactions(bus.js, stale, 1);
+    const result = await appendTransactions(bus.bus, stale, 1);
     expect(result).toMatchObject({ ok: false, code: 'conflict', committed: [] });
-    expect(await lastLogSequence(bus.jsm)).toBe(2);
+    expect(await lastLogSequence(bus.bus)).toBe(2);
     expect(await logSeqs()).toEqual([1, 2]);
   });
 
@@ -74,43 +74,43 @@ describe('appendTransactions (R1)', () => {
     const tiny: StreamDefinition[] = streamDefinitions
       .filter((d) => d.config.name === LOG_STREAM)
       .map((d) => ({ ...d, config: { ...d.config, max_msg_size: 2048 } }));
-    await ensureStreams(bus.jsm, { replicas: 1, definitions: tiny });
+    await ensureStreams(bus.bus, { replicas: 1, definitions: tiny });
     const head = chain(2);
     const big = { ...tx(lastHash(head), 3), leader: 'x'.repeat(4096) };
     const batch = [...head, big, ...chain(2, lastHash([big]), 'test-leader', 4)];
-    const result = await appendTransactions(bus.js, batch, 0);
+    const result = await appendTransactions(bus.bus, batch, 0);
     expect(result).toMatchObject({ ok: false, code: 'error', committed: [1, 2] });
-    expect(await lastLogSequence(bus.jsm)).toBe(2);
+    expect(await lastLogSequence(bus.bus)).toBe(2);
     expect(await logSeqs()).toEqual([1, 2]);
   });
 
   it('refuses a batch that does not chain, before publishing anything', async () => {
     const txs = [...chain(2), tx('not-the-hash', 3)];
-    const result = await appendTransactions(bus.js, txs, 0);
+    const result = await appendTransactions(bus.bus, txs, 0);
     expect(result).toMatchObject({ ok: false, code: 'error', committed: [] });
     if (result.ok) throw new Error('unreachable');
     expect(isBusError(result.cause, 'CHAIN_BROKEN')).toBe(true);
-    expect(await lastLogSequence(bus.jsm)).toBe(0);
+    expect(await lastLogSequence(bus.bus)).toBe(0);
   });
 
   it('refuses a transaction over MAX_TRANSACTION_BYTES, before publishing anything', async () => {
     const huge = { ...tx(null, 1), leader: 'x'.repeat(MAX_TRANSACTION_BYTES) };
-    const result = await appendTransactions(bus.js, [huge], 0);
+    const result = await appendTransactions(bus.bus, [huge], 0);
     expect(result).toMatchObject({ ok: false, code: 'error', committed: [] });
     if (result.ok) throw new Error('unreachable');
     expect(result.cause).toBeInstanceOf(BusError);
     expect((result.cause as BusError).code).toBe('TRANSACTION_TOO_LARGE');
-    expect(await lastLogSequence(bus.jsm)).toBe(0);
+    expect(await lastLogSequence(bus.bus)).toBe(0);
   });
 
   it('treats a repeat of an append whose ack was lost as landed, and a repeat elsewhere as a conflict', async () => {
     const txs = chain(2);
-    expect(await appendTransactions(bus.js, txs, 0)).toEqual({ ok: true, seqs: [1, 2] });
-    const repeat = await appendTransactions(bus.js, txs, 0);
+    expect(await appendTransactions(bus.bus, txs, 0)).toEqual({ ok: true, seqs: [1, 2] });
+    const repeat = await appendTransactions(bus.bus, txs, 0);
     expect(repeat).toEqual({ ok: true, seqs: [1, 2] });
-    const misplaced = await appendTransactions(bus.js, txs.slice(1), 5);
+    const misplaced = await appendTransactions(bus.bus, txs.slice(1), 5);
     expect(misplaced).toMatchObject({ ok: false, code: 'conflict', committed: [] });
-    expect(await lastLogSequence(bus.jsm)).toBe(2);
+    expect(await lastLogSequence(bus.bus)).toBe(2);
   });
 
   it('reports an unanswered append as a timeout: its outcome is unknown until the log is read', async () => {
@@ -122,14 +122,14 @@ describe('appendTransactions (R1)', () => {
     try {
       // let the stop take hold before the publish leaves
       await new Promise((resolve) => setTimeout(resolve, 100));
-      result = await appendTransactions(slow.js, chain(1), 0, { timeoutMs: 300 });
+      result = await appendTransactions(slow, chain(1), 0, { timeoutMs: 300 });
     } finally {
       process.kill(server.pid, 'SIGCONT');
     }
     expect(result).toMatchObject({ ok: false, code: 'timeout', committed: [] });
     // the server got the message before it froze: re-syncing from the log tells what happened
-    await expect.poll(() => lastLogSequence(bus.jsm), { timeout: 5_000 }).toBe(1);
-    const raw = await bus.jsm.streams.getMessage(LOG_STREAM, { seq: 1 });
-    expect(raw?.subject).toBe(LOG_SUBJECT);
+    await expect.poll(() => lastLogSequence(bus.bus), { timeout: 5_000 }).toBe(1);
+    const raw = await bus.admin.message(LOG_STREAM, 1);
+    expect(raw?.subject).toBe(subjects.log);
   });
 });

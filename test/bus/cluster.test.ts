@@ -10,9 +10,9 @@ import {
   readLogMessage,
   streamDefinitions,
 } from '@muster/bus';
-import type { AppendResult, JetStreamClient } from '@muster/bus';
+import type { AppendResult, Bus } from '@muster/bus';
 import { startTestBus } from '../support/natsBus.ts';
-import type { BusClient, TestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
 import { chain, lastHash } from './transactions.ts';
 
 let bus: TestBus;
@@ -24,25 +24,24 @@ afterAll(async () => {
 });
 
 /** A client connected to one node only, so two writers really go through different servers. */
-function clientOn(node: number, name: string, timeoutMs?: number): Promise<BusClient> {
+function clientOn(node: number, name: string, timeoutMs?: number): Promise<Bus> {
   const url = bus.urls[node];
   if (url === undefined) throw new Error(`no node ${node}`);
   return bus.client({ name, servers: [url], ...(timeoutMs === undefined ? {} : { timeoutMs }) });
 }
 
 /** The last sequence of the log and the hash its next transaction must chain to. */
-async function head(js: JetStreamClient): Promise<{ seq: number; hash: string | null }> {
-  const jsm = await js.jetstreamManager();
-  const seq = await lastLogSequence(jsm);
+async function head(bus: Bus): Promise<{ seq: number; hash: string | null }> {
+  const seq = await lastLogSequence(bus);
   if (seq === 0) return { seq, hash: null };
-  const last = await readLogMessage(jsm, seq);
+  const last = await readLogMessage(bus, seq);
   if (last === null) throw new Error(`no message at ${seq}`);
   return { seq, hash: lastHash([last.tx]) };
 }
 
-async function verifiedLength(js: JetStreamClient): Promise<number> {
+async function verifiedLength(bus: Bus): Promise<number> {
   let n = 0;
-  for await (const _entry of readLog(js)) n++;
+  for await (const _entry of readLog(bus)) n++;
   return n;
 }
 
@@ -53,7 +52,7 @@ function apiCode(result: AppendResult): number | undefined {
 describe('R3 cluster', () => {
   it('creates every stream with three replicas', async () => {
     for (const def of streamDefinitions) {
-      const info = await bus.jsm.streams.info(def.config.name);
+      const info = await bus.admin.streamInfo(def.config.name);
       expect(info.config.num_replicas).toBe(3);
       expect(info.cluster?.replicas?.length).toBe(2);
     }
@@ -62,47 +61,47 @@ describe('R3 cluster', () => {
   it('gives a second writer on another node with a stale expectation a conflict', async () => {
     const a = await clientOn(0, 'writer-a');
     const b = await clientOn(2, 'writer-b');
-    const start = await head(a.js);
-    const won = await appendTransactions(a.js, chain(2, start.hash, 'a'), start.seq);
+    const start = await head(a);
+    const won = await appendTransactions(a, chain(2, start.hash, 'a'), start.seq);
     expect(won).toEqual({ ok: true, seqs: [start.seq + 1, start.seq + 2] });
-    const lost = await appendTransactions(b.js, chain(2, start.hash, 'b'), start.seq);
+    const lost = await appendTransactions(b, chain(2, start.hash, 'b'), start.seq);
     expect(lost).toMatchObject({ ok: false, code: 'conflict', committed: [] });
     expect([10071, 10164]).toContain(apiCode(lost));
-    expect(await lastLogSequence(a.jsm)).toBe(start.seq + 2);
+    expect(await lastLogSequence(a)).toBe(start.seq + 2);
   });
 
   it('keeps a stale batch out entirely when another writer got one message in first', async () => {
     const oldLeader = await clientOn(0, 'old-leader');
     const newLeader = await clientOn(1, 'new-leader');
-    const start = await head(oldLeader.js);
-    expect(await appendTransactions(newLeader.js, chain(1, start.hash, 'new'), start.seq)).toMatchObject({ ok: true });
-    const stale = await appendTransactions(oldLeader.js, chain(4, start.hash, 'old'), start.seq);
+    const start = await head(oldLeader);
+    expect(await appendTransactions(newLeader, chain(1, start.hash, 'new'), start.seq)).toMatchObject({ ok: true });
+    const stale = await appendTransactions(oldLeader, chain(4, start.hash, 'old'), start.seq);
     expect(stale).toMatchObject({ ok: false, code: 'conflict', committed: [] });
-    expect(await lastLogSequence(oldLeader.jsm)).toBe(start.seq + 1);
+    expect(await lastLogSequence(oldLeader)).toBe(start.seq + 1);
   });
 
   it('lets exactly one of two racing writers win each round, leaving one verified chain', async () => {
     const a = await clientOn(0, 'racer-a');
     const b = await clientOn(2, 'racer-b');
     const rounds = 15;
-    const startLength = await verifiedLength(a.js);
+    const startLength = await verifiedLength(a);
     for (let round = 0; round < rounds; round++) {
-      const start = await head(a.js);
+      const start = await head(a);
       const [ra, rb] = await Promise.all([
-        appendTransactions(a.js, chain(2, start.hash, 'a', round * 10), start.seq),
-        appendTransactions(b.js, chain(2, start.hash, 'b', round * 10), start.seq),
+        appendTransactions(a, chain(2, start.hash, 'a', round * 10), start.seq),
+        appendTransactions(b, chain(2, start.hash, 'b', round * 10), start.seq),
       ]);
       const winners = [ra, rb].filter((r) => r.ok);
       expect(winners).toHaveLength(1);
       const loser = ra.ok ? rb : ra;
       expect(loser).toMatchObject({ ok: false, code: 'conflict', committed: [] });
     }
-    expect(await verifiedLength(b.js)).toBe(startLength + 2 * rounds);
+    expect(await verifiedLength(b)).toBe(startLength + 2 * rounds);
   });
 
   it('refuses a second lease creation and a stale compare-and-set', async () => {
-    const a = await openLeaderLease((await clientOn(0, 'lease-a')).js);
-    const b = await openLeaderLease((await clientOn(2, 'lease-b')).js);
+    const a = await openLeaderLease((await clientOn(0, 'lease-a')));
+    const b = await openLeaderLease((await clientOn(2, 'lease-b')));
     const created = await a.createLease('a', 1);
     if (!created.ok) throw new Error('create failed');
     const second = await b.createLease('b', 1);
@@ -115,7 +114,7 @@ describe('R3 cluster', () => {
   it('keeps appending through the survivors when the log leader is killed, and the restarted node catches up', async () => {
     const cluster = bus.cluster;
     if (cluster === null) throw new Error('cluster expected');
-    const info = await bus.jsm.streams.info(LOG_STREAM);
+    const info = await bus.admin.streamInfo(LOG_STREAM);
     const leaderIndex = cluster.nodes.findIndex((_, i) => `n${i + 1}` === info.cluster?.leader);
     const leaderNode = cluster.nodes[leaderIndex];
     if (leaderNode === undefined) throw new Error(`log leader ${String(info.cluster?.leader)} not found`);
@@ -126,18 +125,18 @@ describe('R3 cluster', () => {
     await expect
       .poll(
         async () => {
-          const start = await head(survivor.js);
+          const start = await head(survivor);
           appended = chain(3, start.hash, 'survivor', 1000);
-          return (await appendTransactions(survivor.js, appended, start.seq)).ok;
+          return (await appendTransactions(survivor, appended, start.seq)).ok;
         },
         { timeout: 20_000, interval: 250 },
       )
       .toBe(true);
-    const total = await lastLogSequence(survivor.jsm);
+    const total = await lastLogSequence(survivor);
     await leaderNode.restart();
     const returning = await clientOn(leaderIndex, 'returning');
     // the restarted node catches up in the background: poll until it has
-    await expect.poll(() => verifiedLength(returning.js), { timeout: 20_000, interval: 250 }).toBe(total);
-    expect((await readLogMessage(returning.jsm, total))?.tx).toEqual(appended[2]);
+    await expect.poll(() => verifiedLength(returning), { timeout: 20_000, interval: 250 }).toBe(total);
+    expect((await readLogMessage(returning, total))?.tx).toEqual(appended[2]);
   });
 });

@@ -14,8 +14,8 @@ afterEach(async () => {
 
 describe('leader lease', () => {
   it('creates once, updates by compare-and-set, and releases so another can create', async () => {
-    const a = await openLeaderLease(bus.js);
-    const b = await openLeaderLease((await bus.client({ name: 'candidate-b' })).js);
+    const a = await openLeaderLease(bus.bus);
+    const b = await openLeaderLease((await bus.client({ name: 'candidate-b' })));
     expect(await a.readLease()).toBeNull();
 
     const created = await a.createLease('a', 1);
@@ -38,7 +38,7 @@ describe('leader lease', () => {
   });
 
   it('watches the lease: current value first, then every change, null when released', async () => {
-    const lease = await openLeaderLease(bus.js);
+    const lease = await openLeaderLease(bus.bus);
     const created = await lease.createLease('a', 1);
     if (!created.ok) throw new Error('create failed');
     const abort = new AbortController();
@@ -58,8 +58,8 @@ describe('leader lease', () => {
   });
 
   it('fails loudly on a lease value that is not {id, term}, naming its revision', async () => {
-    const lease = await openLeaderLease(bus.js);
-    const pa = await bus.js.publish('$KV.muster_leader.leader', 'garbage');
+    const lease = await openLeaderLease(bus.bus);
+    const pa = await bus.admin.publish('$KV.muster_leader.leader', 'garbage');
     await expect(lease.readLease()).rejects.toMatchObject({ code: 'BAD_MESSAGE', seq: pa.seq });
   });
 });

@@ -15,10 +15,10 @@ afterEach(async () => {
 describe('readInputs and publishInput', () => {
   it('yields each stored input once, with its subject, text, msg id and size', async () => {
     expect(await collectInputs(1)).toEqual([]);
-    await publishInput(bus.js, 'muster.in.submit', { id: 'j1', tasks: 1 }, 'j1:aa');
-    await publishInput(bus.js, 'muster.in.submit', { id: 'j1', tasks: 1 }, 'j1:aa');
-    await publishInput(bus.js, 'muster.in.node.n1.drain', '{}');
-    await publishInput(bus.js, 'muster.in.cancel', { jobId: 'é' }, 'cancel-é');
+    await publishInput(bus.bus, 'muster.in.submit', { id: 'j1', tasks: 1 }, 'j1:aa');
+    await publishInput(bus.bus, 'muster.in.submit', { id: 'j1', tasks: 1 }, 'j1:aa');
+    await publishInput(bus.bus, 'muster.in.node.n1.drain', '{}');
+    await publishInput(bus.bus, 'muster.in.cancel', { jobId: 'é' }, 'cancel-é');
     const inputs = await collectInputs(1);
     expect(inputs).toEqual([
       { seq: 1, subject: 'muster.in.submit', data: '{"id":"j1","tasks":1}', msgId: 'j1:aa', size: 21 },
@@ -29,21 +29,21 @@ describe('readInputs and publishInput', () => {
   });
 
   it('refuses to publish outside muster.in.', async () => {
-    await expect(publishInput(bus.js, 'muster.log.tx', {})).rejects.toThrow(RangeError);
+    await expect(publishInput(bus.bus, 'muster.log.tx', {})).rejects.toThrow(RangeError);
   });
 
   it('tails new inputs from a sequence until aborted', async () => {
-    await publishInput(bus.js, 'muster.in.close', { jobId: 'j0' });
+    await publishInput(bus.bus, 'muster.in.close', { jobId: 'j0' });
     const abort = new AbortController();
     const seen: number[] = [];
     const reading = (async () => {
-      for await (const input of readInputs(bus.js, { fromSeq: 2, tail: true, signal: abort.signal })) {
+      for await (const input of readInputs(bus.bus, { fromSeq: 2, tail: true, signal: abort.signal })) {
         seen.push(input.seq);
         if (input.seq === 3) abort.abort();
       }
     })();
-    await publishInput(bus.js, 'muster.in.close', { jobId: 'j1' });
-    await publishInput(bus.js, 'muster.in.close', { jobId: 'j2' });
+    await publishInput(bus.bus, 'muster.in.close', { jobId: 'j1' });
+    await publishInput(bus.bus, 'muster.in.close', { jobId: 'j2' });
     await reading;
     expect(seen).toEqual([2, 3]);
   });
@@ -51,6 +51,6 @@ describe('readInputs and publishInput', () => {
 
 async function collectInputs(fromSeq: number): Promise<InputMessage[]> {
   const out: InputMessage[] = [];
-  for await (const input of readInputs(bus.js, { fromSeq })) out.push(input);
+  for await (const input of readInputs(bus.bus, { fromSeq })) out.push(input);
   return out;
 }

@@ -3,7 +3,7 @@ import { canonicalJson, transactionHash } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
 import {
   LOG_STREAM,
-  LOG_SUBJECT,
+  subjects,
   appendTransactions,
   ensureStreams,
   isBusError,
@@ -28,13 +28,13 @@ afterEach(async () => {
 
 async function collect(opts: ReadLogOptions = {}, from: TestBus = bus): Promise<LoggedTransaction[]> {
   const out: LoggedTransaction[] = [];
-  for await (const entry of readLog(from.js, opts)) out.push(entry);
+  for await (const entry of readLog(from.bus, opts)) out.push(entry);
   return out;
 }
 
 async function readError(from: TestBus | ReadLogOptions = {}): Promise<unknown> {
   try {
-    await ('js' in from ? collect({}, from) : collect(from));
+    await ('bus' in from ? collect({}, from) : collect(from));
   } catch (err) {
     return err;
   }
@@ -44,13 +44,13 @@ async function readError(from: TestBus | ReadLogOptions = {}): Promise<unknown> 
 describe('readLog', () => {
   it('ends at once on an empty log, and when starting past the end', async () => {
     expect(await collect()).toEqual([]);
-    await appendTransactions(bus.js, chain(2), 0);
+    await appendTransactions(bus.bus, chain(2), 0);
     expect(await collect({ fromSeq: 3 })).toEqual([]);
   });
 
   it('replays from a sequence to the last sequence at call time, verifying the chain', async () => {
     const txs = chain(25);
-    await appendTransactions(bus.js, txs, 0);
+    await appendTransactions(bus.bus, txs, 0);
     const all = await collect();
     expect(all.map((e) => e.seq)).toEqual(txs.map((_, i) => i + 1));
     expect(all.map((e) => e.tx)).toEqual(txs);
@@ -59,7 +59,7 @@ describe('readLog', () => {
   });
 
   it('checks the first prev against prevHash when resuming', async () => {
-    await appendTransactions(bus.js, chain(3), 0);
+    await appendTransactions(bus.bus, chain(3), 0);
     const err = await readError({ fromSeq: 2, prevHash: 'f'.repeat(64) });
     expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
     expect((err as { seq?: number }).seq).toBe(2);
@@ -67,15 +67,15 @@ describe('readLog', () => {
 
   it('tails: sees a transaction appended after the replay, until aborted', async () => {
     const txs = chain(3);
-    await appendTransactions(bus.js, txs, 0);
+    await appendTransactions(bus.bus, txs, 0);
     const abort = new AbortController();
     const seen: number[] = [];
     const reading = (async () => {
-      for await (const { seq } of readLog(bus.js, { tail: true, signal: abort.signal })) {
+      for await (const { seq } of readLog(bus.bus, { tail: true, signal: abort.signal })) {
         seen.push(seq);
         if (seq === 3) {
           const writer = await bus.client({ name: 'writer' });
-          expect(await appendTransactions(writer.js, chain(1, lastHash(txs), 'test-leader', 9), 3)).toEqual({ ok: true, seqs: [4] });
+          expect(await appendTransactions(writer, chain(1, lastHash(txs), 'test-leader', 9), 3)).toEqual({ ok: true, seqs: [4] });
         }
         if (seq === 4) abort.abort();
       }
@@ -86,9 +86,9 @@ describe('readLog', () => {
 
   it('fails with CHAIN_BROKEN and the sequence when a prev does not match', async () => {
     const txs = chain(3);
-    await appendTransactions(bus.js, txs, 0);
+    await appendTransactions(bus.bus, txs, 0);
     // a writer that bypasses appendTransactions' own check
-    await bus.js.publish(LOG_SUBJECT, canonicalJson(tx('0'.repeat(64), 4)), { expect: { lastSequence: 3 } });
+    await bus.admin.publish(subjects.log, canonicalJson(tx('0'.repeat(64), 4)), { expectLastSeq: 3 });
     const err = await readError();
     expect(isChainBroken(err)).toBe(true);
     expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
@@ -100,14 +100,14 @@ describe('readLog', () => {
     const first = tx(null, 1);
     // same transaction, keys in another order and spaced: its bytes do not hash to transactionHash
     const text = JSON.stringify(Object.fromEntries(Object.entries(first).reverse()), null, 1);
-    await bus.js.publish(LOG_SUBJECT, text, { expect: { lastSequence: 0 } });
+    await bus.admin.publish(subjects.log, text, { expectLastSeq: 0 });
     const next = chain(2, transactionHash(first), 'test-leader', 2);
-    expect(await appendTransactions(bus.js, next, 1)).toEqual({ ok: true, seqs: [2, 3] });
+    expect(await appendTransactions(bus.bus, next, 1)).toEqual({ ok: true, seqs: [2, 3] });
     expect((await collect()).map((e) => e.tx)).toEqual([first, ...next]);
   });
 
   it('fails with CHAIN_BROKEN when the first transaction of the log has a prev', async () => {
-    await bus.js.publish(LOG_SUBJECT, canonicalJson(tx(transactionHash(tx(null, 0)), 1)));
+    await bus.admin.publish(subjects.log, canonicalJson(tx(transactionHash(tx(null, 0)), 1)));
     const err = await readError();
     expect(isBusError(err, 'CHAIN_BROKEN')).toBe(true);
     expect((err as { seq?: number }).seq).toBe(1);
@@ -121,9 +121,9 @@ describe('readLog', () => {
       const deletable = streamDefinitions
         .filter((d) => d.config.name === LOG_STREAM)
         .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
-      await ensureStreams(own.jsm, { replicas: 1, definitions: deletable });
-      await appendTransactions(own.js, chain(3), 0);
-      await own.jsm.streams.deleteMessage(LOG_STREAM, 2);
+      await ensureStreams(own.bus, { replicas: 1, definitions: deletable });
+      await appendTransactions(own.bus, chain(3), 0);
+      await own.admin.deleteMessage(LOG_STREAM, 2);
       const err = await readError(own);
       expect(isBusError(err, 'LOG_GAP')).toBe(true);
       expect((err as { seq?: number }).seq).toBe(3);
@@ -133,8 +133,8 @@ describe('readLog', () => {
   });
 
   it('fails with BAD_MESSAGE and the sequence on a message that is not a transaction', async () => {
-    await appendTransactions(bus.js, chain(1), 0);
-    await bus.js.publish(LOG_SUBJECT, 'not json');
+    await appendTransactions(bus.bus, chain(1), 0);
+    await bus.admin.publish(subjects.log, 'not json');
     const err = await readError();
     expect(isBusError(err, 'BAD_MESSAGE')).toBe(true);
     expect((err as { seq?: number }).seq).toBe(2);
@@ -142,24 +142,24 @@ describe('readLog', () => {
 
   it('reads one message by sequence and the last sequence', async () => {
     const txs = chain(3);
-    await appendTransactions(bus.js, txs, 0);
-    expect(await readLogMessage(bus.jsm, 2)).toEqual({ seq: 2, tx: txs[1], hash: transactionHash(txs[1]!) });
-    expect(await readLogMessage(bus.jsm, 9)).toBeNull();
-    expect(await lastLogSequence(bus.jsm)).toBe(3);
+    await appendTransactions(bus.bus, txs, 0);
+    expect(await readLogMessage(bus.bus, 2)).toEqual({ seq: 2, tx: txs[1], hash: transactionHash(txs[1]!) });
+    expect(await readLogMessage(bus.bus, 9)).toBeNull();
+    expect(await lastLogSequence(bus.bus)).toBe(3);
   });
 
   it('keeps acknowledged transactions across a kill -9 of the server', async () => {
     const server = bus.server;
     if (server === null) throw new Error('single server expected');
     const txs = chain(50);
-    await appendTransactions(bus.js, txs, 0);
+    await appendTransactions(bus.bus, txs, 0);
     await server.kill('SIGKILL');
     await server.restart();
     // a fresh connection: requests made while the old one reconnects wait out their timeout
     const after = await bus.client({ name: 'after-restart' });
-    expect(await lastLogSequence(after.jsm)).toBe(50);
+    expect(await lastLogSequence(after)).toBe(50);
     const replayed: unknown[] = [];
-    for await (const entry of readLog(after.js)) replayed.push(entry.tx);
+    for await (const entry of readLog(after)) replayed.push(entry.tx);
     expect(replayed).toEqual(txs);
   });
 });

@@ -26,11 +26,11 @@ describe('snapshots', () => {
   it('saves and loads a multi-MB state, verifying its hash', async () => {
     const state = bigState(3, 'a');
     const hash = canonicalHash(state);
-    const info = await saveSnapshot(bus.js, { schema: 1, seq: 1234, hash, state });
+    const info = await saveSnapshot(bus.bus, { schema: 1, seq: 1234, hash, state });
     expect(info).toMatchObject({ schema: 1, seq: 1234, hash });
     // several 512 KiB chunks
     expect(info.size).toBeGreaterThan(2.5 * 1024 * 1024);
-    const loaded = await loadLatestSnapshot(bus.js, { schema: 1 });
+    const loaded = await loadLatestSnapshot(bus.bus, { schema: 1 });
     expect(loaded.skipped).toEqual([]);
     expect(loaded.snapshot?.seq).toBe(1234);
     expect(loaded.snapshot?.hash).toBe(hash);
@@ -38,36 +38,36 @@ describe('snapshots', () => {
   });
 
   it('returns null when there is none, and ignores snapshots of another schema', async () => {
-    expect((await loadLatestSnapshot(bus.js, { schema: 1 })).snapshot).toBeNull();
+    expect((await loadLatestSnapshot(bus.bus, { schema: 1 })).snapshot).toBeNull();
     const state = { schema: 0, n: 1 };
-    await saveSnapshot(bus.js, { schema: 0, seq: 10, hash: canonicalHash(state), state });
-    expect((await loadLatestSnapshot(bus.js, { schema: 1 })).snapshot).toBeNull();
-    expect((await loadLatestSnapshot(bus.js, { schema: 0 })).snapshot?.seq).toBe(10);
+    await saveSnapshot(bus.bus, { schema: 0, seq: 10, hash: canonicalHash(state), state });
+    expect((await loadLatestSnapshot(bus.bus, { schema: 1 })).snapshot).toBeNull();
+    expect((await loadLatestSnapshot(bus.bus, { schema: 0 })).snapshot?.seq).toBe(10);
   });
 
   it('keeps the newest few, overwriting the oldest slot', async () => {
     for (const seq of [10, 20, 30, 40, 50]) {
       const state = { seq };
-      await saveSnapshot(bus.js, { schema: 1, seq, hash: canonicalHash(state), state }, { keep: 3 });
+      await saveSnapshot(bus.bus, { schema: 1, seq, hash: canonicalHash(state), state }, { keep: 3 });
     }
-    expect((await listSnapshots(bus.js)).map((s) => s.seq)).toEqual([30, 40, 50]);
-    expect((await loadLatestSnapshot(bus.js, { schema: 1 })).snapshot?.state).toEqual({ seq: 50 });
+    expect((await listSnapshots(bus.bus)).map((s) => s.seq)).toEqual([30, 40, 50]);
+    expect((await loadLatestSnapshot(bus.bus, { schema: 1 })).snapshot?.state).toEqual({ seq: 50 });
   });
 
   it('passes over a snapshot whose state does not match its hash, for the next older one', async () => {
     const good = { seq: 10 };
-    await saveSnapshot(bus.js, { schema: 1, seq: 10, hash: canonicalHash(good), state: good });
-    await saveSnapshot(bus.js, { schema: 1, seq: 20, hash: canonicalHash({ other: true }), state: { seq: 20 } });
-    const loaded = await loadLatestSnapshot(bus.js, { schema: 1 });
+    await saveSnapshot(bus.bus, { schema: 1, seq: 10, hash: canonicalHash(good), state: good });
+    await saveSnapshot(bus.bus, { schema: 1, seq: 20, hash: canonicalHash({ other: true }), state: { seq: 20 } });
+    const loaded = await loadLatestSnapshot(bus.bus, { schema: 1 });
     expect(loaded.snapshot?.seq).toBe(10);
     expect(loaded.skipped.map((s) => [s.seq, s.cause.code])).toEqual([[20, 'SNAPSHOT_UNREADABLE']]);
-    expect((await loadLatestSnapshot(bus.js, { schema: 1, verifyHash: false })).snapshot?.seq).toBe(20);
+    expect((await loadLatestSnapshot(bus.bus, { schema: 1, verifyHash: false })).snapshot?.seq).toBe(20);
   });
 
   it('stores snapshots in the muster_snapshots object store stream', async () => {
     const state = { a: 1 };
-    await saveSnapshot(bus.js, { schema: 1, seq: 1, hash: canonicalHash(state), state });
-    const info = await bus.jsm.streams.info(`OBJ_${SNAPSHOT_BUCKET}`);
+    await saveSnapshot(bus.bus, { schema: 1, seq: 1, hash: canonicalHash(state), state });
+    const info = await bus.admin.streamInfo(`OBJ_${SNAPSHOT_BUCKET}`);
     expect(info.state.messages).toBeGreaterThanOrEqual(2);
   });
 });

@@ -1,15 +1,14 @@
 // Reading what a scheduler wrote, for tests: the whole log, replayed state, decisions per job.
 import { produce } from 'immer';
-import { DECISIONS_STREAM, jetStream, readLog } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { readDecisions, readLog } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { applyTransaction, initialState } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
-import { jetstreamManager } from '@nats-io/jetstream';
 
 /** Every transaction of MUSTER_LOG, hash chain verified. */
-export async function readWholeLog(nc: NatsConnection): Promise<LoggedTransaction[]> {
+export async function readWholeLog(bus: Bus): Promise<LoggedTransaction[]> {
   const out: LoggedTransaction[] = [];
-  for await (const logged of readLog(jetStream(nc))) out.push(logged);
+  for await (const logged of readLog(bus)) out.push(logged);
   return out;
 }
 
@@ -21,14 +20,8 @@ export function replay(log: readonly LoggedTransaction[]): State {
 }
 
 /** Every message on MUSTER_DECISIONS, with subject and parsed body. */
-export async function readDecisionStream(nc: NatsConnection): Promise<{ subject: string; body: Record<string, unknown>; msgId: string }[]> {
-  const jsm = await jetstreamManager(nc);
-  const last = (await jsm.streams.info(DECISIONS_STREAM)).state.last_seq;
+export async function readDecisionStream(bus: Bus): Promise<{ subject: string; body: Record<string, unknown>; msgId: string }[]> {
   const out: { subject: string; body: Record<string, unknown>; msgId: string }[] = [];
-  for (let seq = 1; seq <= last; seq++) {
-    const m = await jsm.streams.getMessage(DECISIONS_STREAM, { seq }).catch(() => null);
-    if (m === null) continue;
-    out.push({ subject: m.subject, body: m.json<Record<string, unknown>>(), msgId: m.header.get('Nats-Msg-Id') });
-  }
+  for await (const m of readDecisions(bus)) out.push({ subject: m.subject, body: JSON.parse(m.data) as Record<string, unknown>, msgId: m.msgId });
   return out;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { freePort, natsServerBinary } from './natsServer.ts';
 
 /** The repository root. */
@@ -126,7 +126,7 @@ export interface DeployedCluster {
   nodes: DeployedNode[];
   credentials(user: string): DeployCredentials;
   /** A connection of `user` to the whole cluster through @muster/bus (failing over between nodes); the caller closes it. */
-  connectAs(user: string, opts?: { inboxPrefix?: string }): Promise<NatsConnection>;
+  connectAs(user: string, opts?: { inboxPrefix?: string }): Promise<Bus>;
   /** Stops every node (SIGTERM, then SIGKILL), awaits their exit and removes their folders. */
   stop(): Promise<void>;
 }

@@ -1,16 +1,17 @@
 // Scheduler replicas as real processes for tests that kill -9 or SIGSTOP them (libs/stack), and
 // small helpers to ask them where they are.
-import type { NatsConnection } from '@muster/bus';
+import { subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import type { ReplicaStatus } from '@muster/scheduler';
 
 export { spawnScheduler } from '@muster/stack';
 export type { SchedulerProcess, SchedulerProcessOptions } from '@muster/stack';
 
 /** Asks one replica where it is; null when it does not answer in time. */
-export async function replicaStatus(nc: NatsConnection, id: string, timeoutMs = 1000): Promise<ReplicaStatus | null> {
+export async function replicaStatus(bus: Bus, id: string, timeoutMs = 1000): Promise<ReplicaStatus | null> {
   try {
-    const reply = await nc.request(`muster.replica.${id}.status`, '', { timeout: timeoutMs });
-    return JSON.parse(reply.string()) as ReplicaStatus;
+    const reply = await bus.request(subjects.replicaStatus(id), '', { timeoutMs });
+    return JSON.parse(reply.text()) as ReplicaStatus;
   } catch {
     return null;
   }

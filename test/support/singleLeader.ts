@@ -1,8 +1,8 @@
 // One in-process scheduler leading on a nats-server of its own, with a client connection and the
 // nodes a test registers first: the setup of the single-leader integration tests.
 import pino from 'pino';
-import { connect, jetStream, publishInput } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { connect, publishInput, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle, SchedulerOptions } from '@muster/scheduler';
 import { startNatsServer } from './natsServer.ts';
@@ -10,7 +10,7 @@ import { eventually } from './schedulerProcess.ts';
 
 /** A leading scheduler `s1` and a client connection to its server; `stop` ends them and the server. */
 export interface SingleLeader {
-  nc: NatsConnection;
+  bus: Bus;
   scheduler: SchedulerHandle;
   stop(): Promise<void>;
 }
@@ -19,14 +19,14 @@ export interface SingleLeader {
 export async function startSingleLeader(nodes: readonly { id: string }[], options: Partial<SchedulerOptions> = {}): Promise<SingleLeader> {
   const server = await startNatsServer();
   const scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, ...options });
-  const nc = await connect({ servers: server.url, name: 'test' });
+  const bus = await connect({ servers: server.url, name: 'test' });
   await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
-  for (const node of nodes) await publishInput(jetStream(nc), `muster.in.node.${node.id}.register`, node, `${node.id}:register:1`);
+  for (const node of nodes) await publishInput(bus, subjects.nodeInput(node.id, 'register'), node, `${node.id}:register:1`);
   return {
-    nc,
+    bus,
     scheduler,
     stop: async () => {
-      await nc.close();
+      await bus.close();
       await scheduler.stop();
       await server.stop();
     },

@@ -1,0 +1,91 @@
+// What tests do to a server besides muster's operations (look at a stored message, purge or cut a
+// stream, publish a forged message, count consumers), on a nats.js connection of their own: the
+// only place outside libs/bus that holds one.
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+
+/** One stored message of a stream, as a test reads it. */
+export interface StoredMessage {
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+  /** A header's value ('' when absent). */
+  header(name: string): string;
+  /** The body as UTF-8 text. */
+  text(): string;
+  /** The body parsed as JSON. */
+  json<T = unknown>(): T;
+}
+
+/** A raw JetStream publish: what a misbehaving writer could send. */
+export interface RawPublishOptions {
+  msgId?: string;
+  expectLastSeq?: number;
+  expectLastMsgId?: string;
+  headers?: Record<string, string>;
+}
+
+/** A test's own nats.js connection for inspecting and tampering with streams. */
+export class NatsAdmin {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+  ) {}
+
+  /** Connects to `servers` (as `user`, when given). */
+  static async connect(servers: string | string[], auth: { user?: string; pass?: string; inboxPrefix?: string } = {}): Promise<NatsAdmin> {
+    const nc = await connect({ servers, name: 'muster-test-admin', ...auth });
+    return new NatsAdmin(nc, jetstream(nc), await jetstreamManager(nc, { checkAPI: false }));
+  }
+
+  /** The message at `seq` of `stream`, or null when there is none. */
+  async message(stream: string, seq: number): Promise<StoredMessage | null> {
+    const m = await this.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (m === null) return null;
+    return { seq: m.seq, subject: m.subject, data: m.data, header: (name) => m.header.get(name), text: () => m.string(), json: <T>() => m.json<T>() };
+  }
+
+  /** The configuration `stream` has on the server, and what it holds (the JetStream API's own field names). */
+  async streamInfo(stream: string): Promise<{ config: Record<string, unknown>; state: Record<string, unknown>; cluster: { leader?: string; replicas?: unknown[] } | null }> {
+    const info = await this.jsm.streams.info(stream);
+    return { config: { ...info.config }, state: { ...info.state }, cluster: info.cluster ?? null };
+  }
+
+  /** Publishes straight to a stream's subject, with the expectations given; resolves with the stream's ack. */
+  async publish(subject: string, data: string | Uint8Array, opts: RawPublishOptions = {}): Promise<{ stream: string; seq: number; duplicate: boolean }> {
+    const expect = {
+      ...(opts.expectLastSeq === undefined ? {} : { lastSequence: opts.expectLastSeq }),
+      ...(opts.expectLastMsgId === undefined ? {} : { lastMsgID: opts.expectLastMsgId }),
+    };
+    const ack = await this.js.publish(subject, data, {
+      ...(opts.msgId === undefined ? {} : { msgID: opts.msgId }),
+      ...(Object.keys(expect).length === 0 ? {} : { expect }),
+    });
+    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** Removes every message of `stream`. */
+  async purge(stream: string): Promise<void> {
+    await this.jsm.streams.purge(stream);
+  }
+
+  /** Removes one message of `stream` (its sequence stays used). */
+  async deleteMessage(stream: string, seq: number): Promise<void> {
+    await this.jsm.streams.deleteMessage(stream, seq);
+  }
+
+  /** How many consumers `stream` has. */
+  async consumerCount(stream: string): Promise<number> {
+    let n = 0;
+    for await (const _ of this.jsm.consumers.list(stream)) n++;
+    return n;
+  }
+
+  /** Closes the connection. */
+  async close(): Promise<void> {
+    await this.nc.close();
+  }
+}
