@@ -1,3 +1,4 @@
 export { runScenario, runScenarioText } from './runScenario.ts';
+export type { ScenarioRun } from './runScenario.ts';
 export { parseScenario } from './scenario.ts';
 export type { Scenario, Step } from './scenario.ts';

@@ -4,7 +4,7 @@ import { initialState } from '../state.ts';
 import { stateHash } from '../stateHash.ts';
 import { validateNodeSpec } from '../contract/index.ts';
 import { turn } from '../turn/turn.ts';
-import type { TurnCommand } from '../turn/turn.ts';
+import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
 import { TurnContext } from '../turn/turnContext.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
@@ -19,14 +19,17 @@ const PRINTED = new Set(['GangCommitted', 'GangAborted', 'JobRejected', 'InputRe
  * Runs a scenario's text through the same ingest and session code the leader uses, with no NATS:
  * every decision (and rejection) as one JSON line, then a Summary line. Same text, same bytes.
  */
-export function runScenarioText(text: string): { ok: true; lines: string[] } | { ok: false; error: string } {
+export function runScenarioText(text: string): ScenarioRun {
   const parsed = parseScenario(text);
   if (!parsed.ok) return parsed;
   return runScenario(parsed.scenario);
 }
 
+/** What a scenario run printed (its lines) and wrote (its transactions, as the leader would append them), or why it could not run. */
+export type ScenarioRun = { ok: true; lines: string[]; transactions: TurnTransaction[] } | { ok: false; error: string };
+
 /** Runs a parsed scenario (see `runScenarioText`). */
-export function runScenario(scenario: Scenario): { ok: true; lines: string[] } | { ok: false; error: string } {
+export function runScenario(scenario: Scenario): ScenarioRun {
   for (const [i, node] of scenario.nodes.entries()) {
     const valid = validateNodeSpec(node);
     if (!valid.ok) return { ok: false, error: `nodes.${i}${valid.error.path === '' ? '' : `.${valid.error.path}`}: ${valid.error.message}` };
@@ -34,13 +37,14 @@ export function runScenario(scenario: Scenario): { ok: true; lines: string[] } |
   const sim = new Simulation();
   for (const node of scenario.nodes) sim.input(`muster.in.node.${(node as { id: string }).id}.register`, node);
   for (const step of scenario.steps) sim.step(step);
-  return { ok: true, lines: [...sim.lines, sim.summary()] };
+  return { ok: true, lines: [...sim.lines, sim.summary()], transactions: sim.transactions };
 }
 
 /** A log kept in memory, written by the core's turn as the leader writes it (one input a turn). */
 class Simulation {
   state: State = initialState();
   lines: string[] = [];
+  readonly transactions: TurnTransaction[] = [];
   private readonly context = new TurnContext();
   private prev: string | null = null;
   private inputSeq = 0;
@@ -95,6 +99,7 @@ class Simulation {
     this.state = result.state;
     this.prev = result.lastHash;
     this.counts.transactions += result.transactions.length;
+    this.transactions.push(...result.transactions);
     for (const { tx } of result.transactions) {
       this.counts.events += tx.events.length;
       for (const event of tx.events) {
