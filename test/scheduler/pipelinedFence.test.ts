@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendTransactions, jetStream, jetStreamManager, lastLogSequence, publishInput, readLogMessage } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { appendTransactions, lastLogSequence, publishInput, readLogMessage } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { makeTransaction, stateHash } from '@muster/core';
 import type { SchedulerHandle } from '@muster/scheduler';
 import { startSingleLeader } from '../support/singleLeader.ts';
@@ -14,12 +14,12 @@ const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resour
 
 describe('pipelined appends under a foreign write', () => {
   let leader: SingleLeader;
-  let nc: NatsConnection;
+  let bus: Bus;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
     leader = await startSingleLeader([node('n1')]);
-    ({ nc, scheduler } = leader);
+    ({ bus, scheduler } = leader);
   });
 
   afterAll(async () => {
@@ -27,27 +27,25 @@ describe('pipelined appends under a foreign write', () => {
   });
 
   it('lands nothing the old term planned after a transaction another writer slipped in; every job is still decided once', async () => {
-    const js = jetStream(nc);
     // a steady stream of submissions, so the leader has appends in flight when ours lands
     const acks: Promise<unknown>[] = [];
     let streaming = true;
     const stream = (async () => {
       for (let i = 0; i < JOBS; i++) {
-        acks.push(publishInput(js, 'muster.in.submit', job(`p${i}`), `p${i}:1`));
+        acks.push(publishInput(bus, 'muster.in.submit', job(`p${i}`), `p${i}:1`));
         if (streaming && i % 10 === 9) await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    await eventually(async () => (await readWholeLog(nc)).length >= 4, 15_000, 'the leader appending');
+    await eventually(async () => (await readWholeLog(bus)).length >= 4, 15_000, 'the leader appending');
     let foreignSeq = 0;
     let oldTerm = 0;
-    const jsm = await jetStreamManager(nc);
     for (let attempt = 0; foreignSeq === 0; attempt++) {
       if (attempt > 2000) throw new Error('no foreign append landed');
-      const lastSeq = await lastLogSequence(jsm);
-      const last = (await readLogMessage(jsm, lastSeq))!;
+      const lastSeq = await lastLogSequence(bus);
+      const last = (await readLogMessage(bus, lastSeq))!;
       const tx = makeTransaction(last.hash, { kind: 'fact', term: last.tx.term, leader: 'intruder', at: last.tx.at, session: last.tx.session }, []);
       // the leader may get in first: then try again at the new end
-      if ((await appendTransactions(js, [tx], lastSeq)).ok) {
+      if ((await appendTransactions(bus, [tx], lastSeq)).ok) {
         foreignSeq = lastSeq + 1;
         oldTerm = last.tx.term;
       }
@@ -56,21 +54,21 @@ describe('pipelined appends under a foreign write', () => {
     await stream;
     await Promise.all(acks);
     // one more job, so the log surely goes on after the foreign transaction
-    await publishInput(js, 'muster.in.submit', job('last'), 'last:1');
+    await publishInput(bus, 'muster.in.submit', job('last'), 'last:1');
 
     const decided = await eventually(async () => {
-      const commits = (await readDecisionStream(nc)).filter((m) => m.subject.startsWith('muster.decision.') && m.body.type === 'GangCommitted');
+      const commits = (await readDecisionStream(bus)).filter((m) => m.subject.startsWith('muster.decision.') && m.body.type === 'GangCommitted');
       return commits.length >= JOBS + 1 ? commits : null;
     }, 60_000, 'every job decided');
     expect(new Set(decided.map((m) => m.subject)).size).toBe(JOBS + 1);
     expect(decided).toHaveLength(JOBS + 1);
 
-    const log = await readWholeLog(nc);
+    const log = await readWholeLog(bus);
     const after = log.filter((l) => l.seq > foreignSeq);
     // the old term's in-flight and later plans were fenced off: the next writer is a new term
     expect(after[0]?.tx.events[0]?.type).toBe('LeaderElected');
     expect(after.every((l) => l.tx.term > oldTerm)).toBe(true);
     await eventually(() => scheduler.state().seq === log[log.length - 1]!.seq || null, 10_000, 'the replica caught up');
-    expect(stateHash(scheduler.state())).toBe(stateHash(replay(await readWholeLog(nc))));
+    expect(stateHash(scheduler.state())).toBe(stateHash(replay(await readWholeLog(bus))));
   });
 });

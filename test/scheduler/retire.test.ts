@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStream, publishInput } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { publishInput } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { auditLog } from '@muster/auditor';
 import { shardGet, stateHash } from '@muster/core';
 import type { SchedulerEvent } from '@muster/core';
@@ -17,25 +17,24 @@ const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resour
 // state (JobsRetired in a fact transaction), while its id stays a duplicate and the log stays auditable.
 describe('finished jobs are retired from the state', () => {
   let leader: SingleLeader;
-  let nc: NatsConnection;
+  let bus: Bus;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
     leader = await startSingleLeader([node], { retainFinishedMs: 0 });
-    ({ nc, scheduler } = leader);
+    ({ bus, scheduler } = leader);
   });
 
   afterAll(async () => {
     await leader?.stop();
   });
 
-  const api = async (subject: string, body: unknown) => (await nc.request(subject, JSON.stringify(body), { timeout: 5000 })).json<Record<string, unknown>>();
+  const api = async (subject: string, body: unknown) => (await bus.request(subject, JSON.stringify(body), { timeoutMs: 5000 })).json<Record<string, unknown>>();
 
   it('retires a job after its members are done; the API reports it retired; its id stays taken', async () => {
-    const js = jetStream(nc);
-    await publishInput(js, 'muster.in.submit', job('r1'), 'r1:a');
+    await publishInput(bus, 'muster.in.submit', job('r1'), 'r1:a');
     await eventually(() => shardGet(scheduler.state().jobs, 'r1')?.status === 'running' || null, 10_000, 'r1 running');
-    for (const member of [0, 1]) await publishInput(js, 'muster.in.node.n1.done', { jobId: 'r1', member, ok: true }, `r1:${member}:done`);
+    for (const member of [0, 1]) await publishInput(bus, 'muster.in.node.n1.done', { jobId: 'r1', member, ok: true }, `r1:${member}:done`);
     await eventually(() => (scheduler.state().retired !== undefined && shardGet(scheduler.state().retired!, 'r1') !== undefined) || null, 10_000, 'r1 retired');
     expect(shardGet(scheduler.state().jobs, 'r1')).toBeUndefined();
 
@@ -44,15 +43,15 @@ describe('finished jobs are retired from the state', () => {
     expect(await api('muster.api.explain', { jobId: 'r1' })).toMatchObject({ ok: false, error: { message: expect.stringContaining('retired') } });
 
     // through the stream too: the same id later is a duplicate, not a new job
-    await publishInput(js, 'muster.in.submit', job('r1'), 'r1:b');
-    const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(nc)).flatMap((l) => l.tx.events);
+    await publishInput(bus, 'muster.in.submit', job('r1'), 'r1:b');
+    const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(bus)).flatMap((l) => l.tx.events);
     await eventually(async () => (await events()).some((e) => e.type === 'JobRejected' && e.jobId === 'r1') || null, 10_000, 'duplicate rejection');
 
-    const log = await readWholeLog(nc);
+    const log = await readWholeLog(bus);
     const retiredIn = log.find((l) => l.tx.events.some((e) => e.type === 'JobsRetired'));
     expect(retiredIn?.tx.kind).toBe('fact');
     expect(stateHash(replay(log))).toBe(stateHash(scheduler.state()));
-    const report = await auditLog(jetStream(nc));
+    const report = await auditLog(bus);
     expect(report.failures).toEqual([]);
     expect(report.clean).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStream, publishInput } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { publishInput } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { stateHash } from '@muster/core';
 import type { SchedulerEvent } from '@muster/core';
 import type { SchedulerHandle } from '@muster/scheduler';
@@ -14,23 +14,23 @@ const job = (id: string, tasks = 2) => ({ id, identity: { user: 'alice' }, tasks
 
 describe('scheduler leader on a real nats-server', () => {
   let leader: SingleLeader;
-  let nc: NatsConnection;
+  let bus: Bus;
   let scheduler: SchedulerHandle;
 
   beforeAll(async () => {
     leader = await startSingleLeader([node('n1'), node('n2')]);
-    ({ nc, scheduler } = leader);
+    ({ bus, scheduler } = leader);
   });
 
   afterAll(async () => {
     await leader?.stop();
   });
 
-  const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(nc)).flatMap((l) => l.tx.events);
+  const events = async (): Promise<SchedulerEvent[]> => (await readWholeLog(bus)).flatMap((l) => l.tx.events);
 
   it('takes a job from muster.in.submit to GangCommitted on muster.decision.<jobId>, in one linear history', async () => {
-    await publishInput(jetStream(nc), 'muster.in.submit', job('j1', 20), 'j1:a');
-    const decision = await eventually(async () => (await readDecisionStream(nc)).find((m) => m.subject === 'muster.decision.j1') ?? null, 15_000, 'decision');
+    await publishInput(bus, 'muster.in.submit', job('j1', 20), 'j1:a');
+    const decision = await eventually(async () => (await readDecisionStream(bus)).find((m) => m.subject === 'muster.decision.j1') ?? null, 15_000, 'decision');
     expect(decision.body.type).toBe('GangCommitted');
     const members = (decision.body.allocations as { members: number[] }[]).flatMap((a) => a.members).sort((a, b) => a - b);
     expect(members).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -41,52 +41,50 @@ describe('scheduler leader on a real nats-server', () => {
     expect(types).toContain('HostDebited');
     expect(types.filter((t) => t === 'MemberBound')).toHaveLength(20);
     expect(types.indexOf('JobSubmitted')).toBeLessThan(types.indexOf('GangCommitted'));
-    const binds = (await readDecisionStream(nc)).filter((m) => m.subject.startsWith('muster.bind.') && m.body.jobId === 'j1');
+    const binds = (await readDecisionStream(bus)).filter((m) => m.subject.startsWith('muster.bind.') && m.body.jobId === 'j1');
     expect(binds.length).toBeGreaterThanOrEqual(2);
   });
 
   it('applies the same job once: same msg id is dropped, same job id later is rejected as duplicate', async () => {
-    const js = jetStream(nc);
-    const first = await publishInput(js, 'muster.in.submit', job('j2'), 'j2:x');
-    const again = await publishInput(js, 'muster.in.submit', job('j2'), 'j2:x');
+    const first = await publishInput(bus, 'muster.in.submit', job('j2'), 'j2:x');
+    const again = await publishInput(bus, 'muster.in.submit', job('j2'), 'j2:x');
     expect(again.duplicate).toBe(true);
     expect(again.seq).toBe(first.seq);
-    await publishInput(js, 'muster.in.submit', job('j2'), 'j2:y');
+    await publishInput(bus, 'muster.in.submit', job('j2'), 'j2:y');
     const rejected = await eventually(async () => (await events()).find((e) => e.type === 'JobRejected' && e.jobId === 'j2') ?? null, 10_000, 'rejection');
     expect(rejected).toMatchObject({ reason: { category: 'duplicate', path: 'id' } });
     expect((await events()).filter((e) => e.type === 'JobSubmitted' && e.job.id === 'j2')).toHaveLength(1);
   });
 
   it('rejects malformed JSON, a wrong shape, an oversized message and an unknown subject, and keeps leading', async () => {
-    const js = jetStream(nc);
-    await publishInput(js, 'muster.in.submit', '{"id": "bad",', 'bad:1');
-    await publishInput(js, 'muster.in.submit', { id: 'j3', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }, 'j3:1');
-    await publishInput(js, 'muster.in.cancel', { job: 'j1' }, 'cancel:1');
-    await publishInput(js, 'muster.in.frobnicate', {}, 'frob:1');
-    await expect(publishInput(js, 'muster.in.submit', 'x'.repeat(2 * 1024 * 1024), 'big:1')).rejects.toThrow();
+    await publishInput(bus, 'muster.in.submit', '{"id": "bad",', 'bad:1');
+    await publishInput(bus, 'muster.in.submit', { id: 'j3', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }, 'j3:1');
+    await publishInput(bus, 'muster.in.cancel', { job: 'j1' }, 'cancel:1');
+    await publishInput(bus, 'muster.in.frobnicate', {}, 'frob:1');
+    await expect(publishInput(bus, 'muster.in.submit', 'x'.repeat(2 * 1024 * 1024), 'big:1')).rejects.toThrow();
     await eventually(async () => (await events()).filter((e) => e.type === 'InputRejected' || e.type === 'JobRejected').length >= 5 || null, 10_000, 'rejections');
     const rejections = (await events()).filter((e) => e.type === 'InputRejected' || e.type === 'JobRejected');
     expect(rejections.map((e) => e.reason.path)).toEqual(expect.arrayContaining(['', 'minInstances', 'job']));
     expect(rejections.some((e) => e.type === 'InputRejected' && e.reason.category === 'unknown' && e.subject === 'muster.in.frobnicate')).toBe(true);
     // still leading: a valid job after the garbage is placed
-    await publishInput(js, 'muster.in.submit', job('j4', 1), 'j4:1');
-    await eventually(async () => (await readDecisionStream(nc)).some((m) => m.subject === 'muster.decision.j4') || null, 10_000, 'j4 decision');
+    await publishInput(bus, 'muster.in.submit', job('j4', 1), 'j4:1');
+    await eventually(async () => (await readDecisionStream(bus)).some((m) => m.subject === 'muster.decision.j4') || null, 10_000, 'j4 decision');
     expect(scheduler.role()).toBe('leader');
     // the log stays replayable, and replay equals the leader's state
-    const log = await readWholeLog(nc);
+    const log = await readWholeLog(bus);
     expect(stateHash(replay(log))).toBe(stateHash(scheduler.state()));
   });
 
   it('answers the read API from its state and refuses an invalid submission naming the field', async () => {
-    const reply = await nc.request('muster.api.submit', JSON.stringify({ id: 'j5', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }), { timeout: 5000 });
+    const reply = await bus.request('muster.api.submit', JSON.stringify({ id: 'j5', identity: { user: 'a' }, tasks: 4, resources: { cpu: 1, memoryMb: 1 }, minInstances: 3 }), { timeoutMs: 5000 });
     expect(reply.json()).toMatchObject({ ok: false, error: { code: 'invalid', path: 'minInstances' } });
-    const ok = await nc.request('muster.api.submit', JSON.stringify(job('j6', 1)), { timeout: 5000 });
+    const ok = await bus.request('muster.api.submit', JSON.stringify(job('j6', 1)), { timeoutMs: 5000 });
     expect(ok.json()).toMatchObject({ ok: true, jobId: 'j6' });
     await eventually(async () => {
-      const r = (await nc.request('muster.api.job.get', JSON.stringify({ jobId: 'j6' }), { timeout: 5000 })).json<{ ok: boolean; job?: { status: string } }>();
+      const r = (await bus.request('muster.api.job.get', JSON.stringify({ jobId: 'j6' }), { timeoutMs: 5000 })).json<{ ok: boolean; job?: { status: string } }>();
       return r.ok && r.job?.status === 'running' ? r : null;
     }, 10_000, 'j6 running');
-    const nodes = (await nc.request('muster.api.nodes.list', '', { timeout: 5000 })).json<{ nodes: { id: string }[] }>();
+    const nodes = (await bus.request('muster.api.nodes.list', '', { timeoutMs: 5000 })).json<{ nodes: { id: string }[] }>();
     expect(nodes.nodes.map((n) => n.id)).toEqual(['n1', 'n2']);
   });
 });

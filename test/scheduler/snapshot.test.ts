@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { connect, jetStream, jetStreamManager, listSnapshots, openLeaderLease, publishInput, saveSnapshot } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { connect, listSnapshots, openLeaderLease, publishInput, saveSnapshot } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { shardSize, stateHash } from '@muster/core';
 import { HeartbeatMonitor, Replica, resolveOptions, startScheduler } from '@muster/scheduler';
 import { startNatsServer } from '../support/natsServer.ts';
@@ -13,39 +13,37 @@ const silent = pino({ level: 'silent' });
 
 describe('rebuild from snapshot plus tail', () => {
   let server: NatsServerHandle;
-  let nc: NatsConnection;
+  let bus: Bus;
 
   beforeAll(async () => {
     server = await startNatsServer();
-    nc = await connect({ servers: server.url, name: 'test' });
+    bus = await connect({ servers: server.url, name: 'test' });
     const scheduler = await startScheduler({ natsUrl: server.url, id: 's1', logger: silent, leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 10, checkpointEvery: 7 });
     await eventually(() => scheduler.role() === 'leader', 10_000, 'leadership');
-    const js = jetStream(nc);
-    await publishInput(js, 'muster.in.node.n1.register', { id: 'n1', labels: {}, capacity: { cpu: 100_000, memoryMb: 100_000, slots: 1000 }, gpus: [] });
+    await publishInput(bus, 'muster.in.node.n1.register', { id: 'n1', labels: {}, capacity: { cpu: 100_000, memoryMb: 100_000, slots: 1000 }, gpus: [] });
     for (let i = 0; i < 40; i++) {
-      await publishInput(js, 'muster.in.submit', { id: `j${i}`, identity: { user: 'u' }, tasks: 1, resources: { cpu: 1, memoryMb: 1 } });
+      await publishInput(bus, 'muster.in.submit', { id: `j${i}`, identity: { user: 'u' }, tasks: 1, resources: { cpu: 1, memoryMb: 1 } });
       await new Promise((r) => setTimeout(r, 15));
     }
-    await eventually(async () => (await listSnapshots(js)).length > 0 || null, 30_000, 'a snapshot');
+    await eventually(async () => (await listSnapshots(bus)).length > 0 || null, 30_000, 'a snapshot');
     await eventually(() => (shardSize(scheduler.state().pending) === 0 && shardSize(scheduler.state().jobs) === 40 ? true : null), 30_000, 'all placed');
     await scheduler.stop();
   });
 
   afterAll(async () => {
-    await nc?.close();
+    await bus?.close();
     await server?.stop();
   });
 
   async function freshReplica(): Promise<Replica> {
-    const js = jetStream(nc);
-    return new Replica({ nc, js, jsm: await jetStreamManager(nc), lease: await openLeaderLease(js), heartbeats: new HeartbeatMonitor(0), opts: resolveOptions({ natsUrl: server.url, id: 'r', logger: silent }), log: silent });
+    return new Replica({ bus, lease: await openLeaderLease(bus), heartbeats: new HeartbeatMonitor(0), opts: resolveOptions({ natsUrl: server.url, id: 'r', logger: silent }), log: silent });
   }
 
   it('gives the same state hash as replay from sequence 1, and checkpoints agree', async () => {
     const replica = await freshReplica();
     const report = await replica.rebuild();
     expect(report.snapshotSeq).not.toBeNull();
-    const log = await readWholeLog(nc);
+    const log = await readWholeLog(bus);
     expect(report.snapshotSeq! + report.replayed).toBe(log.length);
     expect(stateHash(replica.state)).toBe(stateHash(replay(log)));
     expect(log.some((l) => l.tx.kind === 'checkpoint')).toBe(true);
@@ -53,12 +51,11 @@ describe('rebuild from snapshot plus tail', () => {
   });
 
   it('ignores a snapshot of an older state schema and replays from the start', async () => {
-    const js = jetStream(nc);
-    const log = await readWholeLog(nc);
+    const log = await readWholeLog(bus);
     const state = replay(log);
     // an old-schema snapshot at the very end whose content differs: using it would change the hash
     const old = { ...state, schema: 0, lastInputSeq: 999_999 };
-    await saveSnapshot(js, { schema: 0, seq: log.length, hash: stateHash(old), state: old }, { keep: 10 });
+    await saveSnapshot(bus, { schema: 0, seq: log.length, hash: stateHash(old), state: old }, { keep: 10 });
     const replica = await freshReplica();
     await replica.rebuild();
     expect(replica.state.lastInputSeq).not.toBe(999_999);

@@ -8,6 +8,8 @@ export interface BusMessage {
   data: Uint8Array;
   /** The body as UTF-8 text. */
   text(): string;
+  /** The body parsed as JSON (throws when it is not JSON). */
+  json<T = unknown>(): T;
 }
 
 /** A subscription that a caller ends. */

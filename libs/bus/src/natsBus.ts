@@ -99,7 +99,8 @@ export function natsOf(bus: Bus): NatsBus {
 const decoder = new TextDecoder();
 
 function messageOf(msg: Msg): BusMessage {
-  return { subject: msg.subject, data: msg.data, text: () => decoder.decode(msg.data) };
+  const text = (): string => decoder.decode(msg.data);
+  return { subject: msg.subject, data: msg.data, text, json: <T>() => JSON.parse(text()) as T };
 }
 
 function subscription(sub: Subscription): BusSubscription {
