@@ -1,12 +1,19 @@
 /** Keys kept encoded (`"key":`) between writes, at most; field names repeat, ids mostly do not. */
 const KEY_CACHE_LIMIT = 4096;
-const keyCache = new Map<string, Uint8Array>();
 const ENCODER = new TextEncoder();
 
-// One buffer for every writer, grown as needed and kept: allocating a typed array costs about a
-// microsecond, which is most of the time to write a small value. Writers never nest (writing a
-// value never writes another), so one at a time uses it.
-let shared = new Uint8Array(1 << 16);
+/**
+ * A buffer and encoded keys that writers reuse, owned by whoever writes often (a turn context, a
+ * canonical cache): allocating a typed array costs about a microsecond, which is most of the time
+ * to write a small value. The buffer grows as needed and is kept. One writer at a time uses it
+ * (writing a value never writes another).
+ */
+export class ByteScratch {
+  /** The buffer the next writer writes into. */
+  buf = new Uint8Array(1 << 12);
+  /** Object keys with their colon, encoded. */
+  readonly keys = new Map<string, Uint8Array>();
+}
 
 /**
  * A UTF-8 buffer for canonical JSON: ASCII written byte by byte, anything else (or a string that
@@ -14,10 +21,15 @@ let shared = new Uint8Array(1 << 16);
  * Start a new writer for each value; its bytes are valid until the next writer starts.
  */
 export class ByteWriter {
-  private buf = shared;
+  private buf: Uint8Array;
   private pos = 0;
 
-  /** The bytes written so far: a view of the shared buffer, valid until the next writer writes. */
+  /** A writer into `scratch`'s buffer (default: a buffer of its own). */
+  constructor(private readonly scratch: ByteScratch = new ByteScratch()) {
+    this.buf = scratch.buf;
+  }
+
+  /** The bytes written so far: a view of the scratch buffer, valid until the next writer writes into it. */
   view(): Uint8Array {
     return this.buf.subarray(0, this.pos);
   }
@@ -68,6 +80,7 @@ export class ByteWriter {
 
   /** An object key with its colon, from a small cache of encoded keys. */
   key(key: string): void {
+    const keyCache = this.scratch.keys;
     let bytes = keyCache.get(key);
     if (bytes === undefined) {
       const start = this.pos;
@@ -96,6 +109,6 @@ export class ByteWriter {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
-    shared = next;
+    this.scratch.buf = next;
   }
 }

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { ByteWriter } from './byteWriter.ts';
+import { ByteScratch, ByteWriter } from './byteWriter.ts';
 
 /**
  * Canonical JSON: object keys sorted by UTF-16 code unit order, no insignificant whitespace,
@@ -33,14 +33,16 @@ export function canonicalBytes(value: unknown, cache?: CanonicalCache): Uint8Arr
 export class CanonicalCache {
   /** Bytes by leaf; a leaf is frozen, so its bytes never change. */
   readonly leaves = new WeakMap<object, Uint8Array>();
+  /** The buffer and encoded keys the cache's writes reuse. */
+  readonly scratch = new ByteScratch();
 }
 
 /** Where a state's trie leaves sit: state → table → level → level → leaf. */
 const LEAF_DEPTH = 4;
 
-/** `value` written into the shared buffer: a view, valid until the next write. */
-function written(value: unknown): Uint8Array {
-  const out = new ByteWriter();
+/** `value` written into `scratch`'s buffer (default: one of its own): a view, valid until the next write into it. */
+function written(value: unknown, scratch?: ByteScratch): Uint8Array {
+  const out = new ByteWriter(scratch);
   write(value, out);
   return out.view();
 }
@@ -57,7 +59,7 @@ export function* canonicalChunks(value: unknown, cache: CanonicalCache, chunkByt
   if (out.length > 0) yield out.take();
 }
 
-/** Bytes gathered for the next chunk, in a buffer of its own (the shared one is reused between slices). */
+/** Bytes gathered for the next chunk, in a buffer of its own (the scratch buffer is reused between slices). */
 class ChunkBuffer {
   private buf: Uint8Array;
   length = 0;
@@ -98,7 +100,7 @@ const BYTES: Uint8Array[] = Array.from({ length: 128 }, (_, b) => Uint8Array.of(
 // pushing into a chunk buffer and yielding whenever it is full.
 function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: ChunkBuffer): Generator<Uint8Array, void, undefined> {
   if (typeof value !== 'object' || value === null || depth === LEAF_DEPTH) {
-    out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) ? leafBytes(value, cache) : written(value));
+    out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) ? leafBytes(value, cache) : written(value, cache.scratch));
   } else if (Array.isArray(value)) {
     out.byte(0x5b);
     for (let i = 0; i < value.length; i++) {
@@ -115,7 +117,7 @@ function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: Ch
       if (member === undefined) continue;
       if (!first) out.byte(0x2c);
       first = false;
-      out.push(written(key));
+      out.push(written(key, cache.scratch));
       out.byte(0x3a);
       yield* chunksOf(member, cache, depth + 1, out);
     }
@@ -128,7 +130,7 @@ function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: Ch
 function leafBytes(leaf: readonly unknown[], cache: CanonicalCache): Uint8Array {
   let bytes = cache.leaves.get(leaf);
   if (bytes === undefined) {
-    bytes = written(leaf).slice();
+    bytes = written(leaf, cache.scratch).slice();
     cache.leaves.set(leaf, bytes);
   }
   return bytes;
@@ -208,7 +210,7 @@ export function canonicalHash(value: unknown, cache?: CanonicalCache): string {
   return bytesToHex(hash.digest());
 }
 
-/** `digest` of the canonical bytes of a value, given a view of them (valid only during the call). */
-export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T): T {
-  return digest(written(value));
+/** `digest` of the canonical bytes of a value, given a view of them (valid only during the call), written into `scratch` when given. */
+export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T, scratch?: ByteScratch): T {
+  return digest(written(value, scratch));
 }

@@ -1,4 +1,4 @@
-import { canonicalBytes } from '../canonical.ts';
+import { canonicalDigest } from '../canonical.ts';
 import { copyOnWrite } from '../copyOnWrite.ts';
 import { makeTransaction } from '../chain.ts';
 import type { LoggedTransaction, TransactionKind } from '../envelope.ts';
@@ -187,8 +187,7 @@ function encode(context: TurnContext, state: State, lastHash: string | null, pla
   let seq = state.seq;
   for (const p of planned) {
     const tx = makeTransaction(prev, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events);
-    const payload = canonicalBytes(tx);
-    const hash = context.digest(payload);
+    const { payload, hash } = canonicalDigest(tx, (bytes) => ({ payload: bytes.slice(), hash: context.digest(bytes) }), context.scratch);
     transactions.push({ seq: ++seq, tx, payload, hash });
     prev = hash;
   }

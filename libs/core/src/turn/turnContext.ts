@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
 
 /** How a turn context is made. */
@@ -19,6 +20,8 @@ export interface TurnContextOptions {
 export class TurnContext {
   /** The last session's host index, brought up to date by the next session. */
   readonly hosts = new HostIndexCache();
+  /** The buffer transactions are serialised into. */
+  readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */
   readonly digest: (bytes: Uint8Array) => string;
 
