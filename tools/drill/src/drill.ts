@@ -83,11 +83,11 @@ async function exercise(
   progress: (line: string) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const client = new MusterClient(cluster.nc, { timeoutMs: 2_000 });
+  const client = new MusterClient(cluster.bus, { timeoutMs: 2_000 });
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const watch = await watchJetStream(cluster.nc);
+  const watch = await watchJetStream(cluster.bus);
   const workloadStart = Date.now();
   const endAt = workloadStart + opts.durationS * 1000;
   const workload = startDrillWorkload({ client, random: drillRandom(opts.seed), rate: opts.rate, prefix: runId });
@@ -128,11 +128,11 @@ async function check(
   progress: (line: string) => void,
 ): Promise<void> {
   const log: LoggedTransaction[] = [];
-  for await (const logged of readLog(cluster.js)) log.push(logged);
+  for await (const logged of readLog(cluster.bus)) log.push(logged);
   const inputs: InputMessage[] = [];
-  for await (const input of readInputs(cluster.js, { withTime: true })) inputs.push(input);
+  for await (const input of readInputs(cluster.bus, { withTime: true })) inputs.push(input);
   const stream: StoredDecision[] = [];
-  for await (const m of readDecisions(cluster.js)) stream.push(m);
+  for await (const m of readDecisions(cluster.bus)) stream.push(m);
 
   const { settled, unavailable, workloadStart } = run;
   const accepted = [...workload.accepted.keys()];
@@ -143,7 +143,7 @@ async function check(
   const leaderFaults = takeovers(report.faults, log);
   let auditor: DrillAuditSummary | null = null;
   try {
-    auditor = summarizeAudit(await auditLog(cluster.js));
+    auditor = summarizeAudit(await auditLog(cluster.bus));
   } catch (err) {
     // the drill's own checks stand without it; the report says the audit did not run and why
     report.auditorError = err instanceof Error ? err.message : String(err);

@@ -3,8 +3,8 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { simulatedNodes, startAgent } from '@muster/agent';
 import type { Agent } from '@muster/agent';
-import { connect, ensureStreams, jetStream, jetStreamManager } from '@muster/bus';
-import type { JetStreamClient, JetStreamManager, NatsConnection } from '@muster/bus';
+import { connect, ensureStreams } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from '@muster/stack';
 import type { DrillOptions } from './drillOptions.ts';
@@ -16,9 +16,8 @@ import type { ReplicaStatus } from '@muster/scheduler';
 /** The drill's cluster: three NATS nodes, three replica processes, simulated agents, and the drill's own connection. */
 export interface DrillCluster {
   readonly nats: NatsClusterHandle;
-  readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
+  /** The drill's own connection. */
+  readonly bus: Bus;
   readonly replicaIds: readonly string[];
   /** Replicas paused (SIGSTOP) right now. */
   readonly paused: Set<string>;
@@ -42,22 +41,20 @@ const REPLICA_IDS = ['s1', 's2', 's3'];
 export async function startDrillCluster(stack: Stack, opts: DrillOptions, progress: (line: string) => void): Promise<DrillCluster> {
   const nats = await stack.startNatsCluster(3);
   progress(`nats: 3 nodes on ${nats.urls.join(',')}`);
-  let nc: NatsConnection | null = null;
+  let bus: Bus | null = null;
   let agent: Agent | null = null;
   const agentLog: Logger = pino({ level: opts.logLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
   const stopAll = async (): Promise<StackStopReport> => {
     if (agent !== null) await within(agent.stop(), 10_000);
     agentLog.flush();
-    if (nc !== null) await within(nc.close(), 5_000);
+    if (bus !== null) await within(bus.close(), 5_000);
     return stack.stop();
   };
   try {
-    nc = await connect({ servers: nats.urls, name: 'muster-drill' });
-    const conn = nc;
-    const js = jetStream(conn);
-    const jsm = await jetStreamManager(conn);
+    bus = await connect({ servers: nats.urls, name: 'muster-drill' });
+    const conn = bus;
     // created once here, so three replicas starting at once do not race to create them
-    await ensureStreams(jsm, { replicas: 3 });
+    await ensureStreams(conn, { replicas: 3 });
     const procs = new Map<string, SchedulerProcess>();
     const startReplica = (id: string): SchedulerProcess => {
       const proc = stack.spawnScheduler({
@@ -74,8 +71,8 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     for (const id of REPLICA_IDS) startReplica(id);
     const status = async (id: string, timeoutMs = 1_000): Promise<ReplicaStatus | null> => {
       try {
-        const reply = await conn.request(`muster.replica.${id}.status`, '', { timeout: timeoutMs });
-        return parseStatus(reply.string());
+        const reply = await conn.request(`muster.replica.${id}.status`, '', { timeoutMs });
+        return parseStatus(reply.text());
       } catch {
         return null;
       }
@@ -91,7 +88,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
-    // replica processes start through tsx: give them time on a loaded machine
+    // replica processes rebuild from the log before they answer: give them time on a loaded machine
     const first = await leader(60_000);
     if (first === null) throw new Error('no scheduler replica became leader within 60 s');
     progress(`replicas: ${REPLICA_IDS.join(', ')} up, ${first.id} leads (term ${first.term})`);
@@ -100,9 +97,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     progress(`agents: ${opts.nodes} simulated nodes registered`);
     return {
       nats,
-      nc: conn,
-      js,
-      jsm,
+      bus: conn,
       replicaIds: REPLICA_IDS,
       paused: new Set(),
       replica: (id) => {

@@ -1,5 +1,5 @@
-import { jetStreamManager, streamDefinitions } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import { streamDefinitions, streamInfo } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 
 /** A stretch of time, ms since the epoch. */
 export interface Interval {
@@ -19,8 +19,8 @@ export interface JetStreamWatch {
  * unavailability that the next good look ends. nats-server's followers wait 4 to 9 s (its raft
  * election timeout) before they replace a killed leader, and no scheduler can write meanwhile.
  */
-export async function watchJetStream(nc: NatsConnection, opts: { intervalMs?: number; timeoutMs?: number } = {}): Promise<JetStreamWatch> {
-  const jsm = await jetStreamManager(nc, { timeoutMs: opts.timeoutMs ?? 1_000 });
+export async function watchJetStream(bus: Bus, opts: { intervalMs?: number; timeoutMs?: number } = {}): Promise<JetStreamWatch> {
+  const quick = bus.withTimeout(opts.timeoutMs ?? 1_000);
   const names = streamDefinitions.filter((d) => d.kind !== 'objectStore').map((d) => d.config.name);
   const down: Interval[] = [];
   let downSince: number | null = null;
@@ -28,7 +28,7 @@ export async function watchJetStream(nc: NatsConnection, opts: { intervalMs?: nu
   const loop = (async () => {
     while (!stopped) {
       const at = Date.now();
-      const ok = await Promise.all(names.map((name) => jsm.streams.info(name).then((info) => (info.cluster?.leader ?? '') !== '', () => false))).then((all) => all.every(Boolean));
+      const ok = await Promise.all(names.map((name) => streamInfo(quick, name).then((info) => info.leader !== '', () => false))).then((all) => all.every(Boolean));
       if (!ok && downSince === null) downSince = at;
       if (ok && downSince !== null) {
         down.push({ from: downSince, to: at });

@@ -1,4 +1,4 @@
-import { IN_STREAM, lastLogSequence } from '@muster/bus';
+import { IN_STREAM, lastLogSequence, streamInfo } from '@muster/bus';
 import type { MusterClient } from '@muster/client';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 
@@ -45,8 +45,8 @@ export async function settleDrill(cluster: DrillCluster, client: MusterClient, t
 
 async function look(cluster: DrillCluster, client: MusterClient): Promise<SettleResult> {
   const at = Date.now();
-  const logLastSeq = await lastLogSequence(cluster.jsm).catch(() => -1);
-  const inLastSeq = await cluster.jsm.streams.info(IN_STREAM).then((i) => i.state.last_seq, () => -1);
+  const logLastSeq = await lastLogSequence(cluster.bus).catch(() => -1);
+  const inLastSeq = await streamInfo(cluster.bus, IN_STREAM).then((i) => i.lastSeq, () => -1);
   const statuses = await cluster.statuses(1_000);
   const base = { at, logLastSeq, statuses, pending: -1, running: -1, unsettled: [] };
   const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
