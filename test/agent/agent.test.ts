@@ -46,7 +46,7 @@ describe('node agent on a real nats-server', () => {
 
   const publish = async (subject: string, body: BindMessage | StopMessage): Promise<void> => {
     seq += 1;
-    await bus.js.publish(subject, JSON.stringify(body), { msgID: `muster:${seq}:0` });
+    await bus.admin.publish(subject, JSON.stringify(body), { msgId: `muster:${seq}:0` });
   };
 
   const bind = (jobId: string, command: string[] | string | undefined, members = [0], extra: Partial<BindMessage> = {}): BindMessage => ({
@@ -70,7 +70,7 @@ describe('node agent on a real nats-server', () => {
 
   const inputs = async (subject: string): Promise<InputMessage[]> => {
     const all: InputMessage[] = [];
-    for await (const input of readInputs(bus.js)) if (input.subject === subject) all.push(input);
+    for await (const input of readInputs(bus.bus)) if (input.subject === subject) all.push(input);
     return all;
   };
 
@@ -106,11 +106,18 @@ describe('node agent on a real nats-server', () => {
   });
 
   it('heartbeats {} on core NATS muster.hb.<nodeId>', async () => {
-    const sub = bus.nc.subscribe('muster.hb.hb-1', { max: 3 });
+    const bodies: string[] = [];
+    const three = new Promise<void>((resolve) => {
+      const sub = bus.bus.subscribe('muster.hb.hb-1', (m) => {
+        if (bodies.push(m.text()) < 3) return;
+        sub.unsubscribe();
+        resolve();
+      });
+    });
+    await bus.bus.flush();
     const started = Date.now();
     await start('hb-1');
-    const bodies: string[] = [];
-    for await (const m of sub) bodies.push(m.string());
+    await three;
     expect(bodies).toEqual(['{}', '{}', '{}']);
     expect(Date.now() - started).toBeLessThan(5_000);
   });

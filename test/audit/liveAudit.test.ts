@@ -24,7 +24,7 @@ describe('muster audit on the log of a live run', () => {
 
   it('audits clean over NATS: every decision re-derived and found on MUSTER_DECISIONS, snapshots and checkpoints verified', async () => {
     const progress: number[] = [];
-    const report = await auditLog(run.js, { onProgress: (p) => progress.push(p.seq) });
+    const report = await auditLog(run.bus, { onProgress: (p) => progress.push(p.seq) });
     expect(report.failures).toEqual([]);
     expect(report.clean).toBe(true);
     expect(report.lastSeq).toBe(run.log.at(-1)!.seq);
@@ -91,13 +91,13 @@ describe('muster audit on the log of a live run', () => {
     const last = log.at(-1)!;
     const state = foldTransactions(initialState(), log);
     const body = JSON.stringify({ id: 'tail-z', identity: { user: 'zed' }, tasks: 2, resources: { cpu: 500, memoryMb: 512 } });
-    const input = { seq: (await publishInput(run.js, 'muster.in.submit', body, 'tail-z')).seq, subject: 'muster.in.submit', data: body };
+    const input = { seq: (await publishInput(run.bus, 'muster.in.submit', body, 'tail-z')).seq, subject: 'muster.in.submit', data: body };
     const at = Math.max(Date.now(), state.lastAt);
     const result = turn(new TurnContext(), state, transactionHash(last.tx), [{ inputs: [input] }, { session: true }], { term: state.term, leader: state.leader ?? 's1', at });
     expect(result.transactions.map((t) => t.tx.kind)).toEqual(['ingest', 'session']);
-    expect((await appendTransactions(run.js, result.transactions, last.seq)).ok).toBe(true);
+    expect((await appendTransactions(run.bus, result.transactions, last.seq)).ok).toBe(true);
 
-    const report = await auditLog(run.js);
+    const report = await auditLog(run.bus);
     expect(report.failures).toEqual([]);
     expect(report.clean).toBe(true);
     expect(report.lastSeq).toBe(last.seq + 2);
@@ -110,8 +110,8 @@ describe('muster audit on the log of a live run', () => {
   it('fails on a decision on MUSTER_DECISIONS that the log does not derive', async () => {
     const seq = run.log.at(-1)!.seq;
     const forged = { type: 'GangAborted', jobId: 'pack-a', session: 1, at: 0, final: true, reason: { category: 'cancelled', message: 'forged', hosts: {} } };
-    expect((await publishDecisions(run.nc, [{ subject: 'muster.decision.pack-a', payload: forged, msgId: `muster:${seq}:99`, logSeq: seq }])).ok).toBe(true);
-    const report = await auditLog(run.js);
+    expect((await publishDecisions(run.bus, [{ subject: 'muster.decision.pack-a', payload: forged, msgId: `muster:${seq}:99`, logSeq: seq }])).ok).toBe(true);
+    const report = await auditLog(run.bus);
     expect(report.clean).toBe(false);
     expect(report.decisionsStream.unexpected).toBe(1);
     expect(report.failures[0]).toMatchObject({ seq, check: 'decisions-stream' });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendTransactions, connect, ensureStreams, jetStream, publishDecisions, publishInput } from '@muster/bus';
-import type { JetStreamClient, NatsConnection } from '@muster/bus';
+import { appendTransactions, connect, ensureStreams, publishDecisions, publishInput } from '@muster/bus';
+import type { Bus, ConnectOptions } from '@muster/bus';
 import { auditLog } from '@muster/auditor';
 import type { AuditReport } from '@muster/auditor';
 import { decisionMessages, foldTransactions, initialState, shardGet } from '@muster/core';
@@ -18,15 +18,16 @@ import { copyLog, golden, rechain } from './histories.ts';
 
 interface Loaded {
   server: NatsServerHandle;
-  nc: NatsConnection;
-  js: JetStreamClient;
+  bus: Bus;
+  /** What the bus connected with: the worker connects the same way. */
+  connection: ConnectOptions;
 }
 
 const started: Loaded[] = [];
 
 afterAll(async () => {
   for (const s of started) {
-    await s.nc.close().catch(() => undefined);
+    await s.bus.close().catch(() => undefined);
     await s.server.stop();
   }
 });
@@ -43,10 +44,11 @@ interface Alterations {
 async function load(name: string, alter: Alterations = {}): Promise<Loaded> {
   const g = golden(name);
   const server = await startNatsServer();
-  const nc = await connect({ servers: server.url, name: 'parallel-audit-test' });
-  const loaded = { server, nc, js: jetStream(nc) };
+  const connection = { servers: server.url, name: 'parallel-audit-test' };
+  const bus = await connect(connection);
+  const loaded = { server, bus, connection };
   started.push(loaded);
-  await ensureStreams(nc, { replicas: 1 });
+  await ensureStreams(bus, { replicas: 1 });
   const log = copyLog(g.log);
   if (alter.log !== undefined) {
     alter.log(log);
@@ -54,10 +56,10 @@ async function load(name: string, alter: Alterations = {}): Promise<Loaded> {
   }
   for (const input of [...g.inputs].sort((a, b) => a.seq - b.seq)) {
     const published = alter.input?.(input) ?? input;
-    const ack = await publishInput(loaded.js, published.subject, published.data);
+    const ack = await publishInput(bus, published.subject, published.data);
     expect(ack.seq).toBe(input.seq);
   }
-  expect((await appendTransactions(loaded.js, log.map((l) => l.tx), 0)).ok).toBe(true);
+  expect((await appendTransactions(bus, log.map((l) => l.tx), 0)).ok).toBe(true);
   // the decision messages of the unaltered log, as its leader published them
   let state: State = initialState();
   const messages = [];
@@ -69,7 +71,7 @@ async function load(name: string, alter: Alterations = {}): Promise<Loaded> {
       if (payload !== null) messages.push({ ...m, payload });
     }
   }
-  expect((await publishDecisions(nc, messages)).ok).toBe(true);
+  expect((await publishDecisions(bus, messages)).ok).toBe(true);
   return loaded;
 }
 
@@ -83,12 +85,12 @@ function comparable(report: AuditReport): Omit<AuditReport, 'ms' | 'timings'> {
  * Audits on one thread and in parallel until the worker was handed sessions and inputs (a cold
  * worker is handed nothing until it keeps up), and expects the same report every time.
  */
-async function bothWays(js: JetStreamClient): Promise<AuditReport> {
-  const single = await auditLog(js, { parallel: false });
+async function bothWays({ bus, connection }: Loaded): Promise<AuditReport> {
+  const single = await auditLog(bus, { parallel: false });
   const handed = { sessions: 0, ingests: 0 };
   let parallel: AuditReport | null = null;
   for (let i = 0; i < 10 && (handed.sessions === 0 || handed.ingests === 0); i++) {
-    parallel = await auditLog(js, { parallel: true });
+    parallel = await auditLog(bus, { parallel: true, connection });
     expect(comparable(parallel)).toEqual(comparable(single));
     expect(lastHanded.transactions).toBe(parallel.lastSeq);
     handed.sessions += lastHanded.sessions;
@@ -108,8 +110,8 @@ describe('a parallel audit over NATS', () => {
 
   it('reports a clean log as one thread does', async () => {
     const g = golden('lifecycle');
-    const { js } = await load('lifecycle');
-    const report = await bothWays(js);
+    const loaded = await load('lifecycle');
+    const report = await bothWays(loaded);
     expect(report.failures).toEqual([]);
     expect(report.clean).toBe(true);
     expect(report.stateHash).toBe(g.expected.stateHash);
@@ -118,24 +120,24 @@ describe('a parallel audit over NATS', () => {
     expect(report.sessions).toBe(g.expected.sessions);
     // a worker is now kept: an audit left to choose uses it, and reports the same
     expect(useWorker(undefined, 0)).toBe(true);
-    const chosen = await auditLog(js);
+    const chosen = await auditLog(loaded.bus, { connection: loaded.connection });
     expect(lastHanded.transactions).toBe(chosen.lastSeq);
     expect(comparable(chosen)).toEqual(comparable(report));
   }, 120_000);
 
   it('reports a log with a heartbeat loss and a failover as one thread does', async () => {
-    const report = await bothWays((await load('loss-and-failover')).js);
+    const report = await bothWays(await load('loss-and-failover'));
     expect(report.clean).toBe(true);
     expect(report.ingest.rederived).toBe(golden('loss-and-failover').inputs.length);
   }, 120_000);
 
   it('waits for a worker that falls behind by more than it may hold, and reports the same', async () => {
-    const { js } = await load('lifecycle');
-    const single = await auditLog(js, { parallel: false });
+    const { bus, connection } = await load('lifecycle');
+    const single = await auditLog(bus, { parallel: false });
     setMaxQueuedBytes(1);
     try {
       // every transaction now waits until the worker has folded it
-      expect(comparable(await auditLog(js, { parallel: true }))).toEqual(comparable(single));
+      expect(comparable(await auditLog(bus, { parallel: true, connection }))).toEqual(comparable(single));
       expect(lastHanded.sessions + lastHanded.ingests).toBeGreaterThan(0);
     } finally {
       setMaxQueuedBytes();
@@ -143,7 +145,7 @@ describe('a parallel audit over NATS', () => {
   }, 120_000);
 
   it('reports a big session split in two transactions as one thread does', async () => {
-    const report = await bothWays((await load('big-session')).js);
+    const report = await bothWays(await load('big-session'));
     expect(report.clean).toBe(true);
     expect(report.sessions).toBe(golden('big-session').expected.sessions);
   }, 120_000);
@@ -155,7 +157,7 @@ describe('a parallel audit over NATS', () => {
     const ingestSeq = g.log.find((l) => l.tx.kind === 'ingest' && l.tx.events.some((e) => 'inputSeq' in e && e.inputSeq === submit.seq))!.seq;
     const committed = g.log.find((l) => l.tx.kind === 'session' && l.tx.events.some((e) => e.type === 'GangCommitted'))!;
     const bindId = decisionMessagesOf(g.log).find((m) => m.subject.startsWith('muster.bind.'))!;
-    const { js } = await load('lifecycle', {
+    const loaded = await load('lifecycle', {
       input: (input) => (input.seq === submit.seq ? { ...input, data: input.data.replace(/"tasks":\d+/, '"tasks":99') } : input),
       log: (log) => {
         const tx = log.find((l) => l.seq === committed.seq)!.tx;
@@ -164,7 +166,7 @@ describe('a parallel audit over NATS', () => {
       },
       decision: (msgId, payload) => (msgId === bindId.msgId ? { ...(payload as object), session: 999 } : payload),
     });
-    const report = await bothWays(js);
+    const report = await bothWays(loaded);
     expect(report.clean).toBe(false);
     const checks = report.failures.map((f) => `${f.seq}:${f.check}`);
     expect(checks).toContain(`${ingestSeq}:ingest`);

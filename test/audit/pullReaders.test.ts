@@ -9,7 +9,6 @@ import {
   appendTransactions,
   connect,
   ensureStreams,
-  jetStream,
   publishDecisions,
   publishInput,
   pullDecisionBatches,
@@ -33,7 +32,7 @@ afterEach(async () => {
 });
 
 async function consumers(b: TestBus, stream: string): Promise<number> {
-  return (await b.jsm.consumers.list(stream).next()).length;
+  return b.admin.consumerCount(stream);
 }
 
 async function collect<T>(batches: AsyncIterable<T[]>): Promise<T[][]> {
@@ -43,9 +42,9 @@ async function collect<T>(batches: AsyncIterable<T[]>): Promise<T[][]> {
 }
 
 async function fill(b: TestBus, inputs: number, decisions: number, transactions: number): Promise<void> {
-  for (let i = 1; i <= inputs; i++) await publishInput(b.js, 'muster.in.cancel', { jobId: `j${i}` }, `cancel-${i}`);
+  for (let i = 1; i <= inputs; i++) await publishInput(b.bus, 'muster.in.cancel', { jobId: `j${i}` }, `cancel-${i}`);
   await publishDecisions(
-    b.nc,
+    b.bus,
     Array.from({ length: decisions }, (_, i) => ({ subject: `muster.decision.j${i}`, payload: { i }, msgId: `muster:${i + 1}:0`, logSeq: i + 1 })),
   );
   const txs: Transaction[] = [];
@@ -55,50 +54,50 @@ async function fill(b: TestBus, inputs: number, decisions: number, transactions:
     txs.push(tx);
     prev = transactionHash(tx);
   }
-  expect((await appendTransactions(b.js, txs, 0)).ok).toBe(true);
+  expect((await appendTransactions(b.bus, txs, 0)).ok).toBe(true);
 }
 
 describe('plain-pull readers', () => {
   it('read what the ordered readers read, in order, over several pulls, up to the last sequence when the read began', async () => {
     const b = (bus = await startTestBus());
     await fill(b, 23, 17, 9);
-    const ordered = (await collect(readInputBatches(b.js, { fromSeq: 2, withMsgId: false }))).flat();
+    const ordered = (await collect(readInputBatches(b.bus, { fromSeq: 2, withMsgId: false }))).flat();
     const batches: Awaited<ReturnType<typeof collect<(typeof ordered)[number]>>> = [];
-    for await (const batch of pullInputBatches(b.js, { fromSeq: 2, batch: 4 })) {
+    for await (const batch of pullInputBatches(b.bus, { fromSeq: 2, batch: 4 })) {
       // published after the read began: not part of it
-      if (batches.length === 0) await publishInput(b.js, 'muster.in.cancel', { jobId: 'late' }, 'late');
+      if (batches.length === 0) await publishInput(b.bus, 'muster.in.cancel', { jobId: 'late' }, 'late');
       batches.push(batch);
     }
     expect(batches.flat()).toEqual(ordered);
     expect(batches.flat().map((i) => i.seq)).toEqual(Array.from({ length: 22 }, (_, i) => i + 2));
     expect(Math.max(...batches.map((x) => x.length))).toBeLessThanOrEqual(8);
 
-    const decisions = (await collect(pullDecisionBatches(b.js, { batch: 5 }))).flat();
-    expect(decisions).toEqual((await collect(readDecisionBatches(b.js))).flat());
+    const decisions = (await collect(pullDecisionBatches(b.bus, { batch: 5 }))).flat();
+    expect(decisions).toEqual((await collect(readDecisionBatches(b.bus))).flat());
     expect(decisions[0]).toEqual({ seq: 1, subject: 'muster.decision.j0', msgId: 'muster:1:0', logSeq: 1, data: '{"i":0}' });
 
     const entries: { seq: number; tx: Transaction }[] = [];
-    for await (const e of pullLogEntries(b.js, { fromSeq: 3 })) entries.push({ seq: e.seq, tx: e.tx });
+    for await (const e of pullLogEntries(b.bus, { fromSeq: 3 })) entries.push({ seq: e.seq, tx: e.tx });
     const expected: { seq: number; tx: Transaction }[] = [];
-    for await (const e of readLogEntries(b.js, { fromSeq: 3 })) expected.push({ seq: e.seq, tx: e.tx });
+    for await (const e of readLogEntries(b.bus, { fromSeq: 3 })) expected.push({ seq: e.seq, tx: e.tx });
     expect(entries).toEqual(expected);
     expect(entries.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8, 9]);
 
-    expect(await collect(pullInputBatches(b.js, { fromSeq: 100 }))).toEqual([]);
+    expect(await collect(pullInputBatches(b.bus, { fromSeq: 100 }))).toEqual([]);
     for (const stream of [IN_STREAM, DECISIONS_STREAM, LOG_STREAM]) expect(await consumers(b, stream)).toBe(0);
   });
 
   it('release the consumer when the caller stops early or the read is aborted', async () => {
     const b = (bus = await startTestBus());
     await fill(b, 20, 20, 1);
-    for await (const batch of pullInputBatches(b.js, { batch: 4 })) {
+    for await (const batch of pullInputBatches(b.bus, { batch: 4 })) {
       expect(batch[0]?.seq).toBe(1);
       break;
     }
     expect(await consumers(b, IN_STREAM)).toBe(0);
     const abort = new AbortController();
     let seen = 0;
-    for await (const batch of pullDecisionBatches(b.js, { batch: 4, signal: abort.signal })) {
+    for await (const batch of pullDecisionBatches(b.bus, { batch: 4, signal: abort.signal })) {
       seen += batch.length;
       abort.abort();
     }
@@ -120,9 +119,8 @@ describe('plain-pull readers', () => {
     const auditor = await connect({ servers: server.url, name: 'auditor', user: 'auditor', pass: 'b', inboxPrefix: '_INBOX_auditor' });
     try {
       await ensureStreams(admin, { replicas: 1 });
-      const js = jetStream(admin);
-      for (let i = 1; i <= 9; i++) await publishInput(js, 'muster.in.cancel', { jobId: `j${i}` }, `cancel-${i}`);
-      const inputs = (await collect(pullInputBatches(jetStream(auditor), { batch: 4 }))).flat();
+      for (let i = 1; i <= 9; i++) await publishInput(admin, 'muster.in.cancel', { jobId: `j${i}` }, `cancel-${i}`);
+      const inputs = (await collect(pullInputBatches(auditor, { batch: 4 }))).flat();
       expect(inputs.map((i) => i.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     } finally {
       await auditor.close();

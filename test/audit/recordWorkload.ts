@@ -1,8 +1,8 @@
 // Runs a workload against real scheduler replicas on a nats-server of its own and reads back what
 // they wrote: the log, the inputs it ingested, and the leader's own state hash.
 import pino from 'pino';
-import { connect, ensureStreams, jetStream, readInputs, readLog } from '@muster/bus';
-import type { JetStreamClient, NatsConnection } from '@muster/bus';
+import { connect, ensureStreams, readInputs, readLog } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { stateHash } from '@muster/core';
 import type { Input, LoggedTransaction } from '@muster/core';
 import { startScheduler } from '@muster/scheduler';
@@ -27,8 +27,7 @@ export interface Recording {
 /** A workload run on a live server: its connection and replicas stay up until `stop()`. */
 export interface LiveRun extends Recording {
   server: NatsServerHandle;
-  nc: NatsConnection;
-  js: JetStreamClient;
+  bus: Bus;
   /** Stops the scheduler replicas only (the server and the connection stay up). */
   stopReplicas(): Promise<void>;
   stop(): Promise<void>;
@@ -38,7 +37,7 @@ export interface LiveRun extends Recording {
 export async function runLive(workload: Workload): Promise<LiveRun> {
   const server = await startNatsServer();
   const handles = new Map<string, SchedulerHandle>();
-  let nc: NatsConnection | null = null;
+  let bus: Bus | null = null;
   let driver: WorkloadDriver | null = null;
   const stopReplicas = async (): Promise<void> => {
     driver?.close();
@@ -47,7 +46,7 @@ export async function runLive(workload: Workload): Promise<LiveRun> {
   };
   const stop = async (): Promise<void> => {
     await stopReplicas();
-    await nc?.close();
+    await bus?.close();
     await server.stop();
   };
   try {
@@ -71,23 +70,22 @@ export async function runLive(workload: Workload): Promise<LiveRun> {
         }
       },
     };
-    nc = await connect({ servers: server.url, name: `workload-${workload.name}` });
+    bus = await connect({ servers: server.url, name: `workload-${workload.name}` });
     // the streams exist before any replica starts, so inputs can queue up before a leader reads them
-    await ensureStreams(nc, { replicas: 1 });
+    await ensureStreams(bus, { replicas: 1 });
     for (const id of workload.replicas) {
       await replicas.start(id);
       // the first replica leads before the next one starts, so every recording begins the same way
       if (id === workload.replicas[0]) await replicas.leader();
     }
-    const js = jetStream(nc);
-    driver = new WorkloadDriver(workload.name, nc, js, replicas);
+    driver = new WorkloadDriver(workload.name, bus, replicas);
     await workload.run(driver);
     const leaderStateHash = stateHash((await replicas.leader()).state());
     const log: LoggedTransaction[] = [];
-    for await (const entry of readLog(js)) log.push(entry);
+    for await (const entry of readLog(bus)) log.push(entry);
     const inputs: Input[] = [];
-    for await (const { seq, subject, data } of readInputs(js)) inputs.push({ seq, subject, data });
-    return { log, inputs, leaderStateHash, server, nc, js, stopReplicas, stop };
+    for await (const { seq, subject, data } of readInputs(bus)) inputs.push({ seq, subject, data });
+    return { log, inputs, leaderStateHash, server, bus, stopReplicas, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,8 +1,8 @@
 // Drives a real scheduler through MUSTER_IN for recorded histories and live audit tests: inputs
 // with their own msg ids, waits on the leader's folded state, completions as agents report them,
 // and heartbeats on core NATS for the nodes that are meant to stay alive.
-import { publishInput } from '@muster/bus';
-import type { JetStreamClient, NatsConnection } from '@muster/bus';
+import { publishInput, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { needsSession, shardGet } from '@muster/core';
 import type { JobState, State } from '@muster/core';
 import type { SchedulerHandle } from '@muster/scheduler';
@@ -23,18 +23,17 @@ export class WorkloadDriver {
 
   constructor(
     private readonly name: string,
-    private readonly nc: NatsConnection,
-    private readonly js: JetStreamClient,
+    private readonly bus: Bus,
     readonly replicas: Replicas,
   ) {
     this.timer = setInterval(() => {
-      for (const id of this.beating) this.nc.publish(`muster.hb.${id}`, '{}');
+      for (const id of this.beating) this.bus.publish(subjects.heartbeat(id), '{}');
     }, 200);
   }
 
   /** Publishes one input with a msg id of its own; returns its MUSTER_IN sequence. */
   async input(subject: string, body: unknown): Promise<number> {
-    const ack = await publishInput(this.js, subject, body, `${this.name}:${++this.inputs}`);
+    const ack = await publishInput(this.bus, subject, body, `${this.name}:${++this.inputs}`);
     return ack.seq;
   }
 

@@ -55,18 +55,18 @@ describe('MusterClient on a real nats-server', () => {
 
   const publishDecision = async (decision: Decision): Promise<void> => {
     decisionSeq += 1;
-    await bus.js.publish(`muster.decision.${decision.jobId}`, JSON.stringify(decision), { msgID: `muster:${decisionSeq}:0` });
+    await bus.admin.publish(`muster.decision.${decision.jobId}`, JSON.stringify(decision), { msgId: `muster:${decisionSeq}:0` });
   };
 
   const inputs = async (subject: string): Promise<InputMessage[]> => {
     const all: InputMessage[] = [];
-    for await (const input of readInputs(bus.js)) if (input.subject === subject) all.push(input);
+    for await (const input of readInputs(bus.bus)) if (input.subject === subject) all.push(input);
     return all;
   };
 
   beforeAll(async () => {
     bus = await startTestBus();
-    client = new MusterClient(bus.nc, { timeoutMs: 1_000 });
+    client = new MusterClient(bus.bus, { timeoutMs: 1_000 });
   });
 
   afterAll(async () => {
@@ -118,13 +118,11 @@ describe('MusterClient on a real nats-server', () => {
 
   it('reads the API answers and turns an error answer into a MusterError with code and path', async () => {
     const rows = [{ id: 'j1', status: 'pending', user: 'alice', queue: 'default', priority: 0, members: 2, nodes: [], reason: 'insufficient-resources' }];
-    const sub = bus.nc.subscribe('muster.api.>', {
-      callback: (_err, msg) => {
-        if (msg.subject === 'muster.api.jobs.list') msg.respond(JSON.stringify({ ok: true, jobs: rows }));
-        else if (msg.subject === 'muster.api.submit') msg.respond(JSON.stringify({ ok: false, error: { code: 'duplicate', message: 'job dup was already accepted', path: 'id' } }));
-        else if (msg.subject === 'muster.api.explain') msg.respond('not json');
-        else msg.respond(JSON.stringify({ ok: false, error: { code: 'not-found', message: 'unknown job nope', path: 'jobId' } }));
-      },
+    const sub = bus.bus.serve('muster.api.>', (msg) => {
+      if (msg.subject === 'muster.api.jobs.list') return JSON.stringify({ ok: true, jobs: rows });
+      if (msg.subject === 'muster.api.submit') return JSON.stringify({ ok: false, error: { code: 'duplicate', message: 'job dup was already accepted', path: 'id' } });
+      if (msg.subject === 'muster.api.explain') return 'not json';
+      return JSON.stringify({ ok: false, error: { code: 'not-found', message: 'unknown job nope', path: 'jobId' } });
     });
     try {
       expect(await client.jobs()).toEqual(rows);
