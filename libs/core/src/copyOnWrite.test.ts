@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical.ts';
-import { copyOnWrite, created, emptyRecord, isWritable, writable, writableRecord } from './copyOnWrite.ts';
+import { IN_PLACE, copyOnWrite, emptyRecord } from './copyOnWrite.ts';
 
 interface Doc {
   a: { n: number; list: number[] };
@@ -16,11 +16,11 @@ describe('copyOnWrite', () => {
     const base = doc();
     const before = canonicalJson(base);
     let copies: object[] = [];
-    const next = copyOnWrite(base, (root) => {
-      const a = writable(root, 'a');
+    const next = copyOnWrite(base, (root, w) => {
+      const a = w.writable(root, 'a');
       a.n = 10;
-      expect(writable(root, 'a')).toBe(a);
-      writable(a, 'list').push(3);
+      expect(w.writable(root, 'a')).toBe(a);
+      w.writable(a, 'list').push(3);
       copies = [a, a.list];
     });
     expect(canonicalJson(base)).toBe(before);
@@ -32,10 +32,10 @@ describe('copyOnWrite', () => {
 
   it('does not copy what the recipe made, and freezes what it copied or made, not the base', () => {
     const base = doc();
-    const next = copyOnWrite(base, (root) => {
-      root.b = created({ n: 5 });
-      expect(writable(root, 'b')).toBe(root.b);
-      writable(root, 'b').n = 6;
+    const next = copyOnWrite(base, (root, w) => {
+      root.b = w.created({ n: 5 });
+      expect(w.writable(root, 'b')).toBe(root.b);
+      w.writable(root, 'b').n = 6;
     });
     expect(next.b).toEqual({ n: 6 });
     expect(Object.isFrozen(next)).toBe(true);
@@ -45,8 +45,8 @@ describe('copyOnWrite', () => {
   });
 
   it('freezes nothing with freeze: false (a scratch copy the caller drops)', () => {
-    const next = copyOnWrite(doc(), (root) => {
-      writable(root, 'a').n = 2;
+    const next = copyOnWrite(doc(), (root, w) => {
+      w.writable(root, 'a').n = 2;
     }, { freeze: false });
     expect(Object.isFrozen(next)).toBe(false);
     expect(Object.isFrozen(next.a)).toBe(false);
@@ -54,8 +54,8 @@ describe('copyOnWrite', () => {
 
   it('copies a record into a prototype-less record, which serialises like {} and inherits nothing', () => {
     const base = { counts: { constructor: 1 } as Record<string, number> };
-    const next = copyOnWrite(base, (root) => {
-      writableRecord(root, 'counts')['toString'] = 2;
+    const next = copyOnWrite(base, (root, w) => {
+      w.writableRecord(root, 'counts')['toString'] = 2;
     });
     expect(Object.getPrototypeOf(next.counts)).toBe(null);
     expect(canonicalJson(next.counts)).toBe('{"constructor":1,"toString":2}');
@@ -63,21 +63,26 @@ describe('copyOnWrite', () => {
     expect(canonicalJson(base)).toBe('{"counts":{"constructor":1}}');
   });
 
-  it('is the plain object outside a run: writable returns the child, everything is writable', () => {
+  it('IN_PLACE hands out the objects themselves: everything is writable', () => {
     const base = doc();
-    expect(writable(base, 'a')).toBe(base.a);
-    expect(isWritable(base.a)).toBe(true);
+    expect(IN_PLACE.writable(base, 'a')).toBe(base.a);
+    expect(IN_PLACE.isWritable(base.a)).toBe(true);
   });
 
-  it('refuses to nest, and a recipe that throws leaves no run behind', () => {
-    expect(() => copyOnWrite(doc(), () => copyOnWrite(doc(), () => undefined))).toThrow(/do not nest/);
-    expect(() =>
-      copyOnWrite(doc(), () => {
-        throw new Error('boom');
-      }),
-    ).toThrow('boom');
+  it('runs are independent: one nested in another keeps its own copies, and the outer goes on', () => {
     const base = doc();
-    expect(writable(base, 'a')).toBe(base.a);
+    const outer = copyOnWrite(base, (root, w) => {
+      w.writable(root, 'a').n = 3;
+      const inner = copyOnWrite(root, (r, v) => {
+        expect(v.isWritable(r.a)).toBe(false);
+        v.writable(r, 'a').n = 4;
+      });
+      expect(inner.a.n).toBe(4);
+      expect(w.isWritable(root.a)).toBe(true);
+      w.writable(root, 'a').n = 5;
+    });
+    expect(outer.a.n).toBe(5);
+    expect(base.a.n).toBe(1);
   });
 
   it('a run writing into a frozen base by mistake throws instead of changing it', () => {

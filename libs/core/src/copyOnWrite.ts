@@ -1,53 +1,84 @@
 // Copy-on-write without proxies: the driver `fold` uses to run the one recipe (`apply`) over a
-// batch of events at plain-object speed. The recipe reaches every object it mutates through
-// `writable(parent, key)`; outside a copy-on-write run (an immer draft, or a private mutable state)
-// that is just `parent[key]`, inside one it copies the child once per run, shallowly, and hangs the
-// copy on the (already writable) parent. Everything the run did not reach stays shared with the
-// input, which is never written to. See the top of evolve.ts for how the drivers fit together.
+// batch of events at plain-object speed. The recipe reaches every object it mutates through its
+// writer's `writable(parent, key)`; outside a copy-on-write run (an immer draft, or a private
+// mutable state) that is just `parent[key]`, inside one it copies the child once per run,
+// shallowly, and hangs the copy on the (already writable) parent. Everything the run did not reach
+// stays shared with the input, which is never written to. The run's bookkeeping is the writer's,
+// so nothing is kept between runs. See the top of evolve.ts for how the drivers fit together.
 
-/** Objects this copy-on-write run made or copied: writable in place until the run ends (null: no run). */
-let owned: Set<object> | null = null;
+/**
+ * How a recipe reaches what it mutates: `writable(parent, key)` gives `parent[key]` safe to
+ * mutate, `created(value)` registers an object the recipe made. `IN_PLACE` (an immer draft, a
+ * private mutable state) hands out the objects themselves; a copy-on-write run copies each once.
+ */
+export interface Writer {
+  /** `parent[key]`, safe to mutate (`parent` must itself be writable). Call only for a key that holds an object. */
+  writable<P extends object, K extends keyof P>(parent: P, key: K): P[K];
+  /** `writable` for a record made by `emptyRecord` (or read from JSON): a copy is such a record too. */
+  writableRecord<P extends object, K extends keyof P>(parent: P, key: K): P[K];
+  /** Marks an object the recipe just made as writable for the rest of the run (no needless copy). */
+  created<T extends object>(value: T): T;
+  /** Whether `value` may be mutated in place now. */
+  isWritable(value: object): boolean;
+}
+
+/** The writer for a state nobody else holds (an immer draft, a private copy): everything is writable in place. */
+export const IN_PLACE: Writer = Object.freeze({
+  writable: <P extends object, K extends keyof P>(parent: P, key: K): P[K] => parent[key],
+  writableRecord: <P extends object, K extends keyof P>(parent: P, key: K): P[K] => parent[key],
+  created: <T extends object>(value: T): T => value,
+  isWritable: (): boolean => true,
+});
+
+/** One copy-on-write run: the objects it made or copied, writable in place until it ends. */
+class CopyOnWriteRun implements Writer {
+  readonly owned = new Set<object>();
+
+  writable<P extends object, K extends keyof P>(parent: P, key: K): P[K] {
+    const child = parent[key];
+    if (this.owned.has(child as object)) return child;
+    const copy = shallowCopy(child as object) as P[K];
+    this.owned.add(copy as object);
+    parent[key] = copy;
+    return copy;
+  }
+
+  writableRecord<P extends object, K extends keyof P>(parent: P, key: K): P[K] {
+    const child = parent[key];
+    if (this.owned.has(child as object)) return child;
+    const copy = emptyRecord<unknown>();
+    const source = child as Record<string, unknown>;
+    for (const k in source) copy[k] = source[k];
+    this.owned.add(copy);
+    parent[key] = copy as P[K];
+    return copy as P[K];
+  }
+
+  created<T extends object>(value: T): T {
+    this.owned.add(value);
+    return value;
+  }
+
+  isWritable(value: object): boolean {
+    return this.owned.has(value);
+  }
+}
 
 /**
  * Runs `recipe` on a shallow copy of `base` whose descendants are copied on first write through
- * `writable`; returns that copy and never writes to `base` or anything reachable from it. Every
- * object the run copied or registered with `created` is frozen at the end, so a later run (or
- * anyone) writing to it by mistake throws, as with immer's autoFreeze; values the recipe took
- * from elsewhere (event payloads) are not walked. `freeze: false` skips that for a scratch copy
- * that is dropped after the run (V8 takes about half a microsecond to freeze a small object).
+ * the writer it is handed; returns that copy and never writes to `base` or anything reachable from
+ * it. Every object the run copied or registered with `created` is frozen at the end, so a later
+ * run (or anyone) writing to it by mistake throws, as with immer's autoFreeze; values the recipe
+ * took from elsewhere (event payloads) are not walked. `freeze: false` skips that for a scratch
+ * copy that is dropped after the run (V8 takes about half a microsecond to freeze a small object).
  */
-export function copyOnWrite<T extends object>(base: T, recipe: (root: T) => void, options: { freeze?: boolean } = {}): T {
-  if (owned !== null) throw new Error('copyOnWrite: runs do not nest');
-  const run = new Set<object>();
+export function copyOnWrite<T extends object>(base: T, recipe: (root: T, w: Writer) => void, options: { freeze?: boolean } = {}): T {
+  const run = new CopyOnWriteRun();
   const root = shallowCopy(base);
-  run.add(root);
-  owned = run;
-  try {
-    recipe(root);
-  } finally {
-    owned = null;
-  }
-  if (options.freeze !== false) for (const made of run) Object.freeze(made);
+  run.owned.add(root);
+  recipe(root, run);
+  if (options.freeze !== false) for (const made of run.owned) Object.freeze(made);
   return root;
-}
-
-/**
- * `parent[key]`, safe to mutate: in a copy-on-write run, a shallow copy made once per run and
- * stored in `parent` (which must itself be writable); otherwise the child itself (a draft or a
- * private object). Call only for a key that holds an object.
- */
-export function writable<P extends object, K extends keyof P>(parent: P, key: K): P[K] {
-  const child = parent[key];
-  if (owned === null || owned.has(child as object)) return child;
-  const copy = shallowCopy(child as object) as P[K];
-  owned.add(copy as object);
-  parent[key] = copy;
-  return copy;
-}
-
-/** Whether `value` may be mutated in place now: always outside a copy-on-write run. */
-export function isWritable(value: object): boolean {
-  return owned === null || owned.has(value);
 }
 
 /**
@@ -58,24 +89,6 @@ export function isWritable(value: object): boolean {
  */
 export function emptyRecord<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
-}
-
-/** `writable` for a record made by `emptyRecord` (or read from JSON): the copy is such a record too. */
-export function writableRecord<P extends object, K extends keyof P>(parent: P, key: K): P[K] {
-  const child = parent[key];
-  if (owned === null || owned.has(child as object)) return child;
-  const copy = emptyRecord<unknown>();
-  const source = child as Record<string, unknown>;
-  for (const k in source) copy[k] = source[k];
-  owned.add(copy);
-  parent[key] = copy as P[K];
-  return copy as P[K];
-}
-
-/** Marks an object the recipe just made as writable for the rest of the run (no needless copy) and to be frozen at its end. */
-export function created<T extends object>(value: T): T {
-  if (owned !== null) owned.add(value);
-  return value;
 }
 
 function shallowCopy<T extends object>(value: T): T {

@@ -1,5 +1,6 @@
 import { produce } from 'immer';
-import { copyOnWrite, created, emptyRecord, isWritable, writable, writableRecord } from './copyOnWrite.ts';
+import { IN_PLACE, copyOnWrite, emptyRecord } from './copyOnWrite.ts';
+import type { Writer } from './copyOnWrite.ts';
 import type { LoggedTransaction, Transaction } from './envelope.ts';
 import type {
   AllocationReleased,
@@ -21,13 +22,13 @@ import type { Identity, NodeSpec } from './contract/types.ts';
 
 // evolve: the one recipe that folds a fact into state, and the drivers that run it.
 //
-// `apply(state, event)` mutates what it is given. It is total: a fact that does not apply (an
+// `apply(state, event, w)` mutates what it is given. It is total: a fact that does not apply (an
 // unknown job, a stale node) changes nothing and never throws, because the log is history and
 // history cannot be refused. It is written once and run by three drivers (CONVENTIONS: one
 // function, two drivers; the third is the trivial one):
-//   - copy-on-write: `fold` and `foldTransactions`, for a batch or a single transaction: replay,
-//     catch-up, the leader folding what it appends, and (unfrozen, dropped after) the scheduling
-//     session's scratch copy. No proxies: `copyOnWrite` hands `apply` a shallow copy of the root,
+//   - copy-on-write: `fold` and `foldTransactions` for replay and catch-up, and the core's turn
+//     (turn.ts, the session included) for what a leader appends: each event applied once, in a
+//     run per phase. No proxies: `copyOnWrite` hands `apply` a shallow copy of the root,
 //     and every object `apply` mutates is copied once per run on its way down (copyOnWrite.ts).
 //     The result shares everything the run did not touch with the input, the input is never
 //     written to, and every object the run copied or made is frozen at the end, so a stray write
@@ -37,10 +38,11 @@ import type { Identity, NodeSpec } from './contract/types.ts';
 //     against and for callers that want immer's drafts; the result is frozen by autoFreeze.
 //   - in place: a private mutable state nobody else holds (a benchmark's upper bound).
 // So that one recipe serves all three, `apply` keeps two rules:
-//   1. It reads freely, but reaches every object it mutates through `writable(parent, key)`
-//      (`writableNode`, `writableJob` below), starting from the root it was given, and registers
-//      each object it makes and will mutate later in the batch with `created()`. Under immer and in
-//      place, `writable` is just `parent[key]`; in copy-on-write it is the copy.
+//   1. It reads freely, but reaches every object it mutates through its writer's
+//      `w.writable(parent, key)` (`writableNode`, `writableJob` below), starting from the root it
+//      was given, and registers each object it makes and will mutate later in the batch with
+//      `w.created()`. Under immer and in place (`IN_PLACE`), `writable` is just `parent[key]`; in
+//      a copy-on-write run it is the copy, and the run (not the module) remembers what it copied.
 //   2. Values taken from events (specs, member lists, GPU ids, allocations, reasons) are stored by
 //      reference and never mutated in place, here or anywhere: they are replaced whole.
 // evolve.test.ts proves, over generated event streams, that `fold` gives the same canonical state
@@ -50,7 +52,7 @@ import type { Identity, NodeSpec } from './contract/types.ts';
 const EXHAUSTED = new Set(['insufficient-resources', 'no-matching-hosts', 'placement-unsatisfiable']);
 
 /** Applies one event to a mutable state (an immer draft, a private copy, or a copy-on-write root). */
-export function apply(state: State, event: SchedulerEvent): void {
+export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE): void {
   switch (event.type) {
     case 'LeaderElected':
       state.term = Math.max(state.term, event.term);
@@ -58,15 +60,15 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     case 'NodeRegistered':
       seenInput(state, event.inputSeq);
-      registerNode(state, event.node);
+      registerNode(w, state, event.node);
       return;
     case 'NodeDrained': {
       seenInput(state, event.inputSeq);
       const n = shardOf(event.nodeId);
       const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status !== 'up') return;
-      writableNode(state, n, node).status = 'drained';
-      addCapacity(state, node.spec, -1);
+      writableNode(w, state, n, node).status = 'drained';
+      addCapacity(w, state, node.spec, -1);
       return;
     }
     case 'NodeLost': {
@@ -74,13 +76,13 @@ export function apply(state: State, event: SchedulerEvent): void {
       const n = shardOf(event.nodeId);
       const node = entry(state.nodes, n, event.nodeId);
       if (node === undefined || node.status === 'lost') return;
-      if (node.status === 'up') addCapacity(state, node.spec, -1);
-      writableNode(state, n, node).status = 'lost';
+      if (node.status === 'up') addCapacity(w, state, node.spec, -1);
+      writableNode(w, state, n, node).status = 'lost';
       return;
     }
     case 'JobSubmitted':
       seenInput(state, event.inputSeq);
-      submitJob(state, event.job, event.fingerprint);
+      submitJob(w, state, event.job, event.fingerprint);
       return;
     case 'JobRejected':
     case 'InputRejected':
@@ -95,7 +97,7 @@ export function apply(state: State, event: SchedulerEvent): void {
       const job = entry(state.jobs, n, event.jobId);
       const member = job?.members[event.member];
       if (job === undefined || member === undefined || member === null || member.done) return;
-      const written = writable(writable(writableJob(state, n, job), 'members'), event.member)!;
+      const written = w.writable(w.writable(writableJob(w, state, n, job), 'members'), event.member)!;
       written.done = true;
       written.ok = event.ok;
       return;
@@ -103,14 +105,14 @@ export function apply(state: State, event: SchedulerEvent): void {
     case 'SessionStarted':
       state.session = Math.max(state.session, event.session);
       state.sessionEpoch = state.epoch;
-      state.unsatisfiable = created(emptyRecord());
+      state.unsatisfiable = w.created(emptyRecord());
       return;
     case 'HostDebited': {
-      debit(state, event.node, event.resources, event.gpuIds, 1);
+      debit(w, state, event.node, event.resources, event.gpuIds, 1);
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
-      writable(writableJob(state, n, job), 'provisional').push(created({
+      w.writable(writableJob(w, state, n, job), 'provisional').push(w.created({
         node: event.node,
         role: event.role,
         members: event.members,
@@ -120,19 +122,19 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     }
     case 'DebitReversed': {
-      debit(state, event.node, event.resources, event.gpuIds, -1);
+      debit(w, state, event.node, event.resources, event.gpuIds, -1);
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
       const i = job.provisional.findIndex((d) => d.node === event.node && d.role === event.role);
-      if (i >= 0) writable(writableJob(state, n, job), 'provisional').splice(i, 1);
+      if (i >= 0) w.writable(writableJob(w, state, n, job), 'provisional').splice(i, 1);
       return;
     }
     case 'MemberBound': {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined || event.member < 0 || event.member >= job.members.length) return;
-      writable(writableJob(state, n, job), 'members')[event.member] = created<MemberState>({
+      w.writable(writableJob(w, state, n, job), 'members')[event.member] = w.created<MemberState>({
         node: event.node,
         role: event.role,
         gpuIds: event.gpuIds,
@@ -143,40 +145,40 @@ export function apply(state: State, event: SchedulerEvent): void {
       return;
     }
     case 'GangCommitted':
-      commitGang(state, event);
+      commitGang(w, state, event);
       return;
     case 'GangAborted':
-      abortGang(state, event);
+      abortGang(w, state, event);
       return;
     case 'JobPended': {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
-      const written = writableJob(state, n, job);
+      const written = writableJob(w, state, n, job);
       written.status = 'pending';
       written.pendingSince = event.at;
       written.pendingEpoch = ++state.epoch;
-      pend(state, n, event.jobId);
+      pend(w, state, n, event.jobId);
       return;
     }
     case 'JobFinished': {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined) return;
-      const written = writableJob(state, n, job);
+      const written = writableJob(w, state, n, job);
       written.status = event.outcome;
       written.finishedAt = event.at;
-      unpend(state, n, event.jobId);
+      unpend(w, state, n, event.jobId);
       return;
     }
     case 'AllocationReleased':
-      releaseAllocation(state, event);
+      releaseAllocation(w, state, event);
       return;
     case 'JobsRetired':
-      retireJobs(state, event);
+      retireJobs(w, state, event);
       return;
     case 'Checkpoint':
-      state.lastCheckpoint = created({ seq: event.seq, stateHash: event.stateHash });
+      state.lastCheckpoint = w.created({ seq: event.seq, stateHash: event.stateHash });
       return;
     default: {
       // A type the catalogue does not know is a newer writer's fact: it changes nothing here.
@@ -187,9 +189,9 @@ export function apply(state: State, event: SchedulerEvent): void {
 }
 
 /** Applies a transaction read from the log: its sequence, stamped time, and every event in order. */
-export function applyTransaction(state: State, seq: number, tx: Transaction): void {
+export function applyTransaction(state: State, seq: number, tx: Transaction, w: Writer = IN_PLACE): void {
   openTransaction(state, seq, tx);
-  for (const event of tx.events) apply(state, event);
+  for (const event of tx.events) apply(state, event, w);
 }
 
 /** What a transaction's envelope does to the state before its events: its sequence, stamped time and term. */
@@ -212,16 +214,16 @@ export function evolve(state: State, event: SchedulerEvent): State {
  */
 export function fold(state: State, events: readonly SchedulerEvent[]): State {
   if (events.length === 0) return state;
-  return copyOnWrite(state, (root) => {
-    for (const event of events) apply(root, event);
+  return copyOnWrite(state, (root, w) => {
+    for (const event of events) apply(root, event, w);
   });
 }
 
 /** A batch of logged transactions folded like `fold` (copy-on-write, one copy per touched object). */
 export function foldTransactions(state: State, txs: readonly LoggedTransaction[]): State {
   if (txs.length === 0) return state;
-  return copyOnWrite(state, (root) => {
-    for (const { seq, tx } of txs) applyTransaction(root, seq, tx);
+  return copyOnWrite(state, (root, w) => {
+    for (const { seq, tx } of txs) applyTransaction(root, seq, tx, w);
   });
 }
 
@@ -242,28 +244,28 @@ function held(jobs: Record<string, number>, jobId: string): number | undefined {
  * `node`, just read from `state` (shard `shard`), made writable. An entity that is writable
  * already has a writable path above it, so the common case is one lookup.
  */
-function writableNode(state: State, shard: number, node: NodeState): NodeState {
-  if (isWritable(node)) return node;
-  const leaf = writableLeaf(writable(state, 'nodes'), shard);
-  return writable(leaf, leafIndex(leaf, node.spec.id));
+function writableNode(w: Writer, state: State, shard: number, node: NodeState): NodeState {
+  if (w.isWritable(node)) return node;
+  const leaf = writableLeaf(w, w.writable(state, 'nodes'), shard);
+  return w.writable(leaf, leafIndex(leaf, node.spec.id));
 }
 
 /** `job`, just read from `state` (shard `shard`), made writable. */
-function writableJob(state: State, shard: number, job: JobState): JobState {
-  if (isWritable(job)) return job;
-  const leaf = writableLeaf(writable(state, 'jobs'), shard);
-  return writable(leaf, leafIndex(leaf, job.spec.id));
+function writableJob(w: Writer, state: State, shard: number, job: JobState): JobState {
+  if (w.isWritable(job)) return job;
+  const leaf = writableLeaf(w, w.writable(state, 'jobs'), shard);
+  return w.writable(leaf, leafIndex(leaf, job.spec.id));
 }
 
 /** The leaf of `shard` in a writable table, writable, made (levels too) when it is missing. */
-function writableLeaf<T extends ShardEntry>(table: Sharded<T>, shard: number): ShardLeaf<T> {
-  const level2 = slot(table, shard >>> 8, newLevel<ShardLevel<ShardLeaf<T>>>);
-  const level3 = slot(level2, (shard >>> 4) & 15, newLevel<ShardLeaf<T>>);
-  return slot(level3, shard & 15, newLeaf<T>);
+function writableLeaf<T extends ShardEntry>(w: Writer, table: Sharded<T>, shard: number): ShardLeaf<T> {
+  const level2 = slot(w, table, shard >>> 8, newLevel<ShardLevel<ShardLeaf<T>>>);
+  const level3 = slot(w, level2, (shard >>> 4) & 15, newLevel<ShardLeaf<T>>);
+  return slot(w, level3, shard & 15, newLeaf<T>);
 }
 
-function slot<C extends object>(level: ShardLevel<C>, i: number, make: () => C): C {
-  return level[i] === null || level[i] === undefined ? (level[i] = created(make())) : writable(level, i)!;
+function slot<C extends object>(w: Writer, level: ShardLevel<C>, i: number, make: () => C): C {
+  return level[i] === null || level[i] === undefined ? (level[i] = w.created(make())) : w.writable(level, i)!;
 }
 
 function newLeaf<T extends ShardEntry>(): ShardLeaf<T> {
@@ -275,25 +277,25 @@ function newLevel<C>(): ShardLevel<C> {
 }
 
 /** Puts `value` into a writable table, in id order (replacing an entry with the same id). */
-function insert<T extends ShardEntry>(table: Sharded<T>, shard: number, value: T): void {
-  const leaf = writableLeaf(table, shard);
+function insert<T extends ShardEntry>(w: Writer, table: Sharded<T>, shard: number, value: T): void {
+  const leaf = writableLeaf(w, table, shard);
   const i = leafIndex(leaf, entryId(value));
   if (i >= 0) leaf[i] = value;
   else insertAt(leaf, -i - 1, value);
 }
 
 /** Puts a job into the pending table (nothing when it is there already). */
-function pend(state: State, shard: number, id: string): void {
-  if (entry(state.pending, shard, id) === undefined) insert(writable(state, 'pending'), shard, id);
+function pend(w: Writer, state: State, shard: number, id: string): void {
+  if (entry(state.pending, shard, id) === undefined) insert(w, w.writable(state, 'pending'), shard, id);
 }
 
 /** Takes a job out of the pending table, clearing every trie slot it leaves empty. */
-function unpend(state: State, shard: number, id: string): void {
-  remove(state, 'pending', shard, id);
+function unpend(w: Writer, state: State, shard: number, id: string): void {
+  remove(w, state, 'pending', shard, id);
 }
 
 /** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
-function remove(state: State, key: 'pending' | 'jobs', shard: number, id: string): void {
+function remove(w: Writer, state: State, key: 'pending' | 'jobs', shard: number, id: string): void {
   const leaf = shardLeaf<ShardEntry>(state[key], shard);
   if (leaf === null || leaf === undefined) return;
   const i = leafIndex(leaf, id);
@@ -301,23 +303,23 @@ function remove(state: State, key: 'pending' | 'jobs', shard: number, id: string
   const a = shard >>> 8;
   const b = (shard >>> 4) & 15;
   const c = shard & 15;
-  const table: Sharded<ShardEntry> = writable(state, key);
-  if (leaf.length > 1) removeAt(writableLeaf(table, shard), i);
-  else if (othersInUse(table[a]![b]!, c)) writable(writable(table, a)!, b)![c] = null;
-  else if (othersInUse(table[a]!, b)) writable(table, a)![b] = null;
+  const table: Sharded<ShardEntry> = w.writable(state, key);
+  if (leaf.length > 1) removeAt(writableLeaf(w, table, shard), i);
+  else if (othersInUse(table[a]![b]!, c)) w.writable(w.writable(table, a)!, b)![c] = null;
+  else if (othersInUse(table[a]!, b)) w.writable(table, a)![b] = null;
   else table[a] = null;
 }
 
 /** Moves finished jobs out of `jobs` into `retired` (ids that may not be retired are left alone). */
-function retireJobs(state: State, event: JobsRetired): void {
+function retireJobs(w: Writer, state: State, event: JobsRetired): void {
   for (const id of event.jobIds) {
     const n = shardOf(id);
     const job = entry(state.jobs, n, id);
     if (job === undefined || jobRetireProblem(state, job, event.at, event.retainMs) !== null) continue;
-    const retired: RetiredJob = created({ spec: created({ id }), status: job.status, finishedAt: job.finishedAt ?? event.at });
-    remove(state, 'jobs', n, id);
-    if (state.retired === undefined) state.retired = created(emptySharded<RetiredJob>());
-    insert(writable(state, 'retired') as Sharded<RetiredJob>, n, retired);
+    const retired: RetiredJob = w.created({ spec: w.created({ id }), status: job.status, finishedAt: job.finishedAt ?? event.at });
+    remove(w, state, 'jobs', n, id);
+    if (state.retired === undefined) state.retired = w.created(emptySharded<RetiredJob>());
+    insert(w, w.writable(state, 'retired') as Sharded<RetiredJob>, n, retired);
   }
 }
 
@@ -344,31 +346,31 @@ function seenInput(state: State, inputSeq: number): void {
   if (inputSeq > state.lastInputSeq) state.lastInputSeq = inputSeq;
 }
 
-function addCapacity(state: State, spec: NodeSpec, factor: 1 | -1): void {
-  const capacity = writable(state, 'capacity');
+function addCapacity(w: Writer, state: State, spec: NodeSpec, factor: 1 | -1): void {
+  const capacity = w.writable(state, 'capacity');
   capacity.cpu += spec.capacity.cpu * factor;
   capacity.memoryMb += spec.capacity.memoryMb * factor;
   capacity.slots += (spec.capacity.slots ?? 0) * factor;
   capacity.gpus += spec.gpus.length * factor;
 }
 
-function registerNode(state: State, spec: NodeSpec): void {
+function registerNode(w: Writer, state: State, spec: NodeSpec): void {
   const n = shardOf(spec.id);
   const existing = entry(state.nodes, n, spec.id);
   if (existing === undefined) {
-    const node: NodeState = { spec, status: 'up', used: created(zeroResources()), gpusUsed: [], jobs: created(emptyRecord()) };
-    insert(writable(state, 'nodes'), n, created(node));
+    const node: NodeState = { spec, status: 'up', used: w.created(zeroResources()), gpusUsed: [], jobs: w.created(emptyRecord()) };
+    insert(w, w.writable(state, 'nodes'), n, w.created(node));
   } else {
-    if (existing.status === 'up') addCapacity(state, existing.spec, -1);
-    const node = writableNode(state, n, existing);
+    if (existing.status === 'up') addCapacity(w, state, existing.spec, -1);
+    const node = writableNode(w, state, n, existing);
     node.spec = spec;
     node.status = 'up';
   }
-  addCapacity(state, spec, 1);
+  addCapacity(w, state, spec, 1);
   state.freeEpoch = ++state.epoch;
 }
 
-function submitJob(state: State, spec: JobState['spec'], fingerprint: string): void {
+function submitJob(w: Writer, state: State, spec: JobState['spec'], fingerprint: string): void {
   const n = shardOf(spec.id);
   if (isJobIdTaken(state, spec.id)) return;
   const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
@@ -385,25 +387,25 @@ function submitJob(state: State, spec: JobState['spec'], fingerprint: string): v
     pendingEpoch: ++state.epoch,
     session: null,
     allocations: [],
-    members: created(new Array<null>(size).fill(null)),
-    provisional: created([]),
+    members: w.created(new Array<null>(size).fill(null)),
+    provisional: w.created([]),
     pendReason: null,
     finishedAt: null,
   };
-  insert(writable(state, 'jobs'), n, created(job));
-  insert(writable(state, 'pending'), n, spec.id);
+  insert(w, w.writable(state, 'jobs'), n, w.created(job));
+  insert(w, w.writable(state, 'pending'), n, spec.id);
 }
 
 /** Debits (factor 1) or credits (-1) a node's use; GPU ids stay ascending and distinct. */
-function debit(state: State, nodeId: string, resources: Resources, gpuIds: readonly number[], factor: 1 | -1): void {
+function debit(w: Writer, state: State, nodeId: string, resources: Resources, gpuIds: readonly number[], factor: 1 | -1): void {
   const n = shardOf(nodeId);
   const node = entry(state.nodes, n, nodeId);
   if (node === undefined) return;
-  const written = writableNode(state, n, node);
-  addResources(writable(written, 'used'), resources, factor);
+  const written = writableNode(w, state, n, node);
+  addResources(w.writable(written, 'used'), resources, factor);
   // an empty id list leaves `gpusUsed` as it is (it is ascending and distinct by construction)
   if (gpuIds.length === 0) return;
-  written.gpusUsed = created(factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id)));
+  written.gpusUsed = w.created(factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id)));
 }
 
 /** The ascending, distinct union of `used` (ascending, distinct) and `add`, as a new array. */
@@ -418,83 +420,83 @@ function withGpus(used: readonly number[], add: readonly number[]): number[] {
   return out;
 }
 
-function addUsage(state: State, identity: Identity, amount: AllocationResources, factor: 1 | -1): void {
-  const usage = writable(state, 'usage');
-  addUsageRow(writableRecord(usage, 'users'), identity.user, amount, factor);
-  addUsageRow(writableRecord(usage, 'queues'), identity.queue, amount, factor);
+function addUsage(w: Writer, state: State, identity: Identity, amount: AllocationResources, factor: 1 | -1): void {
+  const usage = w.writable(state, 'usage');
+  addUsageRow(w, w.writableRecord(usage, 'users'), identity.user, amount, factor);
+  addUsageRow(w, w.writableRecord(usage, 'queues'), identity.queue, amount, factor);
 }
 
-function addUsageRow(table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {
-  const row = Object.hasOwn(table, key) ? writable(table, key) : (table[key] = created({ cpu: 0, memoryMb: 0, gpus: 0 }));
+function addUsageRow(w: Writer, table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {
+  const row = Object.hasOwn(table, key) ? w.writable(table, key) : (table[key] = w.created({ cpu: 0, memoryMb: 0, gpus: 0 }));
   row.cpu += amount.cpu * factor;
   row.memoryMb += amount.memoryMb * factor;
   row.gpus += amount.gpus * factor;
   if (row.cpu === 0 && row.memoryMb === 0 && row.gpus === 0) delete table[key];
 }
 
-function commitGang(state: State, event: GangCommitted): void {
+function commitGang(w: Writer, state: State, event: GangCommitted): void {
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, n, job);
+  const written = writableJob(w, state, n, job);
   written.status = 'running';
   written.session = event.session;
   written.allocations = event.allocations;
-  if (job.provisional.length > 0) written.provisional = created([]);
+  if (job.provisional.length > 0) written.provisional = w.created([]);
   written.pendReason = null;
-  unpend(state, n, event.jobId);
+  unpend(w, state, n, event.jobId);
   for (const a of event.allocations) {
-    addUsage(state, job.spec.identity, a.resources, 1);
+    addUsage(w, state, job.spec.identity, a.resources, 1);
     const nodeShard = shardOf(a.node);
     const node = entry(state.nodes, nodeShard, a.node);
     if (node === undefined) continue;
-    const jobs = writableRecord(writableNode(state, nodeShard, node), 'jobs');
+    const jobs = w.writableRecord(writableNode(w, state, nodeShard, node), 'jobs');
     jobs[event.jobId] = (held(jobs, event.jobId) ?? 0) + a.members.length;
   }
 }
 
-function abortGang(state: State, event: GangAborted): void {
+function abortGang(w: Writer, state: State, event: GangAborted): void {
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  const written = writableJob(state, n, job);
+  const written = writableJob(w, state, n, job);
   written.pendReason = event.reason;
   if (event.final) {
     written.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
     written.finishedAt = event.at;
-    unpend(state, n, event.jobId);
+    unpend(w, state, n, event.jobId);
     return;
   }
   if (event.reason.category === 'node-lost') {
     // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
-    written.allocations = created([]);
-    written.members = created(job.members.map(() => null));
+    written.allocations = w.created([]);
+    written.members = w.created(job.members.map(() => null));
     written.session = null;
     return;
   }
   if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
-    writableRecord(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
+    w.writableRecord(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
   }
 }
 
-function releaseAllocation(state: State, event: AllocationReleased): void {
-  debit(state, event.node, event.resources, event.gpuIds, -1);
+function releaseAllocation(w: Writer, state: State, event: AllocationReleased): void {
+  debit(w, state, event.node, event.resources, event.gpuIds, -1);
   state.freeEpoch = ++state.epoch;
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;
-  addUsage(state, job.spec.identity, event.resources, -1);
+  addUsage(w, state, job.spec.identity, event.resources, -1);
   let members: (MemberState | null)[] | undefined;
   for (const m of event.members) {
     const member = (members ?? job.members)[m];
     if (member === undefined || member === null || member.released) continue;
-    members ??= writable(writableJob(state, n, job), 'members');
-    writable(members, m)!.released = true;
+    members ??= w.writable(writableJob(w, state, n, job), 'members');
+    w.writable(members, m)!.released = true;
   }
   const nodeShard = shardOf(event.node);
   const node = entry(state.nodes, nodeShard, event.node);
   const count = node === undefined ? undefined : held(node.jobs, event.jobId);
   const left = (count ?? 0) - event.members.length;
-  if (left > 0) writableRecord(writableNode(state, nodeShard, node!), 'jobs')[event.jobId] = left;
-  else if (count !== undefined) delete writableRecord(writableNode(state, nodeShard, node!), 'jobs')[event.jobId];
+  if (left > 0) w.writableRecord(writableNode(w, state, nodeShard, node!), 'jobs')[event.jobId] = left;
+  else if (count !== undefined) delete w.writableRecord(writableNode(w, state, nodeShard, node!), 'jobs')[event.jobId];
 }

@@ -1,5 +1,6 @@
 import { canonicalDigest } from '../canonical.ts';
 import { copyOnWrite } from '../copyOnWrite.ts';
+import type { Writer } from '../copyOnWrite.ts';
 import { makeTransaction } from '../chain.ts';
 import type { LoggedTransaction, TransactionKind } from '../envelope.ts';
 import type { SchedulerEvent } from '../events.ts';
@@ -120,8 +121,8 @@ export function turn(
     }
     const batch = commands.slice(i, end);
     const before = planned.length;
-    const next = copyOnWrite(current, (root) => {
-      for (const c of batch) plan(root, c, at, stamp, planned);
+    const next = copyOnWrite(current, (root, w) => {
+      for (const c of batch) plan(root, w, c, at, stamp, planned);
     });
     // a batch that planned nothing changed nothing: keep the state as it was
     if (planned.length > before) current = next;
@@ -132,7 +133,7 @@ export function turn(
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them. */
-function plan(root: State, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
+function plan(root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
   const open = (kind: TransactionKind): Planned => {
     const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
     openTransaction(root, root.seq + 1, { at, term: stamp.term });
@@ -141,7 +142,7 @@ function plan(root: State, command: TurnCommand, at: number, stamp: TurnStamp, o
   };
   const add = (tx: Planned, events: readonly SchedulerEvent[]): void => {
     for (const event of events) {
-      apply(root, event);
+      apply(root, event, w);
       tx.events.push(event);
     }
   };
