@@ -34,6 +34,23 @@ describe('muster simulate (the scenario runner)', () => {
     expect(big?.reason?.category).toBe('placement-unsatisfiable');
   });
 
+  it('a done step finishes one member: its slot goes to the job waiting for it, the rest of the gang runs on', () => {
+    const node = { id: 'n1', capacity: { cpu: 4000, memoryMb: 4096, slots: 2 }, gpus: [] };
+    const job = (id: string, tasks: number) => ({ id, identity: { user: 'u' }, tasks, resources: { cpu: 100, memoryMb: 64 } });
+    const steps = [
+      { submit: job('pair', 2) }, { schedule: {} }, { submit: job('next', 1) }, { schedule: {} },
+      { done: { jobId: 'pair', member: 1 } }, { schedule: {} },
+      { done: { jobId: 'ghost', member: 0 } },
+    ];
+    const r = runScenarioText(JSON.stringify({ nodes: [node], steps }));
+    const lines = r.ok ? r.lines.map((l) => JSON.parse(l) as { type: string; jobId?: string; reason?: { category: string } }) : [];
+    expect(lines.filter((l) => l.type === 'GangCommitted').map((l) => l.jobId)).toEqual(['pair', 'next']);
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'GangAborted', jobId: 'next', reason: expect.objectContaining({ category: 'insufficient-resources' }) }));
+    // a member of an unknown job is an input the scheduler rejects, as it would from an agent
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'InputRejected', reason: expect.objectContaining({ category: 'unknown' }) }));
+    expect(JSON.parse(r.ok ? r.lines.at(-1)! : '{}')).toMatchObject({ jobs: { running: 2 } });
+  });
+
   it.each([
     ['not JSON', '{', /not valid JSON/],
     ['an unknown step', '{"nodes": [], "steps": [{"launch": {}}]}', /steps\.0: unknown step/],
@@ -41,6 +58,8 @@ describe('muster simulate (the scenario runner)', () => {
     ['a bad field in a step', '{"nodes": [], "steps": [{"advanceMs": -5}]}', /steps\.0\.advanceMs/],
     ['a bad node', '{"nodes": [{"id": "n 1", "capacity": {"cpu": 1, "memoryMb": 1}}], "steps": []}', /nodes\.0\.id/],
     ['an unknown top-level field', '{"nodes": [], "steps": [], "extra": 1}', /unknown field extra/],
+    ['a done step with a negative member', '{"nodes": [], "steps": [{"done": {"jobId": "j1", "member": -1}}]}', /steps\.0\.done\.member/],
+    ['a done step with an unknown field', '{"nodes": [], "steps": [{"done": {"jobId": "j1", "member": 0, "node": "n1"}}]}', /steps\.0\.done/],
   ])('fails clearly on %s', (_what, text, message) => {
     const r = runScenarioText(text);
     expect(r.ok).toBe(false);
