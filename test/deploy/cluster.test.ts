@@ -2,18 +2,18 @@
 // deploy/nats files (only listen addresses and store folders rewritten) form one JetStream cluster,
 // admit no route without the route password, and keep the scheduler's R3 log writable when a node dies.
 import { connect as tcpConnect } from 'node:net';
-import { LOG_STREAM, appendTransactions, ensureStreams, jetStream, jetStreamManager, streamDefinitions } from '@muster/bus';
-import type { JetStreamManager, NatsConnection } from '@muster/bus';
+import { LOG_STREAM, appendTransactions, ensureStreams, streamDefinitions } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { transactionHash } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDeployedCluster } from '../support/natsConfig.ts';
 import type { DeployedCluster } from '../support/natsConfig.ts';
+import { NatsAdmin } from '../support/natsAdmin.ts';
 
 let cluster: DeployedCluster;
-let scheduler: NatsConnection;
-let admin: NatsConnection;
-let jsm: JetStreamManager;
+let scheduler: Bus;
+let admin: NatsAdmin;
 
 async function monitor<T>(url: string, path: string): Promise<T> {
   return (await (await fetch(`${url}${path}`)).json()) as T;
@@ -44,8 +44,7 @@ function routeAnswer(port: number, pass: string): Promise<string> {
 beforeAll(async () => {
   cluster = await startDeployedCluster();
   scheduler = await cluster.connectAs('scheduler');
-  admin = await cluster.connectAs('admin');
-  jsm = await jetStreamManager(admin);
+  admin = await NatsAdmin.connect(cluster.urls, cluster.credentials('admin'));
 }, 120_000);
 
 afterAll(async () => {
@@ -83,11 +82,11 @@ describe('the deployment\'s NATS cluster, from the committed configuration', () 
   it('lets the scheduler user create the R3 streams, and its log stays writable when a node dies', async () => {
     const created = await ensureStreams(scheduler, { replicas: 3 });
     expect(created.map((r) => r.action)).toEqual(streamDefinitions.map(() => 'created'));
-    const info = await jsm.streams.info(LOG_STREAM);
+    const info = await admin.streamInfo(LOG_STREAM);
     expect(info.config.num_replicas).toBe(3);
     expect(info.cluster?.replicas).toHaveLength(2);
 
-    const js = jetStream(scheduler, { timeoutMs: 10_000 });
+    const js = scheduler.withTimeout(10_000);
     const first = tx(null, 1);
     expect(await appendTransactions(js, [first], 0)).toEqual({ ok: true, seqs: [1] });
 
@@ -97,7 +96,7 @@ describe('the deployment\'s NATS cluster, from the committed configuration', () 
     expect(leader).toBeDefined();
     await leader?.stop();
     await expect
-      .poll(async () => (await jsm.streams.info(LOG_STREAM)).cluster?.leader ?? '', { timeout: 30_000, interval: 250 })
+      .poll(async () => (await admin.streamInfo(LOG_STREAM)).cluster?.leader ?? '', { timeout: 30_000, interval: 250 })
       .toSatisfy((name: string) => name !== leaderName && /^nats-[123]$/.test(name));
     // an append may time out while the new stream leader settles: its outcome is unknown, and the
     // writer repeats it, which is safe (same msg id: where expected, a duplicate ack says it landed)
@@ -107,7 +106,7 @@ describe('the deployment\'s NATS cluster, from the committed configuration', () 
     expect(appended).toEqual({ ok: true, seqs: [2] });
     // read back by sequence: the stream's new leader answers. (An ordered consumer created now may
     // time out: nats-server 2.9.10 may place its single replica on the stopped node, so readers must retry.)
-    const stored = await Promise.all([1, 2].map(async (seq) => (await jsm.streams.getMessage(LOG_STREAM, { seq }))?.json<Transaction>()));
+    const stored = await Promise.all([1, 2].map(async (seq) => (await admin.message(LOG_STREAM, seq))?.json<Transaction>()));
     expect(stored).toEqual([first, tx(transactionHash(first), 2)]);
   }, 120_000);
 });

@@ -5,11 +5,9 @@ import {
   DECISIONS_STREAM,
   IN_STREAM,
   LOG_STREAM,
-  LOG_SUBJECT,
+  subjects,
   appendTransactions,
   ensureStreams,
-  jetStream,
-  jetStreamManager,
   listSnapshots,
   openLeaderLease,
   publishDecisions,
@@ -17,39 +15,43 @@ import {
   readLog,
   saveSnapshot,
   streamDefinitions,
+  streamInfo,
+  subjectMessages,
 } from '@muster/bus';
-import type { JetStreamClient, JetStreamManager, NatsConnection } from '@muster/bus';
-import { MusterClient, subjectMessages } from '@muster/client';
+import type { Bus } from '@muster/bus';
+import { MusterClient } from '@muster/client';
 import { transactionHash } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NatsAdmin } from '../support/natsAdmin.ts';
 import { startDeployedCluster } from '../support/natsConfig.ts';
 import type { DeployedCluster } from '../support/natsConfig.ts';
 
 const DENIED = /Permissions Violation/;
 
 let cluster: DeployedCluster;
-const connections: NatsConnection[] = [];
-let admin: JetStreamManager;
-let scheduler: NatsConnection;
-let schedulerJs: JetStreamClient;
+const connections: { close(): Promise<void> }[] = [];
+let admin: NatsAdmin;
+let scheduler: Bus;
 let decisionSeq = 0;
 
-async function login(user: string): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
-  const nc = await cluster.connectAs(user);
-  connections.push(nc);
-  return { nc, js: jetStream(nc, { timeoutMs: 10_000 }) };
+/** A user's bus (muster's operations), and a raw connection of the same user for what no operation sends. */
+async function login(user: string): Promise<{ bus: Bus; raw: NatsAdmin }> {
+  const bus = (await cluster.connectAs(user)).withTimeout(10_000);
+  const raw = await NatsAdmin.connect(cluster.urls, cluster.credentials(user));
+  connections.push(bus, raw);
+  return { bus, raw };
 }
 
 async function messages(stream: string): Promise<number> {
-  return (await admin.streams.info(stream)).state.messages;
+  return (await admin.streamInfo(stream)).state.messages;
 }
 
 /** The leader's next transaction after the log's current end (event-less, chained). */
 async function nextTransaction(): Promise<{ tx: Transaction; lastSeq: number }> {
-  const lastSeq = (await admin.streams.info(LOG_STREAM)).state.last_seq;
+  const lastSeq = (await admin.streamInfo(LOG_STREAM)).state.last_seq;
   let prev: string | null = null;
-  for await (const logged of readLog(schedulerJs)) prev = transactionHash(logged.tx);
+  for await (const logged of readLog(scheduler)) prev = transactionHash(logged.tx);
   const tx: Transaction = { v: 1, kind: 'fact', term: 1, leader: 's1', at: lastSeq + 1, prev, session: 0, part: 1, parts: 1, events: [] };
   return { tx, lastSeq };
 }
@@ -61,36 +63,34 @@ async function publishAsLeader(subject: string, payload: unknown): Promise<void>
   expect(result.ok).toBe(true);
 }
 
-async function firstMessage(js: JetStreamClient, filter: string): Promise<{ subject: string; body: unknown }> {
-  for await (const m of subjectMessages(js, DECISIONS_STREAM, filter)) return { subject: m.subject, body: m.json() };
+async function firstMessage(bus: Bus, filter: string): Promise<{ subject: string; body: unknown }> {
+  for await (const m of subjectMessages(bus, DECISIONS_STREAM, filter)) return { subject: m.subject, body: JSON.parse(new TextDecoder().decode(m.data)) };
   throw new Error(`no message on ${filter}`);
 }
 
 /** A plain JetStream publish, as any client could send it (the SDK's own checks left aside). */
-function publishJson(js: JetStreamClient, subject: string, body: unknown): Promise<unknown> {
-  return js.publish(subject, JSON.stringify(body));
+function publishJson(raw: NatsAdmin, subject: string, body: unknown): Promise<unknown> {
+  return raw.publish(subject, JSON.stringify(body));
 }
 
-async function readDenied(js: JetStreamClient, filter: string): Promise<void> {
-  await expect(subjectMessages(js, DECISIONS_STREAM, filter).next()).rejects.toThrow(DENIED);
+async function readDenied(bus: Bus, filter: string): Promise<void> {
+  await expect(subjectMessages(bus, DECISIONS_STREAM, filter).next()).rejects.toThrow(DENIED);
 }
 
 /**
- * Publishes `beats` on `nc` every 100 ms until the scheduler user hears the last one (its interest
+ * Publishes `beats` on `bus` every 100 ms until the scheduler user hears the last one (its interest
  * takes a moment to cross the cluster's routes); returns every heartbeat subject it heard.
  */
-async function beatsHeard(nc: NatsConnection, beats: string[]): Promise<string[]> {
+async function beatsHeard(bus: Bus, beats: string[]): Promise<string[]> {
   const heard: string[] = [];
-  const hb = scheduler.subscribe('muster.hb.*', {
-    callback: (_err, m) => {
-      heard.push(m.subject);
-    },
+  const hb = scheduler.subscribe('muster.hb.*', (m) => {
+    heard.push(m.subject);
   });
   await scheduler.flush();
   try {
     await expect
       .poll(() => {
-        for (const subject of beats) nc.publish(subject, '{}');
+        for (const subject of beats) bus.publish(subject, '{}');
         return heard;
       }, { timeout: 15_000, interval: 100 })
       .toContain(beats[beats.length - 1]);
@@ -100,9 +100,8 @@ async function beatsHeard(nc: NatsConnection, beats: string[]): Promise<string[]
   }
 }
 
-async function subscribeDenied(nc: NatsConnection, subject: string): Promise<void> {
-  const sub = nc.subscribe(subject);
-  await expect(sub[Symbol.asyncIterator]().next()).rejects.toThrow(DENIED);
+async function subscribeDenied(raw: NatsAdmin, subject: string): Promise<void> {
+  await expect(raw.firstOn(subject)).rejects.toThrow(DENIED);
 }
 
 const spec = (id: string): unknown => ({
@@ -114,14 +113,14 @@ const spec = (id: string): unknown => ({
 
 beforeAll(async () => {
   cluster = await startDeployedCluster();
-  ({ nc: scheduler, js: schedulerJs } = await login('scheduler'));
+  ({ bus: scheduler } = await login('scheduler'));
   await ensureStreams(scheduler, { replicas: 3 });
-  admin = await jetStreamManager((await login('admin')).nc);
+  ({ raw: admin } = await login('admin'));
 }, 120_000);
 
 afterAll(async () => {
   try {
-    await Promise.all(connections.map((nc) => nc.close()));
+    await Promise.all(connections.map((c) => c.close()));
   } finally {
     await cluster?.stop();
   }
@@ -134,7 +133,7 @@ describe('scheduler', () => {
     const updated = await ensureStreams(scheduler, { replicas: 3, definitions: changed });
     expect(updated.find((r) => r.name === IN_STREAM)?.action).toBe('updated');
     for (const def of streamDefinitions) {
-      const info = await admin.streams.info(def.config.name);
+      const info = await admin.streamInfo(def.config.name);
       expect(info.config.num_replicas, def.config.name).toBe(3);
       expect(info.cluster?.replicas ?? [], def.config.name).toHaveLength(2);
     }
@@ -142,24 +141,24 @@ describe('scheduler', () => {
 
   it('appends to the log, holds the lease, forwards submissions, publishes decisions and saves snapshots', async () => {
     const { tx, lastSeq } = await nextTransaction();
-    expect(await appendTransactions(schedulerJs, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
-    const lease = await openLeaderLease(schedulerJs);
+    expect(await appendTransactions(scheduler, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
+    const lease = await openLeaderLease(scheduler);
     const taken = await lease.createLease('s1', 1);
     expect(taken.ok).toBe(true);
     if (taken.ok) expect((await lease.updateLease(taken.revision, { id: 's1', term: 1 })).ok).toBe(true);
     // muster.api.submit forwards a validated submission into MUSTER_IN
-    expect((await publishInput(schedulerJs, 'muster.in.submit', spec('sched-1'), 'sched-1:forwarded')).seq).toBeGreaterThan(0);
+    expect((await publishInput(scheduler, 'muster.in.submit', spec('sched-1'), 'sched-1:forwarded')).seq).toBeGreaterThan(0);
     await publishAsLeader('muster.decision.sched-1', { type: 'GangCommitted', jobId: 'sched-1', session: 1, at: 1, allocations: [] });
     // a second save into a single slot overwrites: the object store purges the old chunks
-    for (const seq of [1, 2]) await saveSnapshot(schedulerJs, { schema: 1, seq, hash: `h${seq}`, state: { seq } }, { keep: 1 });
-    expect((await listSnapshots(schedulerJs)).map((s) => s.seq)).toEqual([2]);
+    for (const seq of [1, 2]) await saveSnapshot(scheduler, { schema: 1, seq, hash: `h${seq}`, state: { seq } }, { keep: 1 });
+    expect((await listSnapshots(scheduler)).map((s) => s.seq)).toEqual([2]);
   });
 
   it('cannot delete or purge the muster streams, nor delete a message', async () => {
     const streams = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM];
     const before = await Promise.all(streams.map(messages));
     for (const subject of ['STREAM.DELETE', 'STREAM.PURGE', 'STREAM.MSG.DELETE'].flatMap((op) => streams.map((s) => `$JS.API.${op}.${s}`))) {
-      await expect(scheduler.request(subject, '{"seq":1}', { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
+      await expect(scheduler.request(subject, '{"seq":1}', { timeoutMs: 10_000 }), subject).rejects.toThrow(DENIED);
     }
     expect(await Promise.all(streams.map(messages))).toEqual(before);
   });
@@ -167,8 +166,8 @@ describe('scheduler', () => {
 
 describe('submitter', () => {
   it('submits, cancels and closes jobs through JetStream and gets acks', async () => {
-    const { nc } = await login('submitter');
-    const client = new MusterClient(nc, { timeoutMs: 10_000 });
+    const { bus } = await login('submitter');
+    const client = new MusterClient(bus, { timeoutMs: 10_000 });
     const before = await messages(IN_STREAM);
     const submitted = await client.submit(spec('sub-1'), { via: 'stream' });
     expect(submitted.inputSeq).toBeGreaterThan(0);
@@ -178,13 +177,9 @@ describe('submitter', () => {
   });
 
   it('asks the scheduler API and gets its answer', async () => {
-    const served = scheduler.subscribe('muster.api.jobs.list', {
-      callback: (_err, msg) => {
-        msg.respond(JSON.stringify({ ok: true, jobs: [{ id: 'api-1' }] }));
-      },
-    });
+    const served = scheduler.serve('muster.api.jobs.list', () => JSON.stringify({ ok: true, jobs: [{ id: 'api-1' }] }));
     await scheduler.flush();
-    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 10_000 });
+    const client = new MusterClient((await login('submitter')).bus, { timeoutMs: 10_000 });
     // asked again until the responder's interest has reached the submitter's server
     await expect.poll(() => client.jobs().catch((err: unknown) => err), { timeout: 15_000, interval: 100 }).toEqual([{ id: 'api-1' }]);
     served.unsubscribe();
@@ -192,73 +187,73 @@ describe('submitter', () => {
 
   it('watches a job\'s decisions, including one published before it came', async () => {
     await publishAsLeader('muster.decision.watch-1', { type: 'GangAborted', jobId: 'watch-1', session: 1, at: 2, final: true, reason: { category: 'cancelled', message: 'cancelled' } });
-    const client = new MusterClient((await login('submitter')).nc, { timeoutMs: 10_000 });
+    const client = new MusterClient((await login('submitter')).bus, { timeoutMs: 10_000 });
     const seen = [];
     for await (const decision of client.watch('watch-1')) seen.push(decision);
     expect(seen).toEqual([expect.objectContaining({ type: 'GangAborted', jobId: 'watch-1', final: true })]);
   });
 
   it('cannot append a forged GangCommitted to the log', async () => {
-    const { js } = await login('submitter');
+    const { raw } = await login('submitter');
     const { tx, lastSeq } = await nextTransaction();
     const forged = { ...tx, kind: 'session', events: [{ type: 'GangCommitted', jobId: 'forged', session: 9, at: 9, allocations: [{ node: 'n1', role: 'task', members: [0], gpuIds: [], resources: { cpu: 1, memoryMb: 1 } }] }] };
-    await expect(js.publish(LOG_SUBJECT, JSON.stringify(forged), { expect: { lastSequence: lastSeq } })).rejects.toThrow(DENIED);
-    expect((await admin.streams.info(LOG_STREAM)).state.last_seq).toBe(lastSeq);
+    await expect(raw.publish(subjects.log, JSON.stringify(forged), { expectLastSeq: lastSeq })).rejects.toThrow(DENIED);
+    expect((await admin.streamInfo(LOG_STREAM)).state.last_seq).toBe(lastSeq);
     // the leader's fenced append after the attempt still lands where it expects
-    expect(await appendTransactions(schedulerJs, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
+    expect(await appendTransactions(scheduler, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
   });
 
   it('cannot report for a node, nor publish decisions, binds or stops', async () => {
-    const { js } = await login('submitter');
+    const { raw } = await login('submitter');
     const [inBefore, decisionsBefore] = [await messages(IN_STREAM), await messages(DECISIONS_STREAM)];
     for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
-      await expect(publishJson(js, subject, { jobId: 'sub-2' }), subject).rejects.toThrow(DENIED);
+      await expect(publishJson(raw, subject, { jobId: 'sub-2' }), subject).rejects.toThrow(DENIED);
     }
     expect(await messages(IN_STREAM)).toBe(inBefore);
     expect(await messages(DECISIONS_STREAM)).toBe(decisionsBefore);
   });
 
   it('cannot read binds, the log or the inputs', async () => {
-    const { nc, js } = await login('submitter');
-    await readDenied(js, 'muster.bind.n1');
-    await expect(nc.request(`$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, '{}', { timeout: 10_000 })).rejects.toThrow(DENIED);
-    await expect(nc.request(`$JS.API.STREAM.MSG.GET.${IN_STREAM}`, '{"seq":1}', { timeout: 10_000 })).rejects.toThrow(DENIED);
+    const { bus, raw } = await login('submitter');
+    await readDenied(bus, 'muster.bind.n1');
+    await expect(raw.request(`$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, '{}', { timeoutMs: 10_000 })).rejects.toThrow(DENIED);
+    await expect(raw.request(`$JS.API.STREAM.MSG.GET.${IN_STREAM}`, '{"seq":1}', { timeoutMs: 10_000 })).rejects.toThrow(DENIED);
   });
 
   it('cannot delete or purge streams, nor delete messages', async () => {
-    const { nc } = await login('submitter');
+    const { raw } = await login('submitter');
     for (const subject of ['STREAM.DELETE', 'STREAM.PURGE', 'STREAM.MSG.DELETE'].flatMap((op) => [IN_STREAM, LOG_STREAM, DECISIONS_STREAM].map((s) => `$JS.API.${op}.${s}`))) {
-      await expect(nc.request(subject, '{"seq":1}', { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
+      await expect(raw.request(subject, '{"seq":1}', { timeoutMs: 10_000 }), subject).rejects.toThrow(DENIED);
     }
-    expect((await admin.streams.info(LOG_STREAM)).state.first_seq).toBe(1);
+    expect((await admin.streamInfo(LOG_STREAM)).state.first_seq).toBe(1);
   });
 
   it('cannot listen to other users\' replies nor to stored subjects', async () => {
-    const { nc } = await login('submitter');
-    for (const subject of ['_INBOX.>', '_INBOX_agent-n1.>', 'muster.log.>', 'muster.bind.n1', 'muster.hb.*']) await subscribeDenied(nc, subject);
+    const { raw } = await login('submitter');
+    for (const subject of ['_INBOX.>', '_INBOX_agent-n1.>', 'muster.log.>', 'muster.bind.n1', 'muster.hb.*']) await subscribeDenied(raw, subject);
   });
 });
 
 describe('agent n1', () => {
   it('registers and reports for its own node, and its heartbeats reach the scheduler', async () => {
-    const { nc, js } = await login('agent-n1');
+    const { bus } = await login('agent-n1');
     const before = await messages(IN_STREAM);
     const node = { id: 'n1', labels: {}, capacity: { cpu: 1000, memoryMb: 1024 }, gpus: [] };
-    expect((await publishInput(js, 'muster.in.node.n1.register', node, 'n1:register:b:1')).seq).toBeGreaterThan(0);
-    expect((await publishInput(js, 'muster.in.node.n1.done', { jobId: 'j1', member: 0, ok: true }, 'n1:done:b:2')).seq).toBeGreaterThan(0);
+    expect((await publishInput(bus, 'muster.in.node.n1.register', node, 'n1:register:b:1')).seq).toBeGreaterThan(0);
+    expect((await publishInput(bus, 'muster.in.node.n1.done', { jobId: 'j1', member: 0, ok: true }, 'n1:done:b:2')).seq).toBeGreaterThan(0);
     expect(await messages(IN_STREAM)).toBe(before + 2);
 
     // publishes on one connection arrive in order, so once n1's beat is heard, an n2 beat sent
     // before it would have been too
-    const heard = await beatsHeard(nc, ['muster.hb.n2', 'muster.hb.n1']);
+    const heard = await beatsHeard(bus, ['muster.hb.n2', 'muster.hb.n1']);
     expect(new Set(heard)).toEqual(new Set(['muster.hb.n1']));
   });
 
   it('cannot report for another node, submit jobs or write the log', async () => {
-    const { js } = await login('agent-n1');
+    const { raw } = await login('agent-n1');
     const [inBefore, logBefore] = [await messages(IN_STREAM), await messages(LOG_STREAM)];
-    for (const subject of ['muster.in.node.n2.done', 'muster.in.node.n2.register', 'muster.in.submit', 'muster.in.cancel', LOG_SUBJECT, 'muster.bind.n1']) {
-      await expect(publishJson(js, subject, { jobId: 'j1', member: 0, ok: true }), subject).rejects.toThrow(DENIED);
+    for (const subject of ['muster.in.node.n2.done', 'muster.in.node.n2.register', 'muster.in.submit', 'muster.in.cancel', subjects.log, 'muster.bind.n1']) {
+      await expect(publishJson(raw, subject, { jobId: 'j1', member: 0, ok: true }), subject).rejects.toThrow(DENIED);
     }
     expect(await messages(IN_STREAM)).toBe(inBefore);
     expect(await messages(LOG_STREAM)).toBe(logBefore);
@@ -268,64 +263,64 @@ describe('agent n1', () => {
     await publishAsLeader('muster.bind.n2', { type: 'Bind', jobId: 'b-2', session: 1, at: 3, parts: [] });
     await publishAsLeader('muster.bind.n1', { type: 'Bind', jobId: 'b-1', session: 1, at: 3, parts: [] });
     await publishAsLeader('muster.stop.n1', { type: 'Stop', jobId: 'b-1', members: [0], reason: 'cancel' });
-    const { nc, js } = await login('agent-n1');
-    expect(await firstMessage(js, 'muster.bind.n1')).toEqual({ subject: 'muster.bind.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
-    expect(await firstMessage(js, 'muster.stop.n1')).toEqual({ subject: 'muster.stop.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
-    for (const filter of ['muster.bind.n2', 'muster.stop.n2', 'muster.bind.*', 'muster.>']) await readDenied(js, filter);
+    const { bus, raw } = await login('agent-n1');
+    expect(await firstMessage(bus, 'muster.bind.n1')).toEqual({ subject: 'muster.bind.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
+    expect(await firstMessage(bus, 'muster.stop.n1')).toEqual({ subject: 'muster.stop.n1', body: expect.objectContaining({ jobId: 'b-1' }) });
+    for (const filter of ['muster.bind.n2', 'muster.stop.n2', 'muster.bind.*', 'muster.>']) await readDenied(bus, filter);
     // nor by reading another agent's replies
-    await subscribeDenied(nc, '_INBOX_agent-n2.>');
+    await subscribeDenied(raw, '_INBOX_agent-n2.>');
   });
 
   it('cannot widen a consumer behind a create subject it is allowed', async () => {
-    const { nc } = await login('agent-n1');
+    const { raw } = await login('agent-n1');
     const name = 'widened';
     const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.bind.n2', ack_policy: 'none', deliver_policy: 'all' } };
-    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.bind.n1`, JSON.stringify(request), { timeout: 10_000 });
+    const reply = await raw.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.bind.n1`, JSON.stringify(request), { timeoutMs: 10_000 });
     expect(reply.json<{ error?: { description: string } }>().error?.description).toMatch(/did not match filtered subject/);
-    await expect(admin.consumers.info(DECISIONS_STREAM, name)).rejects.toThrow(/consumer not found/);
+    await expect(admin.consumerInfo(DECISIONS_STREAM, name)).rejects.toThrow(/consumer not found/);
     // the forms without a filter in the subject are not allowed at all
     for (const subject of [`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}`, `$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}`, `$JS.API.CONSUMER.DURABLE.CREATE.${DECISIONS_STREAM}.${name}`]) {
-      await expect(nc.request(subject, JSON.stringify(request), { timeout: 10_000 }), subject).rejects.toThrow(DENIED);
+      await expect(raw.request(subject, JSON.stringify(request), { timeoutMs: 10_000 }), subject).rejects.toThrow(DENIED);
     }
   });
 });
 
 describe('simulator', () => {
   it('speaks and reads for its simulated nodes, and writes nothing else', async () => {
-    const { nc, js } = await login('simulator');
+    const { bus, raw } = await login('simulator');
     const node = { id: 'sim-1', labels: {}, capacity: { cpu: 1000, memoryMb: 1024 }, gpus: [] };
-    expect((await publishInput(js, 'muster.in.node.sim-1.register', node, 'sim-1:register:b:1')).seq).toBeGreaterThan(0);
-    expect(await beatsHeard(nc, ['muster.hb.sim-1'])).toContain('muster.hb.sim-1');
+    expect((await publishInput(bus, 'muster.in.node.sim-1.register', node, 'sim-1:register:b:1')).seq).toBeGreaterThan(0);
+    expect(await beatsHeard(bus, ['muster.hb.sim-1'])).toContain('muster.hb.sim-1');
     await publishAsLeader('muster.bind.sim-1', { type: 'Bind', jobId: 'b-sim', session: 1, at: 4, parts: [] });
     await publishAsLeader('muster.stop.sim-1', { type: 'Stop', jobId: 'b-sim', members: [0], reason: 'cancel' });
-    expect((await firstMessage(js, 'muster.bind.sim-1')).subject).toBe('muster.bind.sim-1');
-    expect((await firstMessage(js, 'muster.stop.sim-1')).subject).toBe('muster.stop.sim-1');
-    for (const subject of ['muster.in.submit', LOG_SUBJECT, 'muster.decision.b-sim']) {
-      await expect(publishJson(js, subject, {}), subject).rejects.toThrow(DENIED);
+    expect((await firstMessage(bus, 'muster.bind.sim-1')).subject).toBe('muster.bind.sim-1');
+    expect((await firstMessage(bus, 'muster.stop.sim-1')).subject).toBe('muster.stop.sim-1');
+    for (const subject of ['muster.in.submit', subjects.log, 'muster.decision.b-sim']) {
+      await expect(publishJson(raw, subject, {}), subject).rejects.toThrow(DENIED);
     }
-    await readDenied(js, 'muster.decision.b-sim');
+    await readDenied(bus, 'muster.decision.b-sim');
   });
 });
 
 describe('auditor', () => {
   it('reads the log, the inputs, the lease and the snapshots', async () => {
-    const { nc, js } = await login('auditor');
-    const end = (await (await jetStreamManager(nc)).streams.info(LOG_STREAM)).state.last_seq;
+    const { bus } = await login('auditor');
+    const end = (await streamInfo(bus, LOG_STREAM)).lastSeq;
     const logged = [];
-    for await (const entry of readLog(js)) logged.push(entry.seq);
+    for await (const entry of readLog(bus)) logged.push(entry.seq);
     expect(logged).toEqual(Array.from({ length: end }, (_, i) => i + 1));
-    expect(await (await openLeaderLease(js)).readLease()).toMatchObject({ id: 's1', term: 1 });
-    expect((await listSnapshots(js)).map((s) => s.seq)).toEqual([2]);
-    expect((await firstMessage(js, 'muster.decision.*')).subject).toMatch(/^muster\.decision\./);
+    expect(await (await openLeaderLease(bus)).readLease()).toMatchObject({ id: 's1', term: 1 });
+    expect((await listSnapshots(bus)).map((s) => s.seq)).toEqual([2]);
+    expect((await firstMessage(bus, 'muster.decision.*')).subject).toMatch(/^muster\.decision\./);
   });
 
   it('writes nothing: no log, no input, no lease, no submission through the API', async () => {
-    const { nc, js } = await login('auditor');
+    const { raw } = await login('auditor');
     const logBefore = await messages(LOG_STREAM);
-    for (const subject of [LOG_SUBJECT, 'muster.in.submit', '$KV.muster_leader.leader']) {
-      await expect(publishJson(js, subject, {}), subject).rejects.toThrow(DENIED);
+    for (const subject of [subjects.log, 'muster.in.submit', '$KV.muster_leader.leader']) {
+      await expect(publishJson(raw, subject, {}), subject).rejects.toThrow(DENIED);
     }
-    await expect(nc.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeout: 10_000 })).rejects.toThrow(DENIED);
+    await expect(raw.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeoutMs: 10_000 })).rejects.toThrow(DENIED);
     expect(await messages(LOG_STREAM)).toBe(logBefore);
   });
 });
@@ -334,18 +329,17 @@ describe('push consumers', () => {
   it('cannot carry stored messages into the log, because nobody may listen on a stored subject', async () => {
     // nats-server 2.9.10 does not check a push consumer's deliver subject against its creator's
     // permissions (nats-server#8274); it delivers only while someone listens there
-    const { nc } = await login('submitter');
+    const { raw } = await login('submitter');
     const name = 'into-log';
-    const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.decision.push-1', deliver_subject: LOG_SUBJECT, ack_policy: 'none', deliver_policy: 'all' } };
-    const reply = await nc.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.decision.push-1`, JSON.stringify(request), { timeout: 10_000 });
+    const request = { stream_name: DECISIONS_STREAM, action: 'create', config: { name, filter_subject: 'muster.decision.push-1', deliver_subject: subjects.log, ack_policy: 'none', deliver_policy: 'all' } };
+    const reply = await raw.request(`$JS.API.CONSUMER.CREATE.${DECISIONS_STREAM}.${name}.muster.decision.push-1`, JSON.stringify(request), { timeoutMs: 10_000 });
     expect(reply.json<{ error?: unknown }>().error).toBeUndefined();
-    const adminNc = (await login('admin')).nc;
-    await subscribeDenied(adminNc, LOG_SUBJECT);
+    await subscribeDenied(admin, subjects.log);
     const logBefore = await messages(LOG_STREAM);
     await publishAsLeader('muster.decision.push-1', { type: 'GangCommitted', jobId: 'push-1', session: 1, at: 5, allocations: [] });
     // the consumer has the decision to deliver, and delivers nothing: no one listens on the log subject
-    await expect.poll(async () => (await admin.consumers.info(DECISIONS_STREAM, name)).num_pending, { timeout: 15_000 }).toBe(1);
-    const info = await admin.consumers.info(DECISIONS_STREAM, name);
+    await expect.poll(async () => (await admin.consumerInfo(DECISIONS_STREAM, name)).num_pending, { timeout: 15_000 }).toBe(1);
+    const info = await admin.consumerInfo(DECISIONS_STREAM, name);
     expect(info.delivered.consumer_seq).toBe(0);
     expect(info.push_bound ?? false).toBe(false);
     expect(await messages(LOG_STREAM)).toBe(logBefore);

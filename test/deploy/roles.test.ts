@@ -2,9 +2,9 @@
 // deploy/nats: a real scheduler replica connected as `scheduler`, a node reported as `agent-n1`,
 // `muster agent --simulate` as `simulator`, jobs submitted through the API and watched as
 // `submitter`, the state and the log read as `auditor`. No server logs a permission violation.
-import { DECISIONS_STREAM, jetStream, publishInput, readLog } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
-import { MusterClient, subjectMessages } from '@muster/client';
+import { DECISIONS_STREAM, publishInput, readLog, subjectMessages } from '@muster/bus';
+import type { Bus } from '@muster/bus';
+import { MusterClient } from '@muster/client';
 import { spawnAgent } from '@muster/stack';
 import type { AgentProcess } from '@muster/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,12 +16,12 @@ import type { SchedulerProcess } from '../support/schedulerProcess.ts';
 let cluster: DeployedCluster;
 let scheduler: SchedulerProcess | undefined;
 let simulator: AgentProcess | undefined;
-const connections: NatsConnection[] = [];
+const connections: Bus[] = [];
 
-async function login(user: string): Promise<NatsConnection> {
-  const nc = await cluster.connectAs(user);
-  connections.push(nc);
-  return nc;
+async function login(user: string): Promise<Bus> {
+  const bus = await cluster.connectAs(user);
+  connections.push(bus);
+  return bus;
 }
 
 /** What docker-compose.yml gives a muster service of this role. */
@@ -37,7 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    await Promise.all(connections.map((nc) => nc.close()));
+    await Promise.all(connections.map((bus) => bus.close()));
     await Promise.all([simulator?.terminate(), scheduler?.terminate()]);
   } finally {
     await cluster?.stop();
@@ -49,9 +49,9 @@ describe('muster under the deployment\'s users', () => {
     const auditor = await login('auditor');
     await eventually(async () => (await replicaStatus(auditor, 's1'))?.role === 'leader', 30_000, `s1 to lead:\n${scheduler?.log() ?? ''}`);
 
-    const agentJs = jetStream(await login('agent-n1'));
+    const agent = await login('agent-n1');
     const node = { id: 'n1', labels: { zone: 'a' }, capacity: { cpu: 4000, memoryMb: 8192 }, gpus: [] };
-    await publishInput(agentJs, 'muster.in.node.n1.register', node, 'n1:register:e2e:1');
+    await publishInput(agent, 'muster.in.node.n1.register', node, 'n1:register:e2e:1');
 
     const client = new MusterClient(await login('submitter'), { timeoutMs: 10_000 });
     const spec = { id: 'e2e-1', identity: { user: 'alice', queue: 'default', project: 'p1' }, tasks: 2, resources: { cpu: 500, memoryMb: 256 } };
@@ -60,12 +60,12 @@ describe('muster under the deployment\'s users', () => {
     const decision = await client.wait('e2e-1', { timeoutMs: 30_000 });
     expect(decision).toMatchObject({ type: 'GangCommitted', jobId: 'e2e-1', allocations: [expect.objectContaining({ node: 'n1', members: [0, 1] })] });
 
-    for await (const m of subjectMessages(agentJs, DECISIONS_STREAM, 'muster.bind.n1')) {
-      expect(m.json()).toMatchObject({ type: 'Bind', jobId: 'e2e-1' });
+    for await (const m of subjectMessages(agent, DECISIONS_STREAM, 'muster.bind.n1')) {
+      expect(JSON.parse(new TextDecoder().decode(m.data))).toMatchObject({ type: 'Bind', jobId: 'e2e-1' });
       break;
     }
     for (const member of [0, 1]) {
-      await publishInput(agentJs, 'muster.in.node.n1.done', { jobId: 'e2e-1', member, ok: true }, `n1:done:e2e:${member}`);
+      await publishInput(agent, 'muster.in.node.n1.done', { jobId: 'e2e-1', member, ok: true }, `n1:done:e2e:${member}`);
     }
     await eventually(async () => (await client.job('e2e-1')).status === 'succeeded', 30_000, 'e2e-1 to succeed');
 
@@ -73,7 +73,7 @@ describe('muster under the deployment\'s users', () => {
     expect((await reader.jobs()).map((j) => j.id)).toContain('e2e-1');
     expect((await reader.nodes()).map((n) => n.id)).toEqual(['n1']);
     const types: string[] = [];
-    for await (const { tx } of readLog(jetStream(auditor))) types.push(...tx.events.map((e) => e.type));
+    for await (const { tx } of readLog(auditor)) types.push(...tx.events.map((e) => e.type));
     expect(types).toEqual(expect.arrayContaining(['LeaderElected', 'NodeRegistered', 'JobSubmitted', 'GangCommitted', 'TaskCompleted', 'JobFinished']));
 
   });

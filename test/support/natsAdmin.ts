@@ -19,6 +19,14 @@ export interface StoredMessage {
   json<T = unknown>(): T;
 }
 
+/** What a stream holds, in the JetStream API's field names. */
+export interface RawStreamState {
+  messages: number;
+  bytes: number;
+  first_seq: number;
+  last_seq: number;
+}
+
 /** A raw JetStream publish: what a misbehaving writer could send. */
 export interface RawPublishOptions {
   msgId?: string;
@@ -49,7 +57,7 @@ export class NatsAdmin {
   }
 
   /** The configuration `stream` has on the server, and what it holds (the JetStream API's own field names). */
-  async streamInfo(stream: string): Promise<{ config: Record<string, unknown>; state: Record<string, unknown>; cluster: { leader?: string; replicas?: unknown[] } | null }> {
+  async streamInfo(stream: string): Promise<{ config: Record<string, unknown>; state: RawStreamState; cluster: { leader?: string; replicas?: unknown[] } | null }> {
     const info = await this.jsm.streams.info(stream);
     return { config: { ...info.config }, state: { ...info.state }, cluster: info.cluster ?? null };
   }
@@ -65,6 +73,26 @@ export class NatsAdmin {
       ...(Object.keys(expect).length === 0 ? {} : { expect }),
     });
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** Sends a core request (a JetStream API call spelled by hand, say) and resolves with the reply. */
+  async request(subject: string, body: string, opts: { timeoutMs: number }): Promise<{ text(): string; json<T = unknown>(): T }> {
+    const reply = await this.nc.request(subject, body, { timeout: opts.timeoutMs });
+    return { text: () => reply.string(), json: <T>() => reply.json<T>() };
+  }
+
+  /** Subscribes to `subject` and resolves with its first message's subject, or rejects with the subscription's error (a permissions violation). */
+  async firstOn(subject: string): Promise<string> {
+    const sub = this.nc.subscribe(subject, { max: 1 });
+    const first = await sub[Symbol.asyncIterator]().next();
+    if (first.done === true) throw new Error(`the subscription to ${subject} ended`);
+    return first.value.subject;
+  }
+
+  /** A consumer's progress, in the JetStream API's field names. */
+  async consumerInfo(stream: string, name: string): Promise<{ num_pending: number; delivered: { consumer_seq: number }; push_bound?: boolean }> {
+    const info = await this.jsm.consumers.info(stream, name);
+    return { num_pending: info.num_pending, delivered: { consumer_seq: info.delivered.consumer_seq }, ...(info.push_bound === undefined ? {} : { push_bound: info.push_bound }) };
   }
 
   /** Removes every message of `stream`. */
