@@ -1,4 +1,4 @@
-// @muster/cli: the `muster` command (bin/muster.js runs src/main.ts); helpers other commands reuse.
+// @muster/cli: the `muster` command (bin/muster.js runs the built dist/main.js); helpers other commands reuse.
 export { CliError, EXIT, isCliError } from './cliError.ts';
 export type { ExitCode } from './cliError.ts';
 export { errorExit, oneLine } from './errorExit.ts';
