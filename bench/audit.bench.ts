@@ -12,8 +12,8 @@
 // everything it checks. BENCH_NODES=200 saturates the cluster (a standing backlog of pending
 // gangs that every session tries again): the worst case for re-deriving sessions.
 import pino from 'pino';
-import { LOG_STREAM, connect, jetStream, jetStreamManager, publishInput, pullDecisionBatches, pullInputBatches, pullLogEntries, readLog } from '@muster/bus';
-import type { JetStreamClient, NatsConnection } from '@muster/bus';
+import { LOG_STREAM, connect, publishInput, pullDecisionBatches, pullInputBatches, pullLogEntries, idOf, readLog, streamInfo, subjects } from '@muster/bus';
+import type { Bus, ConnectOptions } from '@muster/bus';
 import { PARALLEL_LOG_BYTES, auditLog, stateAt } from '@muster/auditor';
 import type { AuditReport } from '@muster/auditor';
 import { shardSize } from '@muster/core';
@@ -40,40 +40,36 @@ function rate(n: number, ms: number): string {
 }
 
 /** Reports every member of every bind done, as simulated agents would (each bind names its node). */
-function simulatedAgents(nc: NatsConnection): void {
-  const js = jetStream(nc);
-  nc.subscribe('muster.bind.*', {
-    callback: (_err, msg) => {
-      const node = msg.subject.slice('muster.bind.'.length);
-      const bind = JSON.parse(msg.string()) as { jobId: string; parts: BindPart[] };
-      for (const part of bind.parts) {
-        for (const member of part.members) {
-          void publishInput(js, `muster.in.node.${node}.done`, { jobId: bind.jobId, member, ok: true }, `${bind.jobId}:${member}:done`);
-        }
+function simulatedAgents(bus: Bus): void {
+  bus.subscribe(subjects.allBinds, (msg) => {
+    const node = idOf(msg.subject);
+    const bind = msg.json<{ jobId: string; parts: BindPart[] }>();
+    for (const part of bind.parts) {
+      for (const member of part.members) {
+        void publishInput(bus, subjects.nodeInput(node, 'done'), { jobId: bind.jobId, member, ok: true }, `${bind.jobId}:${member}:done`);
       }
-    },
+    }
   });
 }
 
 async function buildLog(url: string): Promise<{ state: State; ms: number }> {
   const started = performance.now();
   const scheduler = await startScheduler({ natsUrl: url, id: 'bench', logger: pino({ level: 'silent' }), heartbeatTimeoutMs: 0 });
-  const nc = await connect({ servers: url, name: 'bench-audit-load' });
+  const bus = await connect({ servers: url, name: 'bench-audit-load' });
   try {
-    simulatedAgents(nc);
-    const js = jetStream(nc);
+    simulatedAgents(bus);
     const rand = prng(11);
     const acks: Promise<unknown>[] = [];
     for (let i = 0; i < NODES; i++) {
       const id = `n${String(i).padStart(4, '0')}`;
-      acks.push(publishInput(js, `muster.in.node.${id}.register`, { id, labels: { zone: `z${i % 4}` }, capacity: { cpu: 32_000, memoryMb: 131_072, slots: 32 }, gpus: [] }, `${id}:register`));
+      acks.push(publishInput(bus, subjects.nodeInput(id, 'register'), { id, labels: { zone: `z${i % 4}` }, capacity: { cpu: 32_000, memoryMb: 131_072, slots: 32 }, gpus: [] }, `${id}:register`));
     }
     await Promise.all(acks.splice(0));
     for (let j = 0; j < JOBS; j++) {
       const id = `j${String(j).padStart(6, '0')}`;
       const tasks = 1 + Math.floor(rand() * 8);
       const policy = j % 7 === 0 ? 'spread' : 'pack';
-      acks.push(publishInput(js, 'muster.in.submit', { id, identity: { user: `u${j % 13}` }, tasks, resources: { cpu: 1000, memoryMb: 2048 }, placement: { policy } }, id));
+      acks.push(publishInput(bus, subjects.submit, { id, identity: { user: `u${j % 13}` }, tasks, resources: { cpu: 1000, memoryMb: 2048 }, placement: { policy } }, id));
       if (acks.length >= 500) await Promise.all(acks.splice(0));
     }
     await Promise.all(acks.splice(0));
@@ -87,7 +83,7 @@ async function buildLog(url: string): Promise<{ state: State; ms: number }> {
     return { state: scheduler.state(), ms: performance.now() - started };
   } finally {
     await scheduler.stop();
-    await nc.close();
+    await bus.close();
   }
 }
 
@@ -96,75 +92,72 @@ async function buildLog(url: string): Promise<{ state: State; ms: number }> {
  * reader there is: each of the two (readLog's ordered consumer, the audit's plain pulls) is timed
  * and the faster counts.
  */
-async function plainRead(nc: NatsConnection): Promise<{ events: number; ms: number; reader: string }> {
-  const js = jetStream(nc);
+async function plainRead(bus: Bus): Promise<{ events: number; ms: number; reader: string }> {
   let best: { events: number; ms: number; reader: string } | null = null;
   for (const [reader, read] of [['readLog', orderedLogEvents], ['pullLogEntries', logEvents]] as const) {
     const started = performance.now();
-    const events = await read(js);
+    const events = await read(bus);
     const ms = performance.now() - started;
     if (best === null || ms < best.ms) best = { events, ms, reader };
   }
   return best!;
 }
 
-async function orderedLogEvents(js: JetStreamClient): Promise<number> {
+async function orderedLogEvents(bus: Bus): Promise<number> {
   let events = 0;
-  for await (const { tx } of readLog(js, { verifyChain: false })) events += tx.events.length;
+  for await (const { tx } of readLog(bus, { verifyChain: false })) events += tx.events.length;
   return events;
 }
 
 /** Events of MUSTER_LOG, read as the audit reads them (plain pulls, decoded). */
-async function logEvents(js: JetStreamClient): Promise<number> {
+async function logEvents(bus: Bus): Promise<number> {
   let events = 0;
-  for await (const { tx } of pullLogEntries(js)) events += tx.events.length;
+  for await (const { tx } of pullLogEntries(bus)) events += tx.events.length;
   return events;
 }
 
 /** Messages of MUSTER_IN, read as the audit reads them (plain pulls, bodies as text, no msg ids). */
-async function inputMessages(js: JetStreamClient): Promise<number> {
+async function inputMessages(bus: Bus): Promise<number> {
   let inputs = 0;
-  for await (const batch of pullInputBatches(js)) inputs += batch.length;
+  for await (const batch of pullInputBatches(bus)) inputs += batch.length;
   return inputs;
 }
 
 /** Messages of MUSTER_DECISIONS, read as the audit reads them (plain pulls, with msg ids and log sequences). */
-async function decisionMessages(js: JetStreamClient): Promise<number> {
+async function decisionMessages(bus: Bus): Promise<number> {
   let decisions = 0;
-  for await (const batch of pullDecisionBatches(js)) decisions += batch.length;
+  for await (const batch of pullDecisionBatches(bus)) decisions += batch.length;
   return decisions;
 }
 
 /** Reads the three streams the audit reads, concurrently as the audit does, and nothing else: the audit's own floor. */
-async function plainReadAll(nc: NatsConnection): Promise<{ events: number; inputs: number; decisions: number; ms: number }> {
-  const js = jetStream(nc);
+async function plainReadAll(bus: Bus): Promise<{ events: number; inputs: number; decisions: number; ms: number }> {
   const started = performance.now();
-  const [events, inputs, decisions] = await Promise.all([logEvents(js), inputMessages(js), decisionMessages(js)]);
+  const [events, inputs, decisions] = await Promise.all([logEvents(bus), inputMessages(bus), decisionMessages(bus)]);
   return { events, inputs, decisions, ms: performance.now() - started };
 }
 
 /** Milliseconds to read every message of MUSTER_IN and of MUSTER_DECISIONS on their own, and how many. */
-async function otherStreams(nc: NatsConnection): Promise<{ inputs: number; inputsMs: number; decisions: number; decisionsMs: number }> {
-  const js = jetStream(nc);
+async function otherStreams(bus: Bus): Promise<{ inputs: number; inputsMs: number; decisions: number; decisionsMs: number }> {
   let started = performance.now();
-  const inputs = await inputMessages(js);
+  const inputs = await inputMessages(bus);
   const inputsMs = performance.now() - started;
   started = performance.now();
-  const decisions = await decisionMessages(js);
+  const decisions = await decisionMessages(bus);
   return { inputs, inputsMs, decisions, decisionsMs: performance.now() - started };
 }
 
 /** Milliseconds to replay the whole log (chain verified, folded, no checks). */
-async function replay(nc: NatsConnection, seq: number): Promise<number> {
+async function replay(bus: Bus, seq: number): Promise<number> {
   const started = performance.now();
-  const at = await stateAt(jetStream(nc), seq);
+  const at = await stateAt(bus, seq);
   if (!at.chain.ok) throw new Error(`the benchmark log's chain is broken: ${at.chain.message}`);
   return performance.now() - started;
 }
 
-async function fullAudit(nc: NatsConnection, parallel = true): Promise<{ report: AuditReport; ms: number }> {
+async function fullAudit(bus: Bus, connection: ConnectOptions, parallel = true): Promise<{ report: AuditReport; ms: number }> {
   const started = performance.now();
-  const report = await auditLog(jetStream(nc), { parallel });
+  const report = await auditLog(bus, { parallel, connection });
   return { report, ms: performance.now() - started };
 }
 
@@ -172,9 +165,11 @@ const server = await startNatsServer();
 try {
   console.log(`audit benchmark: ${JOBS} gangs of 1-8 members on ${NODES} nodes through a real scheduler, node ${process.version}`);
   const built = await buildLog(server.url);
-  const nc = await connect({ servers: server.url, name: 'bench-audit' });
+  // the audit's worker connects as the audit does, as `muster audit` tells it
+  const connection = { servers: server.url, name: 'bench-audit' };
+  const bus = await connect(connection);
   try {
-    const first = await plainRead(nc);
+    const first = await plainRead(bus);
     line('log built (scheduler + simulated agents)', `${built.state.seq.toLocaleString('en-US')} transactions, ${first.events.toLocaleString('en-US')} events in ${Math.round(built.ms).toLocaleString('en-US')} ms`);
     let bestRead = first;
     let bestReadAll: { events: number; inputs: number; decisions: number; ms: number } | null = null;
@@ -182,18 +177,18 @@ try {
     // `muster audit` (a fresh process) starts a worker only on a log of PARALLEL_LOG_BYTES or more;
     // the other mode is measured beside it: with a worker (cold in round 1, kept from round 2 on),
     // or on one thread
-    const logBytes = (await (await jetStreamManager(nc)).streams.info(LOG_STREAM)).state.bytes;
+    const logBytes = (await streamInfo(bus, LOG_STREAM)).bytes;
     const cliWorker = logBytes >= PARALLEL_LOG_BYTES;
     const cliMode = cliWorker ? 'with a worker' : 'on one thread';
     const otherMode = cliWorker ? 'on one thread' : 'with a worker';
     let bestAudit: { report: AuditReport; ms: number } | null = null;
     let bestOther: { report: AuditReport; ms: number } | null = null;
     for (let round = 1; round <= ROUNDS; round++) {
-      const read = await plainRead(nc);
-      const readAll = await plainReadAll(nc);
-      const folded = await replay(nc, built.state.seq);
-      const audit = await fullAudit(nc, cliWorker);
-      const other = await fullAudit(nc, !cliWorker);
+      const read = await plainRead(bus);
+      const readAll = await plainReadAll(bus);
+      const folded = await replay(bus, built.state.seq);
+      const audit = await fullAudit(bus, connection, cliWorker);
+      const other = await fullAudit(bus, connection, !cliWorker);
       line(`round ${round}: plain read of MUSTER_LOG`, rate(read.events, read.ms));
       line(`round ${round}: plain read of the 3 streams`, rate(readAll.events, readAll.ms));
       line(`round ${round}: replay (stateAt, chain + fold)`, rate(read.events, folded));
@@ -205,7 +200,7 @@ try {
       if (bestAudit === null || audit.ms < bestAudit.ms) bestAudit = audit;
       if (bestOther === null || other.ms < bestOther.ms) bestOther = other;
     }
-    const others = await otherStreams(nc);
+    const others = await otherStreams(bus);
     line('plain read of MUSTER_IN alone', `${others.inputs.toLocaleString('en-US')} inputs in ${Math.round(others.inputsMs).toLocaleString('en-US')} ms`);
     line('plain read of MUSTER_DECISIONS alone', `${others.decisions.toLocaleString('en-US')} messages in ${Math.round(others.decisionsMs).toLocaleString('en-US')} ms`);
     const all = bestReadAll!;
@@ -232,7 +227,7 @@ try {
     line('audit / read of the 3 streams', `${(auditRate / readAllRate).toFixed(2)}   (the audit reads all three; 1.0 would be limited by reading alone)`);
     line(`audit ${otherMode} / read of MUSTER_LOG`, `${(otherRate / readRate).toFixed(2)}`);
   } finally {
-    await nc.close();
+    await bus.close();
   }
 } finally {
   await server.stop();

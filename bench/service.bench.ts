@@ -8,18 +8,19 @@ import {
   appendTransactions,
   connect,
   ensureStreams,
-  jetStream,
-  jetStreamManager,
+  idOf,
   openLeaderLease,
   publishInput,
   saveSnapshot,
+  subjects,
 } from '@muster/bus';
-import type { NatsConnection } from '@muster/bus';
+import type { Bus } from '@muster/bus';
 import { STATE_SCHEMA, makeTransaction, stateHash, transactionHash } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { HeartbeatMonitor, Replica, resolveOptions } from '@muster/scheduler';
 import { spawnScheduler, startNatsServer } from '@muster/stack';
 import type { NatsServerHandle, SchedulerProcess } from '@muster/stack';
+import { NatsAdmin } from '../test/support/natsAdmin.ts';
 import { realisticEvents } from './realisticLog.ts';
 
 const GANGS = Number(process.env.BENCH_GANGS ?? 5000);
@@ -64,49 +65,52 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 /** Arrival times of decisions by job id (core NATS sees every JetStream publish too). */
-function decisionClock(nc: NatsConnection): Map<string, number> {
+function decisionClock(bus: Bus): Map<string, number> {
   const seen = new Map<string, number>();
-  nc.subscribe('muster.decision.*', {
-    callback: (_err, msg) => {
-      const id = msg.subject.slice('muster.decision.'.length);
-      if (!seen.has(id)) seen.set(id, performance.now());
-    },
+  bus.subscribe(subjects.allDecisions, (msg) => {
+    const id = idOf(msg.subject);
+    if (!seen.has(id)) seen.set(id, performance.now());
   });
   return seen;
 }
 
-/** Raw publish rates of RAW_ROUNDS rounds of GANGS messages each; the best is the baseline (the hardest one to reach). */
-async function rawPublishRates(nc: NatsConnection): Promise<number[]> {
-  const jsm = await jetStreamManager(nc);
-  await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' as never });
-  const js = jetStream(nc);
-  const body = JSON.stringify(gang('j-raw-000000'));
-  await Promise.all(Array.from({ length: WARMUP }, (_, i) => js.publish('bench.raw.submit', body, { msgID: `raw-warm-${i}` })));
-  const rates: number[] = [];
-  for (let round = 0; round < RAW_ROUNDS; round++) {
-    const started = performance.now();
-    const acks = [];
-    for (let i = 0; i < GANGS; i++) acks.push(js.publish('bench.raw.submit', body, { msgID: `raw-${round}-${i}` }));
-    await Promise.all(acks);
-    rates.push(GANGS / ((performance.now() - started) / 1000));
+/**
+ * Raw publish rates of RAW_ROUNDS rounds of GANGS messages each, plain nats.js publishes on a
+ * stream of their own (through test support's raw connection); the best is the baseline (the
+ * hardest one to reach).
+ */
+async function rawPublishRates(url: string): Promise<number[]> {
+  const raw = await NatsAdmin.connect(url);
+  try {
+    await raw.createStream('BENCH_RAW', ['bench.raw.>']);
+    const body = JSON.stringify(gang('j-raw-000000'));
+    await Promise.all(Array.from({ length: WARMUP }, (_, i) => raw.publish('bench.raw.submit', body, { msgId: `raw-warm-${i}` })));
+    const rates: number[] = [];
+    for (let round = 0; round < RAW_ROUNDS; round++) {
+      const started = performance.now();
+      const acks = [];
+      for (let i = 0; i < GANGS; i++) acks.push(raw.publish('bench.raw.submit', body, { msgId: `raw-${round}-${i}` }));
+      await Promise.all(acks);
+      rates.push(GANGS / ((performance.now() - started) / 1000));
+    }
+    await raw.deleteStream('BENCH_RAW');
+    return rates;
+  } finally {
+    await raw.close();
   }
-  await jsm.streams.delete('BENCH_RAW');
-  return rates;
 }
 
-async function endToEnd(nc: NatsConnection, seen: Map<string, number>): Promise<number> {
-  const js = jetStream(nc);
+async function endToEnd(bus: Bus, seen: Map<string, number>): Promise<number> {
   const started = performance.now();
   const acks = [];
-  for (let i = 0; i < GANGS; i++) acks.push(publishInput(js, 'muster.in.submit', gang(`e${i}`), `e${i}:1`));
+  for (let i = 0; i < GANGS; i++) acks.push(publishInput(bus, subjects.submit, gang(`e${i}`), `e${i}:1`));
   await Promise.all(acks);
   const done = await waitFor(() => [...Array(GANGS).keys()].every((i) => seen.has(`e${i}`)), 120_000);
   if (!done) throw new Error('end-to-end: not every gang was decided within 120 s');
   return GANGS / ((performance.now() - started) / 1000);
 }
 
-async function latencyAtLoad(nc: NatsConnection, seen: Map<string, number>): Promise<number[]> {
-  const js = jetStream(nc);
+async function latencyAtLoad(bus: Bus, seen: Map<string, number>): Promise<number[]> {
   const total = RATE * RATE_SECONDS;
   const sent = new Map<string, number>();
   const started = performance.now();
@@ -116,7 +120,7 @@ async function latencyAtLoad(nc: NatsConnection, seen: Map<string, number>): Pro
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const id = `l${i}`;
     sent.set(id, performance.now());
-    void publishInput(js, 'muster.in.submit', gang(id), `${id}:1`);
+    void publishInput(bus, subjects.submit, gang(id), `${id}:1`);
   }
   await waitFor(() => [...sent.keys()].every((id) => seen.has(id)), 60_000);
   return [...sent.entries()].flatMap(([id, t]) => (seen.has(id) ? [seen.get(id)! - t] : [])).sort((a, b) => a - b);
@@ -125,15 +129,14 @@ async function latencyAtLoad(nc: NatsConnection, seen: Map<string, number>): Pro
 async function takeover(server: NatsServerHandle): Promise<number[]> {
   const url = server.url;
   const replicas: SchedulerProcess[] = [spawnScheduler({ id: 'ta', urls: [url], leaseMs: 500, logLevel: 'warn' }), spawnScheduler({ id: 'tb', urls: [url], leaseMs: 500, logLevel: 'warn' })];
-  const nc = await connect({ servers: url, name: 'bench-takeover' });
-  const seen = decisionClock(nc);
-  const js = jetStream(nc);
+  const bus = await connect({ servers: url, name: 'bench-takeover' });
+  const seen = decisionClock(bus);
   const times: number[] = [];
   try {
     const leaderId = async (): Promise<string | null> => {
       for (const r of replicas) {
-        const reply = await nc.request(`muster.replica.${r.id}.status`, '', { timeout: 500 }).catch(() => null);
-        if (reply !== null && (reply.json() as { role: string }).role === 'leader') return r.id;
+        const reply = await bus.request(subjects.replicaStatus(r.id), '', { timeoutMs: 500 }).catch(() => null);
+        if (reply !== null && reply.json<{ role: string }>().role === 'leader') return r.id;
       }
       return null;
     };
@@ -148,7 +151,7 @@ async function takeover(server: NatsServerHandle): Promise<number[]> {
       if (leader === null) throw new Error('takeover: no replica became leader within 60 s');
       // warm: a decision from this leader first
       const warm = `w${round}`;
-      await publishInput(js, 'muster.in.submit', gang(warm), `${warm}:1`);
+      await publishInput(bus, subjects.submit, gang(warm), `${warm}:1`);
       await waitFor(() => seen.has(warm), 20_000);
       const victim = replicas.findIndex((r) => r.id === leader);
       const killedAt = performance.now();
@@ -158,7 +161,7 @@ async function takeover(server: NatsServerHandle): Promise<number[]> {
       while (!ids.some((id) => seen.has(id)) && performance.now() - killedAt < 30_000) {
         const id = `t${n++}`;
         ids.push(id);
-        void publishInput(js, 'muster.in.submit', gang(id), `${id}:1`).catch(() => undefined);
+        void publishInput(bus, subjects.submit, gang(id), `${id}:1`).catch(() => undefined);
         await new Promise((r) => setTimeout(r, 10));
       }
       const first = Math.min(...ids.filter((id) => seen.has(id)).map((id) => seen.get(id)!));
@@ -168,17 +171,16 @@ async function takeover(server: NatsServerHandle): Promise<number[]> {
     }
   } finally {
     await Promise.all(replicas.map((r) => r.kill()));
-    await nc.close();
+    await bus.close();
   }
   return times;
 }
 
 async function coldRebuild(): Promise<{ without: number; withSnapshot: number; events: number; txs: number }> {
   const server = await startNatsServer();
-  const nc = await connect({ servers: server.url, name: 'bench-rebuild' });
+  const bus = await connect({ servers: server.url, name: 'bench-rebuild' });
   try {
-    await ensureStreams(nc, { replicas: 1 });
-    const js = jetStream(nc);
+    await ensureStreams(bus, { replicas: 1 });
     const events = realisticEvents(REBUILD_EVENTS, 10_000, 7, REBUILD_RETAIN_JOBS);
     const PER_TX = 100;
     let prev: string | null = null;
@@ -189,26 +191,25 @@ async function coldRebuild(): Promise<{ without: number; withSnapshot: number; e
       prev = transactionHash(tx);
       batch.push(tx);
       if (batch.length === 200) {
-        const r = await appendTransactions(js, batch, seq);
+        const r = await appendTransactions(bus, batch, seq);
         if (!r.ok) throw new Error(`append failed: ${r.code}`);
         seq += batch.length;
         batch = [];
       }
     }
     if (batch.length > 0) {
-      const r = await appendTransactions(js, batch, seq);
+      const r = await appendTransactions(bus, batch, seq);
       if (!r.ok) throw new Error(`append failed: ${r.code}`);
       seq += batch.length;
     }
     const replica = async (): Promise<Replica> => {
-      const js2 = jetStream(nc);
-      return new Replica({ nc, js: js2, jsm: await jetStreamManager(nc), lease: await openLeaderLease(js2), heartbeats: new HeartbeatMonitor(0), opts: resolveOptions({ natsUrl: server.url, id: 'bench', logger: silent }), log: silent });
+      return new Replica({ bus, lease: await openLeaderLease(bus), heartbeats: new HeartbeatMonitor(0), opts: resolveOptions({ natsUrl: server.url, id: 'bench', logger: silent }), log: silent });
     };
     const cold = await replica();
     const t0 = performance.now();
     await cold.rebuild();
     const without = performance.now() - t0;
-    await saveSnapshot(js, { schema: STATE_SCHEMA, seq: cold.state.seq, hash: stateHash(cold.state), state: cold.state });
+    await saveSnapshot(bus, { schema: STATE_SCHEMA, seq: cold.state.seq, hash: stateHash(cold.state), state: cold.state });
     const warm = await replica();
     const t1 = performance.now();
     const report = await warm.rebuild();
@@ -216,7 +217,7 @@ async function coldRebuild(): Promise<{ without: number; withSnapshot: number; e
     if (report.snapshotSeq !== seq || stateHash(warm.state) !== stateHash(cold.state)) throw new Error('snapshot rebuild differs from replay');
     return { without, withSnapshot, events: events.length, txs: seq };
   } finally {
-    await nc.close();
+    await bus.close();
     await server.stop();
   }
 }
@@ -226,41 +227,40 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? 'load,takeover,rebuild').split
 console.log(`service benchmark: node ${process.version}, ${GANGS} gangs of 4 (after ${WARMUP} to warm up), offered load ${RATE}/s for ${RATE_SECONDS} s`);
 if (PARTS.has('load')) {
   const server = await startNatsServer();
-  const nc = await connect({ servers: server.url, name: 'bench' });
+  const bus = await connect({ servers: server.url, name: 'bench' });
   let leader: SchedulerProcess | null = null;
   try {
-    await ensureStreams(nc, { replicas: 1 });
-    const rates = await rawPublishRates(nc);
+    await ensureStreams(bus, { replicas: 1 });
+    const rates = await rawPublishRates(server.url);
     const raw = Math.max(...rates);
     const each = rates.map((r) => Math.round(r).toLocaleString('en-US')).join(', ');
     line('raw JetStream publish (one message per submission)', `${Math.round(raw).toLocaleString('en-US')} msgs/s  (best of ${rates.length} rounds: ${each})`);
     leader = spawnScheduler({ id: 'bench', urls: [server.url], leaseMs: 1000, logLevel: 'warn' });
-    const js = jetStream(nc);
-    for (let i = 0; i < 100; i++) await publishInput(js, `muster.in.node.n${i}.register`, node(`n${i}`));
-    const seen = decisionClock(nc);
-    await Promise.all(Array.from({ length: WARMUP + 1 }, (_, i) => publishInput(js, 'muster.in.submit', gang(`w${i}`), `w${i}:1`)));
+    for (let i = 0; i < 100; i++) await publishInput(bus, subjects.nodeInput(`n${i}`, 'register'), node(`n${i}`));
+    const seen = decisionClock(bus);
+    await Promise.all(Array.from({ length: WARMUP + 1 }, (_, i) => publishInput(bus, subjects.submit, gang(`w${i}`), `w${i}:1`)));
     if (!(await waitFor(() => [...Array(WARMUP + 1).keys()].every((i) => seen.has(`w${i}`)), 60_000))) throw new Error('scheduler did not decide the warm-up gangs');
     const before = { server: cpuMs(server.pid), scheduler: cpuMs(leader.pid), client: process.cpuUsage() };
-    const e2e = await endToEnd(nc, seen);
+    const e2e = await endToEnd(bus, seen);
     line('end-to-end gangs/s (submit to published decision)', `${Math.round(e2e).toLocaleString('en-US')} gangs/s  (${(e2e / raw).toFixed(2)} of raw; goal >= 0.5)`);
     const client = process.cpuUsage(before.client);
     const perGang = (ms: number) => `${Math.round((ms * 1000) / GANGS)} µs`;
     line('CPU per gang, end to end', `nats-server ${perGang(cpuMs(server.pid) - before.server)}, scheduler ${perGang(cpuMs(leader.pid) - before.scheduler)}, submitting client ${perGang((client.user + client.system) / 1000)} (2 cores in all)`);
-    const lat = await latencyAtLoad(nc, seen);
+    const lat = await latencyAtLoad(bus, seen);
     line(`submit-to-decision latency at ${RATE} gangs/s`, `p50 ${pct(lat, 50).toFixed(1)} ms  p99 ${pct(lat, 99).toFixed(1)} ms  (${lat.length} gangs; goal p99 < 50 ms)`);
   } finally {
     await leader?.kill();
-    await nc.close();
+    await bus.close();
     await server.stop();
   }
 }
 if (PARTS.has('takeover')) {
   const server = await startNatsServer();
   try {
-    const nc = await connect({ servers: server.url, name: 'bench-nodes' });
-    await ensureStreams(nc, { replicas: 1 });
-    for (let i = 0; i < 100; i++) await publishInput(jetStream(nc), `muster.in.node.n${i}.register`, node(`n${i}`));
-    await nc.close();
+    const bus = await connect({ servers: server.url, name: 'bench-nodes' });
+    await ensureStreams(bus, { replicas: 1 });
+    for (let i = 0; i < 100; i++) await publishInput(bus, subjects.nodeInput(`n${i}`, 'register'), node(`n${i}`));
+    await bus.close();
     const takeovers = (await takeover(server)).sort((a, b) => a - b);
     line('takeover: kill -9 of the leader to first new decision', `p50 ${pct(takeovers, 50).toFixed(0)} ms  max ${takeovers[takeovers.length - 1]?.toFixed(0)} ms  (${takeovers.length} kills, lease 500 ms; goal < 2000 ms)`);
   } finally {

@@ -58,7 +58,7 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
     scheduler = await startScheduler({ natsUrl: nats, id: 'e2e', logger, leaseMs: 300, heartbeatTimeoutMs: 0 });
     await eventually(() => scheduler.role() === 'leader', 15_000, 'leadership');
     agent = await startAgent({ natsUrl: nats, nodes: [gpuNode, cpuNode], heartbeatMs: 200, logger, stateDir: join(dir, 'agent'), stopGraceMs: 500 });
-    client = new MusterClient(bus.nc);
+    client = new MusterClient(bus.bus);
     await eventually(async () => (await client.nodes()).length === 2, 15_000, 'both nodes to register');
   });
 
@@ -182,7 +182,7 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
 
   it('muster scheduler runs a second replica as a standby and stops cleanly on SIGTERM', async () => {
     const replica = spawnMuster(['scheduler', '--id', 'standby-1', '--nats', nats.join(','), '--lease-ms', '300']);
-    await eventually(async () => (await replicaStatus(bus.nc, 'standby-1'))?.role === 'standby', 60_000, 'the replica to stand by');
+    await eventually(async () => (await replicaStatus(bus.bus, 'standby-1'))?.role === 'standby', 60_000, 'the replica to stand by');
     expect(scheduler.role()).toBe('leader');
     replica.child.kill('SIGTERM');
     const run = await replica.exited;

@@ -1,7 +1,7 @@
-// What tests do to a server besides muster's operations (look at a stored message, purge or cut a
-// stream, publish a forged message, count consumers), on a nats.js connection of their own: the
-// only place outside libs/bus that holds one.
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+// What tests and benchmarks do to a server besides muster's operations (look at a stored message,
+// purge or cut a stream, publish a forged or a raw message, count consumers), on a nats.js
+// connection of their own: the only place outside libs/bus that holds one.
+import { StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -93,6 +93,16 @@ export class NatsAdmin {
   async consumerInfo(stream: string, name: string): Promise<{ num_pending: number; delivered: { consumer_seq: number }; push_bound?: boolean }> {
     const info = await this.jsm.consumers.info(stream, name);
     return { num_pending: info.num_pending, delivered: { consumer_seq: info.delivered.consumer_seq }, ...(info.push_bound === undefined ? {} : { push_bound: info.push_bound }) };
+  }
+
+  /** Creates a file stream of `subjects` (a benchmark's or a test's own, beside muster's). */
+  async createStream(name: string, subjects: string[]): Promise<void> {
+    await this.jsm.streams.add({ name, subjects, storage: StorageType.File });
+  }
+
+  /** Deletes a stream and its messages. */
+  async deleteStream(name: string): Promise<void> {
+    await this.jsm.streams.delete(name);
   }
 
   /** Removes every message of `stream`. */

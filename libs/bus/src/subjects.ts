@@ -52,7 +52,7 @@ export const subjects = {
   allReplicasStatus: 'muster.replica.status',
 } as const;
 
-/** The node id in a heartbeat subject (`muster.hb.<nodeId>`). */
-export function heartbeatNodeId(subject: string): string {
-  return subject.slice('muster.hb.'.length);
+/** The id that ends an entity's subject (`muster.decision.<jobId>`, `muster.hb.<nodeId>`, `muster.bind.<nodeId>`, …); ids have no dots. */
+export function idOf(subject: string): string {
+  return subject.slice(subject.lastIndexOf('.') + 1);
 }

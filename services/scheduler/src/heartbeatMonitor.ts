@@ -1,4 +1,4 @@
-import { heartbeatNodeId, subjects } from '@muster/bus';
+import { idOf, subjects } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
 import { shardEntriesSorted } from '@muster/core';
 import type { State } from '@muster/core';
@@ -16,7 +16,7 @@ export class HeartbeatMonitor {
 
   /** Starts listening. */
   start(bus: Bus): void {
-    this.sub = bus.subscribe(subjects.allHeartbeats, (msg) => this.seen.set(heartbeatNodeId(msg.subject), monotonicMs()));
+    this.sub = bus.subscribe(subjects.allHeartbeats, (msg) => this.seen.set(idOf(msg.subject), monotonicMs()));
   }
 
   /** Gives every node a fresh grace period (a new leader does this at takeover). */
