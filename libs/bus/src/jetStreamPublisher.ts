@@ -42,7 +42,7 @@ interface Pending {
  * the cancellation of a request that did not fail) was a sixth of the leader's time per decision.
  * A failed publish rejects with what nats.js would (see `isWrongLastSequence`, `isTimeout`, `isNoResponders`).
  */
-export class JetStreamPublisher implements StreamPublisher {
+class JetStreamPublisher implements StreamPublisher {
   private readonly prefix: string;
   private readonly pending = new Map<number, Pending>();
   private next = 0;

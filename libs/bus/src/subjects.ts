@@ -24,10 +24,14 @@ export const subjects = {
   decision: (jobId: string): string => `muster.decision.${jobId}`,
   /** The decisions about every job. */
   allDecisions: 'muster.decision.*',
+  /** What every decision subject starts with. */
+  decisionPrefix: 'muster.decision.',
   /** The binds of one node. */
   bind: (nodeId: string): string => `muster.bind.${nodeId}`,
   /** The binds of every node. */
   allBinds: 'muster.bind.*',
+  /** What every bind subject starts with. */
+  bindPrefix: 'muster.bind.',
   /** The stops of one node. */
   stop: (nodeId: string): string => `muster.stop.${nodeId}`,
   /** One node's heartbeat on core NATS. */

@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { simulatedNodes, startAgent } from '@muster/agent';
 import type { Agent } from '@muster/agent';
-import { connect, ensureStreams } from '@muster/bus';
+import { connect, ensureStreams, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from '@muster/stack';
@@ -71,7 +71,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     for (const id of REPLICA_IDS) startReplica(id);
     const status = async (id: string, timeoutMs = 1_000): Promise<ReplicaStatus | null> => {
       try {
-        const reply = await conn.request(`muster.replica.${id}.status`, '', { timeoutMs });
+        const reply = await conn.request(subjects.replicaStatus(id), '', { timeoutMs });
         return parseStatus(reply.text());
       } catch {
         return null;

@@ -1,3 +1,4 @@
+import { idOf, subjects } from '@muster/bus';
 import type { StoredDecision } from '@muster/bus';
 import { canonicalJson, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
@@ -100,9 +101,9 @@ export function checkDecisions(accepted: Iterable<string>, log: readonly LoggedT
     }
     const mismatch = logMismatch(m, bySeq);
     if (mismatch !== null) findings.contradicted.push(mismatch);
-    if (!m.subject.startsWith('muster.decision.')) continue;
+    if (!m.subject.startsWith(subjects.decisionPrefix)) continue;
     findings.decisionsOnStream++;
-    const jobId = m.subject.slice('muster.decision.'.length);
+    const jobId = idOf(m.subject);
     decidedOnStream.add(jobId);
     const body = parseBody(m.data);
     if (body?.type === 'GangCommitted') streamCommits.set(jobId, (streamCommits.get(jobId) ?? 0) + 1);
@@ -131,7 +132,7 @@ export function lostJobs(f: DecisionFindings): string[] {
 
 // a message under `muster:<logSeq>:<index>[:<node>]` for a decision must carry exactly that log event
 function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>): string | null {
-  if (!m.subject.startsWith('muster.decision.')) return null;
+  if (!m.subject.startsWith(subjects.decisionPrefix)) return null;
   const match = /^muster:(\d+):(\d+)$/.exec(m.msgId);
   if (match === null) return `stream ${m.seq}: decision msg id ${JSON.stringify(m.msgId)} is not muster:<logSeq>:<index>`;
   const logSeq = Number(match[1]);
@@ -160,7 +161,7 @@ export function whereJobsAre(ids: readonly string[], state: State, stream: reado
     const job = shardGet(state.jobs, id);
     if (job === undefined) return `${id}: not in the log's state`;
     const nodes = [...new Set(job.allocations.map((a) => a.node))].sort();
-    const bound = new Map(stream.filter((m) => m.subject.startsWith('muster.bind.') && bindJob(m.data) === id).map((m) => [m.subject.slice('muster.bind.'.length), m.seq]));
+    const bound = new Map(stream.filter((m) => m.subject.startsWith(subjects.bindPrefix) && bindJob(m.data) === id).map((m) => [idOf(m.subject), m.seq]));
     const members = job.members.filter((m) => m !== null);
     const done = members.filter((m) => m.done).length;
     const binds = nodes.map((n) => `${n} (${bound.has(n) ? `bind at stream ${bound.get(n)}` : 'no bind'})`).join(', ');
