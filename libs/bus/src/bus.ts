@@ -53,8 +53,6 @@ export interface Bus {
   withTimeout(timeoutMs: number): Bus;
   /** Whether the connection is closed. */
   isClosed(): boolean;
-  /** Resolves when the connection closes, with the error that closed it, if any. */
-  closed(): Promise<Error | undefined>;
   /** Lets subscriptions deliver what has arrived, flushes what was published, and closes. */
   drain(): Promise<void>;
   /** Closes the connection at once. */

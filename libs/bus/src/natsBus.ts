@@ -77,10 +77,6 @@ export class NatsBus implements Bus {
     return this.nc.isClosed();
   }
 
-  async closed(): Promise<Error | undefined> {
-    return (await this.nc.closed()) ?? undefined;
-  }
-
   drain(): Promise<void> {
     return this.nc.drain();
   }
