@@ -52,5 +52,6 @@ export { messagesOnSubject, streamInfo } from './streamInfo.ts';
 export type { StreamState } from './streamInfo.ts';
 export { subjectMessages } from './subjectMessages.ts';
 export type { StreamMessage, SubjectReadOptions } from './subjectMessages.ts';
+export { submitMsgId } from './submitMsgId.ts';
 export { idOf, subjects } from './subjects.ts';
 export type { NodeInputKind } from './subjects.ts';

@@ -7,4 +7,4 @@ export { MusterError, isMusterError } from './musterError.ts';
 export type { MusterErrorCode } from './musterError.ts';
 export type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './apiTypes.ts';
 export { settles } from './decisions.ts';
-export { submitMsgId } from './submitMsgId.ts';
+export { submitMsgId } from '@muster/bus';

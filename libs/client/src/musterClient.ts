@@ -1,4 +1,4 @@
-import { DECISIONS_STREAM, publishInput, subjectMessages, subjects } from '@muster/bus';
+import { DECISIONS_STREAM, publishInput, subjectMessages, subjects, submitMsgId } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { ID_PATTERN, validateJobSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
@@ -6,7 +6,6 @@ import type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetail
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
 import { fromBusError } from './fromBusError.ts';
-import { submitMsgId } from './submitMsgId.ts';
 
 /** Options of a `MusterClient`. */
 export interface MusterClientOptions {

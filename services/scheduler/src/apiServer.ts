@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { publishInput, subjects } from '@muster/bus';
+import { publishInput, subjects, submitMsgId } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
-import { canonicalHash, explain, isJobIdTaken, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
+import { explain, isJobIdTaken, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
@@ -17,11 +17,6 @@ export type ApiReply = ({ ok: true } & Record<string, unknown>) | { ok: false; e
 
 /** The subjects the API answers. */
 export const API_SUBJECTS = [subjects.apiSubmit, subjects.apiJobGet, subjects.apiJobsList, subjects.apiNodesList, subjects.apiExplain] as const;
-
-/** The Nats-Msg-Id of a submission: job id plus a short hash of the canonical spec (DESIGN.md §2). */
-export function submissionMsgId(jobId: string, body: unknown): string {
-  return `${jobId}:${canonicalHash(body).slice(0, 12)}`;
-}
 
 /**
  * Serves the request/reply API from this replica's folded state (any replica answers; one per
@@ -110,7 +105,7 @@ export class ApiServer {
     }
     try {
       // forward the body as given: the leader validates it again at ingest, from the log's input
-      const ack = await publishInput(this.bus, subjects.submit, request, submissionMsgId(spec.value.id, request));
+      const ack = await publishInput(this.bus, subjects.submit, request, submitMsgId(spec.value.id, request));
       return { ok: true, jobId: spec.value.id, inputSeq: ack.seq, duplicate: ack.duplicate };
     } catch (err) {
       this.log.warn({ err }, 'submit could not reach MUSTER_IN');

@@ -3,7 +3,7 @@ export { startScheduler } from './startScheduler.ts';
 export type { SchedulerHandle } from './startScheduler.ts';
 export type { SchedulerOptions } from './config.ts';
 export type { Role } from './replica.ts';
-export { submissionMsgId, API_SUBJECTS } from './apiServer.ts';
+export { API_SUBJECTS } from './apiServer.ts';
 export type { ApiError, ApiReply } from './apiServer.ts';
 export { Replica } from './replica.ts';
 export { Ledger } from './ledger.ts';
