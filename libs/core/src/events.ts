@@ -1,5 +1,5 @@
 import type { Resources } from './resources.ts';
-import type { JobSpec, NodeSpec } from './contract/types.ts';
+import type { JobSpec, NodeSpec, PolicySpec } from './contract/types.ts';
 
 // The event catalogue: every fact muster records, one discriminated union (DESIGN.md §3).
 // Events are JSON-only data, past tense. `v` marks shapes that may change. The full reference,
@@ -20,7 +20,9 @@ export type AbortCategory =
   | 'placement-unsatisfiable'
   | 'node-lost'
   | 'timeout'
-  | 'cancelled';
+  | 'cancelled'
+  | 'reserved'
+  | 'runtime-limit';
 
 /** Why a gang was not (or is no longer) placed, with a count of hosts per host-level reason. */
 export interface AbortReason {
@@ -48,7 +50,7 @@ export interface Allocation {
 }
 
 /** Why an allocation was given back. */
-export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost';
+export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost' | 'runtime-limit';
 
 // ---- ingest: facts that came from outside (MUSTER_IN) or from the leader's own observation ----
 
@@ -238,6 +240,45 @@ export interface JobsRetired {
   jobIds: string[];
 }
 
+/**
+ * The scheduling policy changes (DESIGN.md §11): from an operator's `muster.in.policy` (with
+ * `inputSeq`; the fields given replace those in force), or written by the first leader of a new
+ * log (and the simulator) with the v1.1 defaults, in a fact transaction of its own. A log with no
+ * PolicySet decides under contract v1: no reservations, no runtime limits.
+ */
+export interface PolicySet {
+  type: 'PolicySet';
+  inputSeq?: number;
+  policy: PolicySpec;
+}
+
+/**
+ * Session: a blocked job is reserved (DESIGN.md §11): the earliest time `startAt` it is planned to
+ * fit from, and the hosts that placement would take. Written only when the job had no reservation
+ * or its start or hosts changed. Holds no debit.
+ */
+export interface GangReserved {
+  type: 'GangReserved';
+  jobId: string;
+  session: number;
+  at: number;
+  startAt: number;
+  hosts: string[];
+}
+
+/**
+ * Session, or ingest (cancel): a reserved job is no longer reserved: it stopped being one of the
+ * first `reserveDepth` blocked jobs (`displaced`), could not be planned to a finite start
+ * (`no-start`), the policy turned reservations off (`policy`), or it left the queue (`cancelled`,
+ * `timeout`). A commit ends a reservation without this event.
+ */
+export interface ReservationCleared {
+  type: 'ReservationCleared';
+  jobId: string;
+  session: number;
+  reason: 'displaced' | 'no-start' | 'policy' | 'cancelled' | 'timeout';
+}
+
 /** Leader, every N transactions: the hash of the canonical state after log sequence `seq`. */
 export interface Checkpoint {
   type: 'Checkpoint';
@@ -267,7 +308,10 @@ export type SchedulerEvent =
   | JobFinished
   | JobsRetired
   | AllocationReleased
-  | Checkpoint;
+  | Checkpoint
+  | PolicySet
+  | GangReserved
+  | ReservationCleared;
 
 /** The `type` tag of every event. */
 export type SchedulerEventType = SchedulerEvent['type'];

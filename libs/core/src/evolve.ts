@@ -17,7 +17,7 @@ import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
-import { unsatisfiableKey } from './contract/index.ts';
+import { DEFAULT_POLICY, unsatisfiableKey } from './contract/index.ts';
 import type { Identity, NodeSpec } from './contract/types.ts';
 
 // evolve: the one recipe that folds a fact into state, and the drivers that run it.
@@ -180,6 +180,26 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
     case 'Checkpoint':
       state.lastCheckpoint = w.created({ seq: event.seq, stateHash: event.stateHash });
       return;
+    case 'PolicySet':
+      if (event.inputSeq !== undefined) seenInput(state, event.inputSeq);
+      state.policy = w.created({ ...(state.policy ?? DEFAULT_POLICY), ...event.policy });
+      // every pending job may decide differently under another policy
+      state.freeEpoch = ++state.epoch;
+      return;
+    case 'GangReserved': {
+      const n = shardOf(event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
+      if (job === undefined || job.status !== 'pending') return;
+      writableJob(w, state, n, job).reservation = w.created({ startAt: event.startAt, hosts: event.hosts, session: event.session });
+      return;
+    }
+    case 'ReservationCleared': {
+      const n = shardOf(event.jobId);
+      const job = entry(state.jobs, n, event.jobId);
+      if (job?.reservation === undefined) return;
+      delete writableJob(w, state, n, job).reservation;
+      return;
+    }
     default: {
       // A type the catalogue does not know is a newer writer's fact: it changes nothing here.
       const _exhaustive: never = event;
@@ -441,6 +461,9 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
   const written = writableJob(w, state, n, job);
   written.status = 'running';
   written.session = event.session;
+  // a commit ends a reservation; the commit time is kept under a policy (runtime limits, planning)
+  if (job.reservation !== undefined) delete written.reservation;
+  if (state.policy !== undefined) written.committedAt = event.at;
   written.allocations = event.allocations;
   if (job.provisional.length > 0) written.provisional = w.created([]);
   written.pendReason = null;
@@ -462,7 +485,9 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
   const written = writableJob(w, state, n, job);
   written.pendReason = event.reason;
   if (event.final) {
-    written.status = event.reason.category === 'timeout' ? 'timedout' : 'cancelled';
+    written.status = event.reason.category === 'timeout' ? 'timedout' : event.reason.category === 'runtime-limit' ? 'runtime-limit' : 'cancelled';
+    if (job.reservation !== undefined) delete written.reservation;
+    if (job.committedAt !== undefined) delete written.committedAt;
     written.finishedAt = event.at;
     unpend(w, state, n, event.jobId);
     return;
@@ -472,6 +497,7 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
     written.allocations = w.created([]);
     written.members = w.created(job.members.map(() => null));
     written.session = null;
+    if (job.committedAt !== undefined) delete written.committedAt;
     return;
   }
   if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {

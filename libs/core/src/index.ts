@@ -8,7 +8,7 @@ export type { Resources } from './resources.ts';
 export { zeroResources, addResources, scaleResources, isZeroResources } from './resources.ts';
 export { SHARD_COUNT, shardOf, shardGet, shardEntriesSorted, shardSize } from './shard.ts';
 export type { Sharded } from './shard.ts';
-export type { State, NodeState, JobState, JobStatus, NodeStatus, MemberState, ProvisionalDebit, RetiredJob, Usage } from './state.ts';
+export type { State, NodeState, JobState, JobStatus, NodeStatus, MemberState, ProvisionalDebit, Reservation, RetiredJob, Usage } from './state.ts';
 export { isJobIdTaken, isRetired, retireProblem, retiredJob, retirement } from './retire.ts';
 export { STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';

@@ -3,7 +3,7 @@ import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
-import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec } from './contract/index.ts';
+import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec } from './contract/index.ts';
 import { canonicalJson } from './canonical.ts';
 
 /** One message read from MUSTER_IN. */
@@ -37,6 +37,11 @@ export function ingest(state: State, input: Input, at: number): SchedulerEvent[]
   if (!body.ok) return reject(body.error);
 
   switch (input.subject) {
+    case 'muster.in.policy': {
+      const policy = validatePolicySpec(body.value);
+      if (!policy.ok) return reject({ category: 'invalid', ...policy.error });
+      return [{ type: 'PolicySet', inputSeq, policy: policy.value }];
+    }
     case 'muster.in.cancel':
     case 'muster.in.close': {
       const jobId = jobIdBody(body.value);

@@ -61,6 +61,7 @@ export function cancelJob(state: State, job: JobState, at: number): SchedulerEve
   const reason: AbortReason = { category: 'cancelled', message: `job ${job.spec.id} was cancelled`, hosts: {} };
   return [
     ...releaseAll(job, 'cancelled'),
+    ...(job.reservation === undefined ? [] : [{ type: 'ReservationCleared' as const, jobId: job.spec.id, session: state.session, reason: 'cancelled' as const }]),
     { type: 'GangAborted', jobId: job.spec.id, session: state.session, at, final: true, reason },
   ];
 }

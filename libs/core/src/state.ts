@@ -4,7 +4,7 @@ import { zeroResources } from './resources.ts';
 import { emptyRecord } from './copyOnWrite.ts';
 import { emptySharded } from './shard.ts';
 import type { Sharded } from './shard.ts';
-import type { JobSpec, NodeSpec } from './contract/types.ts';
+import type { JobSpec, NodeSpec, Policy } from './contract/types.ts';
 import type { SelectAst } from './select/index.ts';
 
 /**
@@ -29,7 +29,7 @@ export interface NodeState {
 }
 
 /** Where a job is in its life. */
-export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'closed' | 'cancelled' | 'timedout';
+export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'closed' | 'cancelled' | 'timedout' | 'runtime-limit';
 
 /** One bound member of a running gang. */
 export interface MemberState {
@@ -48,6 +48,14 @@ export interface ProvisionalDebit {
   members: number[];
   resources: Resources;
   gpuIds: number[];
+}
+
+/** A pending job's reservation (GangReserved): when it is planned to start, and on which hosts. */
+export interface Reservation {
+  startAt: number;
+  hosts: string[];
+  /** The session that made or last moved it. */
+  session: number;
 }
 
 /** A job as the scheduler knows it. */
@@ -73,6 +81,13 @@ export interface JobState {
   /** The latest reason it is not placed (pending), or why it ended (cancelled, timed out). */
   pendReason: AbortReason | null;
   finishedAt: number | null;
+  /**
+   * Stamped time of the commit of the gang running now. Kept only under a policy (contract v1.1):
+   * a log without a PolicySet folds and hashes exactly as before.
+   */
+  committedAt?: number;
+  /** The reservation of a blocked pending job (absent: none). */
+  reservation?: Reservation;
 }
 
 /** A finished job the state no longer keeps in full (JobsRetired): its id, outcome and end. */
@@ -123,6 +138,11 @@ export interface State {
   /** Unsatisfiable cache: request key → reason category; cleared at every SessionStarted. */
   unsatisfiable: Record<string, AbortCategory>;
   lastCheckpoint: { seq: number; stateHash: string } | null;
+  /**
+   * The policy in force (DESIGN.md §11). Absent until the first PolicySet: such a log decides
+   * under contract v1 (no reservations, no runtime limits) and folds and hashes as it always did.
+   */
+  policy?: Policy;
 }
 
 /** The state before any event. */

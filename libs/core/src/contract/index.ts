@@ -1,6 +1,6 @@
 export type {
-  GpuDevice, Identity, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, RoleSpec,
-  SpecIssue, Validated,
+  GpuDevice, Identity, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
+  RoleSpec, SpecIssue, Validated,
 } from './types.ts';
 export {
   ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
@@ -8,6 +8,9 @@ export {
 } from './specLimits.ts';
 export { validateJobSpec } from './validateJobSpec.ts';
 export { validateNodeSpec } from './validateNodeSpec.ts';
+export { validatePolicySpec } from './validatePolicySpec.ts';
+export { DEFAULT_POLICY } from './defaultPolicy.ts';
+export { MAX_RESERVE_DEPTH, policySpecSchema } from './policySpecSchema.ts';
 export { parseJobSpecJson, parseNodeSpecJson } from './parseSpecJson.ts';
 export { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
 export type { JobSpecWire } from './jobSpecSchema.ts';
@@ -15,4 +18,4 @@ export { jobSpecSchema } from './jobSpecSchema.ts';
 export type { NodeSpecWire } from './nodeSpecSchema.ts';
 export { nodeSpecSchema } from './nodeSpecSchema.ts';
 export type { JsonSchema } from './specJsonSchemas.ts';
-export { jobSpecJsonSchema, nodeSpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';
+export { jobSpecJsonSchema, nodeSpecJsonSchema, policySpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';

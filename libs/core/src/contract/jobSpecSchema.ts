@@ -81,6 +81,8 @@ export const jobSpecSchema = z.strictObject({
     .meta({ description: 'Longest wait to be placed, in ms, from when the job last became pending.' }),
   runtimeMs: z.int().min(0).optional()
     .meta({ description: 'Hint for simulated agents: how long each member runs, in ms.' }),
+  runtimeLimitMs: z.int().min(1).optional()
+    .meta({ description: 'Longest the gang may run, in ms from its commit: the first session at or after that stops it (runtime-limit). Plans reservations too; absent: the policy assumes assumedRuntimeMs.' }),
 });
 
 /** The JobSpec wire shape after zod has filled in defaults, before the cross-field checks. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jobSpecSchema } from './jobSpecSchema.ts';
 import { nodeSpecSchema } from './nodeSpecSchema.ts';
+import { policySpecSchema } from './policySpecSchema.ts';
 import { MAX_GANG_SIZE } from './specLimits.ts';
 
 /** A JSON Schema document, as plain JSON data. */
@@ -50,10 +51,23 @@ export function nodeSpecJsonSchema(): JsonSchema {
   };
 }
 
+/** The published JSON Schema of the PolicySpec (schemas/policy-spec.schema.json). */
+export function policySpecJsonSchema(): JsonSchema {
+  const { $schema, ...body } = z.toJSONSchema(policySpecSchema, { io: 'input' });
+  return {
+    $schema,
+    $id: 'urn:muster:schema:policy-spec:v1.1',
+    title: 'muster PolicySpec',
+    description: 'A muster PolicySpec, contract v1.1 (DESIGN.md section 11). Publish on muster.in.policy (an operator\'s input); the fields given replace the ones in force.',
+    ...body,
+  };
+}
+
 /** Published schema files by repository path, in the exact text `npm run schemas` writes. */
 export function specSchemaFiles(): Record<string, string> {
   return {
     'schemas/job-spec.schema.json': `${JSON.stringify(jobSpecJsonSchema(), null, 2)}\n`,
     'schemas/node-spec.schema.json': `${JSON.stringify(nodeSpecJsonSchema(), null, 2)}\n`,
+    'schemas/policy-spec.schema.json': `${JSON.stringify(policySpecJsonSchema(), null, 2)}\n`,
   };
 }

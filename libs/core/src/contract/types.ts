@@ -54,6 +54,8 @@ export interface JobSpec {
   timeoutMs?: number;
   /** Hint for simulated agents: how long a member runs. */
   runtimeMs?: number;
+  /** Longest the gang may run from its commit; the first session at or after that stops it. Absent: no limit. */
+  runtimeLimitMs?: number;
 }
 
 /** One GPU device of a node. */
@@ -84,6 +86,17 @@ export interface SpecIssue {
   path: string;
   message: string;
 }
+
+/** A PolicySpec (DESIGN.md §11): the fields an operator sets; those it leaves out stay as they are. */
+export interface PolicySpec {
+  /** How many of the first blocked jobs of a session get a reservation (0: none). */
+  reserveDepth?: number;
+  /** How long a running gang without a limit is assumed to run, for planning. */
+  assumedRuntimeMs?: number;
+}
+
+/** The policy in force: every field set. */
+export type Policy = Required<PolicySpec>;
 
 /** The result of validating outside input: the normalised value, or the first issue found. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: SpecIssue };

@@ -33,6 +33,7 @@ export function validateJobSpec(input: unknown): Validated<JobSpec> {
     minInstances: wire.minInstances,
     ...(wire.timeoutMs === undefined ? {} : { timeoutMs: wire.timeoutMs }),
     ...(wire.runtimeMs === undefined ? {} : { runtimeMs: wire.runtimeMs }),
+    ...(wire.runtimeLimitMs === undefined ? {} : { runtimeLimitMs: wire.runtimeLimitMs }),
   };
   return { ok: true, value: spec };
 }

@@ -149,6 +149,13 @@ export class HostIndex {
   /** Tree nodes and leaves searches have opened (work counters for tests and the benchmark). */
   nodeVisits = 0;
   leafVisits = 0;
+  /**
+   * How the session's memo of infeasible demands is used: `on` reads and records it; `read` only
+   * reads it (capacity held back for reservations: less is free than the memo was learnt on, so
+   * what it says still holds, but what fails now says nothing about the cluster); `off` neither
+   * (a plan for a later time, when more is free than now).
+   */
+  memo: 'on' | 'read' | 'off' = 'on';
 
   /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
   constructor(sources: readonly HostSource[]) {
@@ -262,6 +269,21 @@ export class HostIndex {
     return undo;
   }
 
+  /** Gives resources and devices back to host `h` (the inverse of a `debit` of the same amounts, whatever happened between). */
+  credit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): void {
+    const c = this.classes[this.cls[h]!]!;
+    this.freeCpu[h] = this.freeCpu[h]! + cpu;
+    this.freeMem[h] = this.freeMem[h]! + mem;
+    if (c.slotLimited) this.freeSlots[h] = this.freeSlots[h]! + slots;
+    for (const g of gpuIndices) {
+      this.gpuFree[this.gpuBase[h]! + g] = 1;
+      this.domFree[this.domBase[h]! + c.gpuDom[g]!]!++;
+    }
+    this.freeGpu[h] = this.freeGpu[h]! + gpuIndices.length;
+    this.key[h] = this.hostKey(h, c);
+    updateLeaf(this, c, this.leaf[h]!);
+  }
+
   /** Restores a host to the values saved by `debit` (undo records are replayed last first). */
   restore(undo: IndexUndo): void {
     const h = undo.host;
@@ -324,6 +346,7 @@ export class HostIndex {
     const cap = c.spec.capacity;
     if (d.cpu > cap.cpu || d.memoryMb > cap.memoryMb || (c.slotLimited && d.slots > (cap.slots ?? 0))) return true;
     if (d.gpus > 0 && !devicesCanEverFit(c, d)) return true;
+    if (this.memo === 'off') return false;
     for (const f of c.negatives) if (dominates(d, f)) return true;
     return false;
   }
@@ -333,7 +356,7 @@ export class HostIndex {
    * because free capacity only shrinks within a session (commits debit, failed attempts restore).
    */
   recordInfeasible(c: HostClass, d: BucketDemand): void {
-    if (this.knownInfeasible(c, d)) return;
+    if (this.memo !== 'on' || this.knownInfeasible(c, d)) return;
     const kept = c.negatives.filter((f) => !dominates(f, d));
     if (kept.length >= NEGATIVE_MEMO) kept.shift();
     kept.push(d);

@@ -1,6 +1,7 @@
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { ShardLeaf } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
+import { nextLimit } from './runtimeLimits.ts';
 
 interface ShardDeadline {
   jobs: ShardLeaf<JobState> | null | undefined;
@@ -16,9 +17,12 @@ export function deadlineOf(job: JobState): number | null {
   return job.spec.timeoutMs === undefined ? null : job.pendingSince + job.spec.timeoutMs;
 }
 
-/** The earliest timeout among pending jobs, or null: when the leader must wake up to abort one. */
+/**
+ * The earliest time a session must run by itself, or null: a pending job's timeout or (under a
+ * policy) a running gang's runtime limit, when the leader must wake up to abort or stop one.
+ */
 export function nextDeadline(state: State): number | null {
-  let earliest: number | null = null;
+  let earliest: number | null = nextLimit(state);
   for (const [shard, pending] of shardLeaves(state.pending)) {
     const d = shardDeadline(pending, shardLeaf(state.jobs, shard));
     if (d !== null && (earliest === null || d < earliest)) earliest = d;
@@ -28,7 +32,7 @@ export function nextDeadline(state: State): number | null {
 
 /**
  * Whether a scheduling session could change anything: a fact that could change an outcome
- * arrived since the last session (state.epoch moved), or a pending job's timeout is due.
+ * arrived since the last session (state.epoch moved), or a timeout or runtime limit is due.
  * An idle cluster needs no session, so it writes nothing.
  */
 export function needsSession(state: State, at: number): boolean {

@@ -1,6 +1,7 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
-import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, SchedulerEvent } from '../events.ts';
+import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import { releaseAll } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang, allocatorCounters } from '../placement/allocateGang.ts';
 import type { AllocatorCounters } from '../placement/allocateGang.ts';
@@ -15,6 +16,8 @@ import { evalSelect } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { dueJobs, needsSession } from './deadlines.ts';
+import { ReservationPlanner } from './reservationPlanner.ts';
+import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
 import { JobQueue } from './jobQueue.ts';
 import type { QueuedJob } from './jobQueue.ts';
@@ -50,6 +53,12 @@ export interface SessionOptions {
 export interface SessionStats extends AllocatorCounters {
   /** Jobs whose deadline was due (aborted with final: true). */
   timedOut: number;
+  /** Running gangs stopped at their runtime limit. */
+  limitsStopped: number;
+  /** Blocked jobs given a reservation. */
+  reserved: number;
+  /** Attempts that would have fitted but for a reservation (category `reserved`). */
+  backfillRefused: number;
   /** Pending jobs tried this session. */
   attempted: number;
   /** Pending jobs not tried: nothing they could use changed since their last attempt. */
@@ -82,7 +91,7 @@ export interface SessionResult {
 
 function emptyStats(): SessionStats {
   return {
-    ...allocatorCounters(), timedOut: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    ...allocatorCounters(), timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
     failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }
@@ -118,6 +127,7 @@ class Session {
   private readonly partEvents: number;
   private index!: HostIndex;
   private counter!: HostCounter;
+  private planner: ReservationPlanner | null = null;
   // session-local: the unsatisfiable cache as this session has filled it, failures that wrote
   // nothing included; never part of the state, which stays exactly the fold of the log
   private readonly unsatisfiable = new Map<string, CacheEntry>();
@@ -152,12 +162,28 @@ class Session {
         message: `job ${job.spec.id} was not placed within ${job.spec.timeoutMs} ms of becoming pending at ${job.pendingSince}`,
         hosts: {},
       };
-      this.emit([{ type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
+      const cleared: SchedulerEvent[] = job.reservation === undefined ? [] : [{ type: 'ReservationCleared', jobId: job.spec.id, session: this.session, reason: 'timeout' }];
+      this.emit([...cleared, { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
     }
 
-    // 2. which pending jobs to try (Nomad's blocked evaluations): those pending since the last
-    // session, or all of them when capacity could have grown since (a release, a node joining)
-    const retryAll = base.freeEpoch > prevSessionEpoch;
+    // 2. runtime limits (contract v1.1): a gang past its limit is stopped, whole, and leaves the
+    // queue; what it held is free for this session
+    for (const job of dueLimits(base, this.at)) {
+      this.stats.limitsStopped++;
+      const reason: AbortReason = {
+        category: 'runtime-limit',
+        message: `job ${job.spec.id} ran for its runtime limit of ${job.spec.runtimeLimitMs} ms from ${job.committedAt}`,
+        hosts: {},
+      };
+      this.emit([...releaseAll(job, 'runtime-limit'), { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
+    }
+
+    // 3. which pending jobs to try (Nomad's blocked evaluations): those pending since the last
+    // session, or all of them when capacity could have grown since (a release, a node joining, a
+    // runtime limit just now, a new policy); under a policy also every reserved job and every job
+    // held back by a reservation, since the reservations of this session are planned anew
+    const retryAll = this.draft.freeEpoch > prevSessionEpoch;
+    const policy = base.policy;
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's
     const records = new Map<string, JobState>();
@@ -166,7 +192,8 @@ class Session {
       for (const id of pending) {
         const job = leafGet(jobs, id);
         if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
-        if (!retryAll && job.pendingEpoch <= prevSessionEpoch) {
+        const planned = policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved');
+        if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
           this.stats.notRetried++;
           continue;
         }
@@ -176,14 +203,17 @@ class Session {
     }
     if (queued.length > 0) {
       const cache = this.options.hosts ?? new HostIndexCache();
-      const hosts = sessionIndex(base, cache);
+      // the index is of the state as it is now: runtime limits may have freed hosts
+      const hosts = sessionIndex(this.draft, cache);
       const { index, offline } = hosts;
       this.index = index;
       this.counter = new HostCounter(index, offline);
+      this.planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, this.draft, policy, this.at, this.stats);
       const queue = new JobQueue(queued, (kind, name) => this.shareOf(kind, name));
       try {
         for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
       } finally {
+        this.planner?.lift();
         this.stats.nodeVisits = index.nodeVisits;
         this.stats.leafVisits = index.leafVisits;
         releaseSessionIndex(hosts, cache);
@@ -220,24 +250,72 @@ class Session {
         cached: true,
       };
       const wrote = this.pend(job, reason.category, () => reason);
+      // a job pended from the cache gets no reservation (DESIGN.md §11)
+      this.clearReservation(job, this.planner === null ? 'policy' : 'displaced');
       this.report(id, shape.size, 'cached', wrote);
       return;
     }
     const classes = this.classesFor(job);
     if (classes.length > 0) stats.allocatorRuns++;
+    const planner = this.planner;
+    const runtime = planner === null ? 0 : plannedRuntime(job, this.base.policy!);
+    // backfill: placed now only where it delays no reservation made earlier in this session
+    const protectedRun = planner !== null && classes.length > 0 && planner.protect(this.at + runtime);
     const stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
     if (stmt !== null) {
+      planner?.committed(id, stmt.held, this.at + runtime);
       this.commit(job, shape, stmt);
       this.report(id, shape.size, 'committed', true);
       return;
     }
     stats.failed++;
+    planner?.lift();
+    if (protectedRun) {
+      const free = allocateGang(this.index, id, shape, classes, stats);
+      if (free !== null) {
+        // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
+        const delayed = planner!.delayed(this.at + runtime, free.held.map((d) => d.host))!;
+        free.discard();
+        stats.backfillRefused++;
+        const reason: AbortReason = {
+          category: 'reserved',
+          message: `would delay job ${delayed.jobId}, reserved to start at ${delayed.startAt} on ${delayed.hosts.join(', ')}; it fits now only until then (expected to run ${runtime === Number.POSITIVE_INFINITY ? 'until closed' : `${runtime} ms`})`,
+          hosts: {},
+        };
+        const wrote = this.pend(job, 'reserved', () => reason);
+        this.clearReservation(job, 'displaced');
+        this.report(id, shape.size, 'failed', wrote);
+        return;
+      }
+    }
     const category: AbortCategory = classes.length === 0
       ? 'no-matching-hosts'
       : this.fitsEmpty(job, shape, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
     this.unsatisfiable.set(cacheKey, { category, jobId: id });
     const wrote = this.pend(job, category, () => this.reasonFor(job, shape, classes, category));
+    if (category === 'insufficient-resources' && planner !== null && planner.room > 0) this.reserve(job, shape, classes, runtime);
+    else this.clearReservation(job, planner === null ? 'policy' : 'displaced');
     this.report(id, shape.size, 'failed', wrote);
+  }
+
+  /** Plans a blocked job's reservation: written when new, moved or on other hosts; cleared when it has no finite start. */
+  private reserve(job: JobState, shape: GangShape, classes: readonly HostClass[], runtime: number): void {
+    const planned = this.planner!.plan(job.spec.id, shape, classes, runtime);
+    if (planned === null) {
+      this.clearReservation(job, 'no-start');
+      return;
+    }
+    this.planner!.add(planned);
+    this.stats.reserved++;
+    const was = job.reservation;
+    if (was !== undefined && was.startAt === planned.startAt && was.hosts.length === planned.hosts.length && was.hosts.every((h, i) => h === planned.hosts[i])) return;
+    this.emit([{ type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts: planned.hosts }]);
+  }
+
+  /** Ends a job's reservation, if it has one. */
+  private clearReservation(job: JobState, reason: ReservationCleared['reason']): void {
+    if (job.reservation === undefined) return;
+    this.emit([{ type: 'ReservationCleared', jobId: job.spec.id, session: this.session, reason }]);
   }
 
   // A failed attempt writes nothing when it ends as the job's recorded pend reason (log growth

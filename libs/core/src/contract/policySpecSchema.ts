@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** Most reservations one session may make. */
+export const MAX_RESERVE_DEPTH = 1024;
+
+/**
+ * The PolicySpec an operator publishes on `muster.in.policy` (DESIGN.md §11): every field optional;
+ * the fields it names replace the ones in force, the rest stay.
+ */
+export const policySpecSchema = z.strictObject({
+  reserveDepth: z.int().min(0).max(MAX_RESERVE_DEPTH).optional()
+    .meta({ description: 'How many of the first blocked jobs in a session get a reservation (EASY backfill: 1; 0 turns reservations off).' }),
+  assumedRuntimeMs: z.int().min(1).optional()
+    .meta({ description: 'How long a running gang without a runtimeLimitMs is assumed to run, for planning, in ms.' }),
+}).meta({ description: 'Scheduling policy: the fields given replace the ones in force.' });
+
+/** The PolicySpec wire shape. */
+export type PolicySpecWire = z.output<typeof policySpecSchema>;

@@ -1,0 +1,361 @@
+import type { Policy } from '../contract/types.ts';
+import { memberResources } from '../lifecycle.ts';
+import { allocateGang } from '../placement/allocateGang.ts';
+import type { AllocatorCounters } from '../placement/allocateGang.ts';
+import type { GangShape } from '../placement/gangShape.ts';
+import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
+import type { LiveDebit } from '../placement/statement.ts';
+import { shardLeaves } from '../shard.ts';
+import type { JobState, State } from '../state.ts';
+import { expectedEnd } from './runtimeLimits.ts';
+
+// Reservations and backfill (DESIGN.md §11), planned on the session's own host index:
+//
+// - A plan for a later time `t` credits the index with what every running gang expected to end
+//   by `t` holds, holds what every earlier reservation of this session needs if its window meets
+//   the job's window [t, t + runtime), runs the same allocator (same plans, same host order), and
+//   then takes every change back exactly. Candidate times are the expected ends of running gangs
+//   and of earlier reservations, in order, from the first at which the free totals of the hosts
+//   the job may use could hold it. A reservation's holds are applied for its whole window even
+//   when it starts inside the job's: a little conservative, never an overbooking.
+// - Backfill: a job is placed now only if it delays no reservation made earlier in the session.
+//   A reservation starting before the job is expected to end (now + its runtime) allows it, on
+//   each of the reservation's hosts, only what the reservation's plan left free there at its
+//   start (its allowance), and never the devices the plan took. The index is held back by the
+//   difference while such jobs are tried, so the allocator skips what would delay a reservation;
+//   each commit there spends the allowances it used.
+
+/** Resources and devices of one gang or plan on one host of the index. */
+interface HostUse {
+  host: number;
+  cpu: number;
+  mem: number;
+  slots: number;
+  /** Device indices within the host's class. */
+  gpus: number[];
+}
+
+/** A running gang (or one committed this session) as planning sees it: when it ends, what it holds. */
+interface Running {
+  end: number;
+  jobId: string;
+  uses: HostUse[];
+}
+
+/** A reservation made in this session. */
+export interface PlannedReservation {
+  jobId: string;
+  startAt: number;
+  /** When its planned runtime ends (Infinity: never, for planning). */
+  endAt: number;
+  /** Node ids of the hosts its plan takes, sorted. */
+  hosts: string[];
+  /** What its plan takes on each host. */
+  needs: HostUse[];
+  /** What its plan leaves free at its start, by host: what jobs running past its start may still take there. */
+  allowance: Map<number, { cpu: number; mem: number; slots: number }>;
+}
+
+/** A host held back for backfill: what was taken off it (given back when the hold is lifted). */
+interface Held {
+  host: number;
+  cpu: number;
+  mem: number;
+  slots: number;
+  gpus: number[];
+}
+
+/** Plans reservations for a session and holds hosts back for backfill; every change to the index is taken back by `lift`. */
+export class ReservationPlanner {
+  /** Reservations made so far in this session, in the session's order. */
+  readonly reservations: PlannedReservation[] = [];
+  private running: Running[] | null = null;
+  private held: Held[] = [];
+  // the reservations the current hold protects: those that start before this end (-1: no hold)
+  private heldFor = -1;
+
+  constructor(
+    private readonly index: HostIndex,
+    private readonly state: State,
+    private readonly policy: Policy,
+    private readonly at: number,
+    private readonly counters: AllocatorCounters,
+  ) {}
+
+  /** How many reservations the session may still make. */
+  get room(): number {
+    return this.policy.reserveDepth - this.reservations.length;
+  }
+
+  /**
+   * The earliest start of a job that does not fit now, with the hosts its plan takes, or null when
+   * no finite start exists (it waits on gangs that never end, or on reservations that never do).
+   */
+  plan(jobId: string, shape: GangShape, classes: readonly HostClass[], runtime: number): PlannedReservation | null {
+    this.lift();
+    const index = this.index;
+    const running = this.runningGangs();
+    const saved = index.memo;
+    index.memo = 'off';
+    const credited: HostUse[] = [];
+    try {
+      const times = this.candidateTimes(running, shape, classes);
+      let next = 0;
+      for (const t of times) {
+        while (next < running.length && running[next]!.end <= t) {
+          for (const use of running[next]!.uses) {
+            index.credit(use.host, use.cpu, use.mem, use.slots, use.gpus);
+            credited.push(use);
+          }
+          next++;
+        }
+        const holds = this.holdReservations(t, t + runtime);
+        const stmt = allocateGang(index, jobId, shape, classes, this.counters);
+        let planned: PlannedReservation | null = null;
+        if (stmt !== null) {
+          planned = this.reservationOf(jobId, t, t + runtime, stmt.held);
+          stmt.discard();
+        }
+        for (let i = holds.length - 1; i >= 0; i--) {
+          const h = holds[i]!;
+          index.credit(h.host, h.cpu, h.mem, h.slots, h.gpus);
+        }
+        if (planned !== null) return planned;
+      }
+      return null;
+    } finally {
+      for (let i = credited.length - 1; i >= 0; i--) {
+        const use = credited[i]!;
+        index.debit(use.host, use.cpu, use.mem, use.slots, use.gpus);
+      }
+      index.memo = saved;
+    }
+  }
+
+  /** Records a reservation of this session: later jobs are placed only where they do not delay it. */
+  add(reservation: PlannedReservation): void {
+    this.lift();
+    this.reservations.push(reservation);
+  }
+
+  /**
+   * Holds the index back so that a job expected to end at `end` is placed only where it delays no
+   * reservation starting before then; true when any reservation is protected (then a failure says
+   * only that the job would delay one, and the memo of failures is not fed).
+   */
+  protect(end: number): boolean {
+    const relevant = this.reservations.filter((r) => r.startAt < end);
+    const key = relevant.length;
+    if (key === 0) {
+      this.lift();
+      return false;
+    }
+    // reservations are protected by start: the jobs that end after the same starts share one hold
+    if (this.heldFor === key) return true;
+    this.lift();
+    const index = this.index;
+    const caps = new Map<number, { cpu: number; mem: number; slots: number; gpus: Set<number> }>();
+    for (const r of relevant) {
+      for (const need of r.needs) {
+        const a = r.allowance.get(need.host)!;
+        const cap = caps.get(need.host);
+        if (cap === undefined) caps.set(need.host, { cpu: a.cpu, mem: a.mem, slots: a.slots, gpus: new Set(need.gpus) });
+        else {
+          cap.cpu = Math.min(cap.cpu, a.cpu);
+          cap.mem = Math.min(cap.mem, a.mem);
+          cap.slots = Math.min(cap.slots, a.slots);
+          for (const g of need.gpus) cap.gpus.add(g);
+        }
+      }
+    }
+    for (const [h, cap] of [...caps.entries()].sort((a, b) => a[0] - b[0])) {
+      const c = index.classes[index.cls[h]!]!;
+      const held: Held = {
+        host: h,
+        cpu: Math.max(0, index.freeCpu[h]! - Math.max(0, cap.cpu)),
+        mem: Math.max(0, index.freeMem[h]! - Math.max(0, cap.mem)),
+        slots: c.slotLimited ? Math.max(0, index.freeSlots[h]! - Math.max(0, cap.slots)) : 0,
+        gpus: [...cap.gpus].filter((g) => index.gpuFree[index.gpuBase[h]! + g] === 1).sort((a, b) => a - b),
+      };
+      index.debit(h, held.cpu, held.mem, held.slots, held.gpus);
+      this.held.push(held);
+    }
+    this.heldFor = key;
+    index.memo = 'read';
+    return true;
+  }
+
+  /** Gives back what `protect` held, so the index shows what is free now. */
+  lift(): void {
+    const index = this.index;
+    for (let i = this.held.length - 1; i >= 0; i--) {
+      const h = this.held[i]!;
+      index.credit(h.host, h.cpu, h.mem, h.slots, h.gpus);
+    }
+    this.held = [];
+    this.heldFor = -1;
+    index.memo = 'on';
+  }
+
+  /** A gang committed this session, expected to end at `end`: it runs in later plans, and spends the allowances of the reservations it runs past. */
+  committed(jobId: string, debits: readonly LiveDebit[], end: number): void {
+    const uses = debits.map((d) => useOf(this.index, d));
+    if (this.running !== null) insertByEnd(this.running, { end, jobId, uses });
+    for (const r of this.reservations) {
+      if (r.startAt >= end) continue;
+      for (const use of uses) {
+        const a = r.allowance.get(use.host);
+        if (a === undefined) continue;
+        a.cpu -= use.cpu;
+        a.mem -= use.mem;
+        a.slots -= use.slots;
+      }
+    }
+  }
+
+  /** The reservation a placement on `hosts` of a job ending at `end` would delay: the first it meets, else the first it runs past. */
+  delayed(end: number, hosts: readonly number[]): PlannedReservation | null {
+    const relevant = this.reservations.filter((r) => r.startAt < end);
+    return relevant.find((r) => r.needs.some((n) => hosts.includes(n.host))) ?? relevant[0] ?? null;
+  }
+
+  // The expected ends at which a plan is worth trying, in order: from the first at which the free
+  // totals of the job's hosts could hold it (nothing fits before), every end of a running gang or
+  // of an earlier reservation.
+  private candidateTimes(running: readonly Running[], shape: GangShape, classes: readonly HostClass[]): number[] {
+    const index = this.index;
+    const eligible = new Set<number>();
+    for (const c of classes) for (const h of c.hosts) eligible.add(h);
+    const need = { cpu: 0, mem: 0, slots: shape.size, gpus: 0 };
+    for (const role of shape.roles) {
+      need.cpu += role.resources.cpu * role.count;
+      need.mem += role.resources.memoryMb * role.count;
+      need.gpus += role.resources.gpus * role.count;
+    }
+    const free = { cpu: 0, mem: 0, slots: 0, gpus: 0 };
+    for (const h of eligible) {
+      free.cpu += index.freeCpu[h]!;
+      free.mem += index.freeMem[h]!;
+      free.slots += index.freeSlots[h]!;
+      free.gpus += index.freeGpu[h]!;
+    }
+    const enough = (): boolean => free.cpu >= need.cpu && free.mem >= need.mem && free.slots >= need.slots && free.gpus >= need.gpus;
+    let from = this.at;
+    for (const g of running) {
+      // a gang that never ends (kept warm without a limit) frees nothing to plan on
+      if (enough() || !Number.isFinite(g.end)) break;
+      from = g.end;
+      for (const use of g.uses) {
+        if (!eligible.has(use.host)) continue;
+        free.cpu += use.cpu;
+        free.mem += use.mem;
+        free.slots += use.slots;
+        free.gpus += use.gpus.length;
+      }
+    }
+    if (!enough()) return [];
+    const times = new Set<number>([from]);
+    for (const g of running) if (g.end > from && Number.isFinite(g.end)) times.add(g.end);
+    for (const r of this.reservations) if (r.endAt > from && Number.isFinite(r.endAt)) times.add(r.endAt);
+    return [...times].sort((a, b) => a - b);
+  }
+
+  /** Debits what every reservation whose window meets [from, to) needs (devices only where free now); returns the holds to give back. */
+  private holdReservations(from: number, to: number): Held[] {
+    const index = this.index;
+    const holds: Held[] = [];
+    for (const r of this.reservations) {
+      if (r.startAt >= to || r.endAt <= from) continue;
+      for (const need of r.needs) {
+        const gpus = need.gpus.filter((g) => index.gpuFree[index.gpuBase[need.host]! + g] === 1);
+        const c = index.classes[index.cls[need.host]!]!;
+        const held: Held = { host: need.host, cpu: need.cpu, mem: need.mem, slots: c.slotLimited ? need.slots : 0, gpus };
+        index.debit(held.host, held.cpu, held.mem, held.slots, held.gpus);
+        holds.push(held);
+      }
+    }
+    return holds;
+  }
+
+  private reservationOf(jobId: string, startAt: number, endAt: number, debits: readonly LiveDebit[]): PlannedReservation {
+    const index = this.index;
+    const byHost = new Map<number, HostUse>();
+    for (const d of debits) {
+      const use = useOf(index, d);
+      const known = byHost.get(use.host);
+      if (known === undefined) byHost.set(use.host, use);
+      else {
+        known.cpu += use.cpu;
+        known.mem += use.mem;
+        known.slots += use.slots;
+        known.gpus.push(...use.gpus);
+      }
+    }
+    const needs = [...byHost.values()].sort((a, b) => a.host - b.host);
+    // the statement still holds its debits: what is free on each host now is what it leaves at its start
+    const allowance = new Map<number, { cpu: number; mem: number; slots: number }>();
+    for (const n of needs) allowance.set(n.host, { cpu: index.freeCpu[n.host]!, mem: index.freeMem[n.host]!, slots: index.freeSlots[n.host]! });
+    const hosts = needs.map((n) => index.ids[n.host]!).sort();
+    return { jobId, startAt, endAt, hosts, needs, allowance };
+  }
+
+  /** Every running gang of the state on an up host, by expected end (ties by job id). */
+  private runningGangs(): Running[] {
+    if (this.running !== null) return this.running;
+    const index = this.index;
+    const hostOf = new Map<string, number>();
+    index.ids.forEach((id, h) => hostOf.set(id, h));
+    const out: Running[] = [];
+    for (const [, leaf] of shardLeaves(this.state.jobs)) {
+      for (const job of leaf) {
+        if (job.status !== 'running') continue;
+        const uses = heldUses(index, hostOf, job);
+        if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId: job.spec.id, uses });
+      }
+    }
+    out.sort(byEnd);
+    this.running = out;
+    return out;
+  }
+}
+
+/** What a debit of the statement takes, as a host use. */
+function useOf(index: HostIndex, d: LiveDebit): HostUse {
+  const r = d.event.resources;
+  return { host: d.host, cpu: r.cpu, mem: r.memoryMb, slots: r.slots, gpus: [...d.undo.gpuIndices] };
+}
+
+/** What a running job's members that still hold resources take, per host of the index. */
+function heldUses(index: HostIndex, hostOf: ReadonlyMap<string, number>, job: JobState): HostUse[] {
+  const byHost = new Map<number, HostUse>();
+  job.members.forEach((m) => {
+    if (m === null || m.released) return;
+    const h = hostOf.get(m.node);
+    if (h === undefined) return;
+    const r = memberResources(job, m.role);
+    const c = index.classes[index.cls[h]!]!;
+    let use = byHost.get(h);
+    if (use === undefined) {
+      use = { host: h, cpu: 0, mem: 0, slots: 0, gpus: [] };
+      byHost.set(h, use);
+    }
+    use.cpu += r.cpu;
+    use.mem += r.memoryMb;
+    use.slots += r.slots;
+    for (const id of m.gpuIds) {
+      const g = c.gpuIds.indexOf(id);
+      if (g >= 0) use.gpus.push(g);
+    }
+  });
+  return [...byHost.values()].sort((a, b) => a.host - b.host);
+}
+
+function byEnd(a: Running, b: Running): number {
+  return a.end - b.end || (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0);
+}
+
+function insertByEnd(list: Running[], item: Running): void {
+  let i = list.length;
+  while (i > 0 && byEnd(list[i - 1]!, item) > 0) i--;
+  list.splice(i, 0, item);
+}
