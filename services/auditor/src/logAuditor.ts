@@ -381,7 +381,8 @@ export class LogAuditor {
   }
 
   // A fact transaction holds heartbeat losses (each re-derived by the turn on the state the
-  // events before it left) and retirements (the leader's to time, checked by the retirement rules).
+  // events before it left), retirements (the leader's to time, checked by the retirement rules)
+  // and a new log's policy defaults (re-derived by the turn's start).
   private fact(seq: number, tx: Transaction): void {
     const events = tx.events;
     let state = this.opened(seq, tx);
@@ -390,6 +391,13 @@ export class LogAuditor {
       const first = events[i]!;
       if (first.type === 'JobsRetired') {
         this.retired(seq, tx, state, first);
+        state = fold(state, [first]);
+        i++;
+        continue;
+      }
+      if (first.type === 'PolicySet' && first.inputSeq === undefined) {
+        // only a new log's start writes a policy of its own: the v1.1 defaults
+        this.compare(seq, tx, this.rederive(state, tx, [{ start: true }]).flat(), i, i + 1);
         state = fold(state, [first]);
         i++;
         continue;

@@ -81,7 +81,8 @@ export class LeaderTerm {
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
-    const elected = await this.pipeline.send(this.turn([{ elect: true }]));
+    // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
+    const elected = await this.pipeline.send(this.turn([{ elect: true }, { start: true }]));
     if (!elected) return this.end();
     this.log.child({ component: 'append' }).info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();

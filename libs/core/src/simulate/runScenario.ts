@@ -13,7 +13,7 @@ import type { Scenario, Step } from './scenario.ts';
 const SIMULATOR = 'simulator';
 
 /** Events `muster simulate` prints, one JSON object a line. */
-const PRINTED = new Set(['GangCommitted', 'GangAborted', 'JobRejected', 'InputRejected']);
+const PRINTED = new Set(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared']);
 
 /**
  * Runs a scenario's text through the same ingest and session code the leader uses, with no NATS:
@@ -35,6 +35,9 @@ export function runScenario(scenario: Scenario): ScenarioRun {
     if (!valid.ok) return { ok: false, error: `nodes.${i}${valid.error.path === '' ? '' : `.${valid.error.path}`}: ${valid.error.message}` };
   }
   const sim = new Simulation();
+  // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
+  sim.start();
+  if (scenario.policy !== undefined) sim.input('muster.in.policy', scenario.policy);
   for (const node of scenario.nodes) sim.input(`muster.in.node.${(node as { id: string }).id}.register`, node);
   for (const step of scenario.steps) sim.step(step);
   return { ok: true, lines: [...sim.lines, sim.summary()], transactions: sim.transactions };
@@ -49,10 +52,16 @@ class Simulation {
   private prev: string | null = null;
   private inputSeq = 0;
   private now = 0;
-  private counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, transactions: 0, events: 0 };
+  private counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, reserved: 0, transactions: 0, events: 0 };
+
+  /** What a new log's first leader writes: the v1.1 defaults. */
+  start(): void {
+    this.turn([{ start: true }]);
+  }
 
   step(step: Step): void {
     if ('submit' in step) this.input('muster.in.submit', step.submit);
+    else if ('policy' in step) this.input('muster.in.policy', step.policy);
     else if ('schedule' in step) this.schedule();
     else if ('complete' in step) this.complete(step.complete.jobId);
     else if ('done' in step) this.done(step.done.jobId, step.done.member, step.done.ok ?? true);
@@ -106,7 +115,8 @@ class Simulation {
         if (!PRINTED.has(event.type)) continue;
         if (event.type === 'GangCommitted') this.counts.committed++;
         else if (event.type === 'GangAborted') this.counts.aborted++;
-        else this.counts.rejected++;
+        else if (event.type === 'GangReserved') this.counts.reserved++;
+        else if (event.type !== 'ReservationCleared') this.counts.rejected++;
         this.lines.push(JSON.stringify(event));
       }
     }

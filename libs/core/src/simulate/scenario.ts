@@ -8,6 +8,7 @@ const jobRef = z.strictObject({ jobId: z.string() });
 
 const stepBodies = {
   submit: z.unknown(),
+  policy: z.unknown(),
   schedule: z.strictObject({}),
   complete: jobRef,
   done: z.strictObject({ jobId: z.string(), member: z.number().int().min(0), ok: z.boolean().optional() }),
@@ -21,6 +22,7 @@ const stepBodies = {
 /** One step of a scenario: exactly one of the known keys. */
 export type Step =
   | { submit: unknown }
+  | { policy: unknown }
   | { schedule: Record<string, never> }
   | { complete: { jobId: string } }
   | { done: { jobId: string; member: number; ok?: boolean | undefined } }
@@ -30,9 +32,10 @@ export type Step =
   | { nodeLost: { nodeId: string } }
   | { advanceMs: number };
 
-/** A whole scenario: the initial nodes and the steps. */
+/** A whole scenario: the initial nodes, a policy (validated as the operator's input it is), and the steps. */
 export interface Scenario {
   nodes: unknown[];
+  policy?: unknown;
   steps: Step[];
 }
 
@@ -50,7 +53,7 @@ export function parseScenario(text: string): { ok: true; scenario: Scenario } | 
     return { ok: false, error: 'scenario must be an object {"nodes": [...], "steps": [...]}' };
   }
   const record = raw as Record<string, unknown>;
-  const extra = Object.keys(record).find((k) => k !== 'nodes' && k !== 'steps');
+  const extra = Object.keys(record).find((k) => k !== 'nodes' && k !== 'steps' && k !== 'policy');
   if (extra !== undefined) return { ok: false, error: `scenario: unknown field ${extra}` };
   const nodes = record.nodes ?? [];
   if (!Array.isArray(nodes)) return { ok: false, error: 'scenario: nodes must be an array' };
@@ -72,5 +75,5 @@ export function parseScenario(text: string): { ok: true; scenario: Scenario } | 
     }
     steps.push({ [key]: parsed.data } as Step);
   }
-  return { ok: true, scenario: { nodes, steps } };
+  return { ok: true, scenario: { nodes, steps, ...(record.policy === undefined ? {} : { policy: record.policy }) } };
 }

@@ -17,7 +17,13 @@ export type Step =
   | { kind: 'schedule'; at?: number }
   | { kind: 'complete'; jobId: string; ok?: boolean }
   | { kind: 'advance'; ms: number }
-  | { kind: 'retire'; retainMs: number };
+  | { kind: 'retire'; retainMs: number }
+  | { kind: 'policy'; spec: Record<string, unknown> };
+
+/** An operator sets the policy (the fields given replace the ones in force). */
+export function policy(spec: Record<string, unknown>): Step {
+  return { kind: 'policy', spec };
+}
 
 /** Registers a node (body from `node()`). */
 export function register(body: Record<string, unknown>): Step {
@@ -77,7 +83,11 @@ export function retire(retainMs: number): Step {
 /** The leader name the harness's transactions carry (the simulator's, so that both write the same bytes). */
 const HARNESS_LEADER = 'simulator';
 
-/** A cluster driven the way the leader drives the core: every step a turn of the core, one input a turn. */
+/**
+ * A cluster driven the way the leader drives the core: every step a turn of the core, one input a
+ * turn. It starts as a new log does, under the v1.1 policy defaults, unless `v1` asks for a log
+ * written before contract v1.1 (no policy: no reservations, no runtime limits).
+ */
 export class Cluster {
   state: State = initialState();
   at = 0;
@@ -91,6 +101,10 @@ export class Cluster {
   readonly transactions: TurnTransaction[] = [];
   /** Stats of the last session. */
   lastStats: SessionStats | null = null;
+
+  constructor(options: { v1?: boolean } = {}) {
+    if (options.v1 !== true) this.turn([{ start: true }]);
+  }
 
   /** Runs one step; returns the events of each transaction it wrote. */
   run(step: Step): SchedulerEvent[][] {
@@ -115,6 +129,8 @@ export class Cluster {
         return [];
       case 'retire':
         return this.turn([{ retire: { retainMs: step.retainMs, limit: 1000 } }]);
+      case 'policy':
+        return this.run({ kind: 'input', subject: 'muster.in.policy', body: step.spec });
     }
   }
 

@@ -11,6 +11,7 @@ import { retirement } from '../retire.ts';
 import { runSession } from '../session/runSession.ts';
 import type { AttemptInfo, SessionStats } from '../session/runSession.ts';
 import type { State } from '../state.ts';
+import { DEFAULT_POLICY } from '../contract/defaultPolicy.ts';
 import type { TurnContext } from './turnContext.ts';
 
 // The turn (DESIGN.md §1, "One turn, written once"): what a leader does with a batch of inputs,
@@ -27,6 +28,11 @@ export const MAX_INGEST_TX_BYTES = 400_000;
 export type TurnCommand =
   /** A new leader's `LeaderElected`, for the stamp's term and leader (an election transaction). */
   | { elect: true }
+  /**
+   * A new log's start: when the log holds nothing but elections, the v1.1 defaults as a `PolicySet`
+   * (a fact transaction), so that a new log decides under contract v1.1; otherwise nothing.
+   */
+  | { start: true }
   /** Inputs read from MUSTER_IN, in sequence order: ingest transactions, split by size. */
   | { inputs: readonly Input[] }
   /** Nodes the leader found silent for too long: one fact transaction of `NodeLost`s and their consequences. */
@@ -148,6 +154,8 @@ function plan(root: State, w: Writer, command: TurnCommand, at: number, stamp: T
   };
   if ('elect' in command) {
     add(open('election'), [{ type: 'LeaderElected', term: stamp.term, leader: stamp.leader }]);
+  } else if ('start' in command) {
+    if (isNewLog(root)) add(open('fact'), [{ type: 'PolicySet', policy: { ...DEFAULT_POLICY } }]);
   } else if ('inputs' in command) {
     let tx: Planned | null = null;
     let bytes = 0;
@@ -179,6 +187,11 @@ function plan(root: State, w: Writer, command: TurnCommand, at: number, stamp: T
   } else if ('mark' in command) {
     open('checkpoint');
   }
+}
+
+/** Whether a log holds nothing but elections (no input ingested, no session, no policy): a new log, whose start writes the v1.1 defaults. */
+export function isNewLog(state: State): boolean {
+  return state.policy === undefined && state.lastInputSeq === 0 && state.session === 0 && state.lastCheckpoint === null && state.nextSubmitIndex === 0;
 }
 
 /** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
