@@ -1,4 +1,4 @@
-import { canonicalBytes } from '@muster/core';
+import { ByteScratch, canonicalBytes } from '@muster/core';
 import type { Bus } from './bus.ts';
 import { isTimeout } from './isWrongLastSequence.ts';
 import { jetStreamPublisher } from './jetStreamPublisher.ts';
@@ -21,6 +21,9 @@ export type PublishDecisionsResult =
   | { ok: true; acks: StreamAck[] }
   | { ok: false; code: 'timeout' | 'error'; failed: number[]; cause: unknown };
 
+// the decisions of every round are serialised one after another into one reused buffer (each copied out)
+const scratch = new ByteScratch();
+
 /** Publishes decisions pipelined, each with its msg id and a `Muster-Log-Seq` header, and awaits every ack. */
 export async function publishDecisions(
   bus: Bus,
@@ -30,7 +33,7 @@ export async function publishDecisions(
   const publisher = jetStreamPublisher(bus);
   const settled = await Promise.allSettled(
     msgs.map((m) =>
-      publisher.publish(m.subject, canonicalBytes(m.payload), {
+      publisher.publish(m.subject, canonicalBytes(m.payload, undefined, scratch), {
         msgId: m.msgId,
         headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
         ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),

@@ -12,9 +12,13 @@ export function canonicalJson(value: unknown): string {
   return DECODER.decode(written(value));
 }
 
-/** The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take); with a cache, from its chunks. */
-export function canonicalBytes(value: unknown, cache?: CanonicalCache): Uint8Array {
-  if (cache === undefined) return written(value).slice();
+/**
+ * The UTF-8 bytes of `canonicalJson(value)`, written directly (what hashes and log payloads take);
+ * with a cache, from its chunks; without one, written in `scratch` when given (a caller that writes
+ * often keeps one), else in a buffer of its own.
+ */
+export function canonicalBytes(value: unknown, cache?: CanonicalCache, scratch?: ByteScratch): Uint8Array {
+  if (cache === undefined) return written(value, scratch).slice();
   const parts = [...canonicalChunks(value, cache)].map((chunk) => chunk.slice());
   const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
   let at = 0;

@@ -169,6 +169,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       written.status = event.outcome;
       written.finishedAt = event.at;
       unpend(w, state, n, event.jobId);
+      unlimit(w, state, n, event.jobId);
       return;
     }
     case 'AllocationReleased':
@@ -314,16 +315,29 @@ function unpend(w: Writer, state: State, shard: number, id: string): void {
   remove(w, state, 'pending', shard, id);
 }
 
+/** Puts a running gang with a runtime limit into the table of limited gangs (made on first use). */
+function limit(w: Writer, state: State, shard: number, id: string): void {
+  if (state.limited === undefined) state.limited = w.created(emptySharded<string>());
+  if (entry(state.limited, shard, id) === undefined) insert(w, w.writable(state, 'limited') as Sharded<string>, shard, id);
+}
+
+/** A gang stops running: out of the table of limited gangs (if it is there). */
+function unlimit(w: Writer, state: State, shard: number, id: string): void {
+  if (state.limited !== undefined) remove(w, state, 'limited', shard, id);
+}
+
 /** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
-function remove(w: Writer, state: State, key: 'pending' | 'jobs', shard: number, id: string): void {
-  const leaf = shardLeaf<ShardEntry>(state[key], shard);
+function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited', shard: number, id: string): void {
+  const table0 = state[key];
+  if (table0 === undefined) return;
+  const leaf = shardLeaf<ShardEntry>(table0, shard);
   if (leaf === null || leaf === undefined) return;
   const i = leafIndex(leaf, id);
   if (i < 0) return;
   const a = shard >>> 8;
   const b = (shard >>> 4) & 15;
   const c = shard & 15;
-  const table: Sharded<ShardEntry> = w.writable(state, key);
+  const table = w.writable(state, key) as Sharded<ShardEntry>;
   if (leaf.length > 1) removeAt(writableLeaf(w, table, shard), i);
   else if (othersInUse(table[a]![b]!, c)) w.writable(w.writable(table, a)!, b)![c] = null;
   else if (othersInUse(table[a]!, b)) w.writable(table, a)![b] = null;
@@ -463,7 +477,10 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
   written.session = event.session;
   // a commit ends a reservation; the commit time is kept under a policy (runtime limits, planning)
   if (job.reservation !== undefined) delete written.reservation;
-  if (state.policy !== undefined) written.committedAt = event.at;
+  if (state.policy !== undefined) {
+    written.committedAt = event.at;
+    if (job.spec.runtimeLimitMs !== undefined) limit(w, state, n, event.jobId);
+  }
   written.allocations = event.allocations;
   if (job.provisional.length > 0) written.provisional = w.created([]);
   written.pendReason = null;
@@ -490,6 +507,7 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
     if (job.committedAt !== undefined) delete written.committedAt;
     written.finishedAt = event.at;
     unpend(w, state, n, event.jobId);
+    unlimit(w, state, n, event.jobId);
     return;
   }
   if (event.reason.category === 'node-lost') {
@@ -498,6 +516,7 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
     written.members = w.created(job.members.map(() => null));
     written.session = null;
     if (job.committedAt !== undefined) delete written.committedAt;
+    unlimit(w, state, n, event.jobId);
     return;
   }
   if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {

@@ -1,6 +1,7 @@
 // @muster/core: the pure scheduler. Events, state, evolve/fold, ingest, sessions, placement.
 export type { Transaction, TransactionKind, LoggedTransaction } from './envelope.ts';
 export { transactionHash } from './envelope.ts';
+export { ByteScratch } from './byteWriter.ts';
 export { CanonicalCache, canonicalBytes, canonicalChunks, canonicalDigest, canonicalJson, canonicalHash, sha256Hex } from './canonical.ts';
 export type * from './events.ts';
 export { isDecision } from './events.ts';

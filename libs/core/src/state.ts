@@ -130,6 +130,11 @@ export interface State {
    * one folds (and hashes) exactly as it did before retirement existed.
    */
   retired?: Sharded<RetiredJob>;
+  /**
+   * Ids of the running gangs with a runtime limit (under a policy), so a session finds the limits
+   * due without reading every job. Absent until the first such gang.
+   */
+  limited?: Sharded<string>;
   /** Ids of the pending jobs (the queue order is on each job: priority, submitIndex). */
   pending: Sharded<string>;
   usage: Usage;

@@ -18,6 +18,15 @@ export interface CachedIndex extends SessionIndex {
   offlineIds: Map<string, NodeState['status']>;
   /** The session using the index: its hosts must be refreshed before the next one. */
   busy: boolean;
+  /**
+   * Frozen parts of the nodes trie (the table, its levels, its leaves) whose every node the index
+   * holds as it is, with their up and offline counts: the same object in a later state is skipped
+   * without reading it (states share what did not change).
+   */
+  known: WeakMap<object, Counts>;
+  /** The leaf each host was read from, and each part's parent as last read: a host a session debits forgets its leaf and the parts above it. */
+  leafOf: (object | null)[];
+  parentOf: WeakMap<object, object>;
 }
 
 /**
@@ -67,7 +76,10 @@ export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex 
   fresh.index.ids.forEach((id, h) => hosts.set(id, h));
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
-  const made: CachedIndex = { ...fresh, hosts, offlineIds, busy: true };
+  const made: CachedIndex = { ...fresh, hosts, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };
+  // reading the trie once more records its parts and each host's path
+  const read: [object, Counts][] = [];
+  if (walk(made, state.nodes, 0, read, null) !== null) for (const [part, counts] of read) made.known.set(part, counts);
   cache.cached = made;
   return made;
 }
@@ -79,36 +91,72 @@ export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex 
 export function releaseSessionIndex(s: SessionIndex, cache: HostIndexCache): void {
   const cached = cache.cached;
   if (cached === null || cached.index !== s.index) return;
-  for (const c of s.index.classes) for (const h of c.touched) s.index.sources[h] = null;
+  for (const c of s.index.classes) {
+    for (const h of c.touched) {
+      s.index.sources[h] = null;
+      for (let part = cached.leafOf[h]; part !== null && part !== undefined; part = cached.parentOf.get(part)) cached.known.delete(part);
+    }
+  }
   cached.busy = false;
+}
+
+/** Up and offline nodes under a part of the nodes trie. */
+interface Counts {
+  up: number;
+  offline: number;
 }
 
 // Brings the cached index up to `state`, or says it cannot (the cluster's shape changed).
 function refreshed(c: CachedIndex, state: State): boolean {
   const index = c.index;
-  let seen = 0;
-  let offline = 0;
   const changed: [number, NodeState][] = [];
-  for (const [, leaf] of shardLeaves(state.nodes)) {
-    for (const node of leaf) {
-      if (node.status !== 'up') {
-        if (c.offlineIds.get(node.spec.id) !== node.status) return false;
-        offline++;
-        continue;
-      }
-      const h = c.hosts.get(node.spec.id);
-      if (h === undefined || index.specs[h] !== node.spec) return false;
-      seen++;
-      const was = index.sources[h];
-      if (was === null || was === undefined || was.gpusUsed !== node.gpusUsed || was.usedCpu !== node.used.cpu
-        || was.usedMemoryMb !== node.used.memoryMb || was.usedSlots !== node.used.slots) changed.push([h, node]);
-    }
-  }
-  if (seen !== index.ids.length || offline !== c.offlineIds.size) return false;
+  const read: [object, Counts][] = [];
+  const counts = walk(c, state.nodes, 0, read, changed);
+  if (counts === null || counts.up !== index.ids.length || counts.offline !== c.offlineIds.size) return false;
   for (const [h, node] of changed) {
     const s = source(node);
     index.refresh(h, s);
     index.sources[h] = s;
   }
+  for (const [part, known] of read) c.known.set(part, known);
   return true;
+}
+
+/**
+ * Counts the nodes under a part of the nodes trie (depth 0: the table; 3: a leaf), skipping parts
+ * the index holds as they are; collects up nodes whose use differs from the index's (`changed`,
+ * when given), the frozen parts read (`read`), each host's leaf and each part's parent. Null when a node is not the
+ * index's (a node joined, left, changed status or spec): the index must be rebuilt.
+ */
+function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [object, Counts][], changed: [number, NodeState][] | null): Counts | null {
+  const known = c.known.get(part);
+  if (known !== undefined) return known;
+  const counts: Counts = { up: 0, offline: 0 };
+  if (depth === 3) {
+    for (const node of part as NodeState[]) {
+      if (node.status !== 'up') {
+        if (c.offlineIds.get(node.spec.id) !== node.status) return null;
+        counts.offline++;
+        continue;
+      }
+      const h = c.hosts.get(node.spec.id);
+      if (h === undefined || c.index.specs[h] !== node.spec) return null;
+      counts.up++;
+      c.leafOf[h] = part;
+      const was = c.index.sources[h];
+      if (changed !== null && (was === null || was === undefined || was.gpusUsed !== node.gpusUsed || was.usedCpu !== node.used.cpu
+        || was.usedMemoryMb !== node.used.memoryMb || was.usedSlots !== node.used.slots)) changed.push([h, node]);
+    }
+  } else {
+    for (const child of part) {
+      if (child === null || child === undefined) continue;
+      c.parentOf.set(child as object, part);
+      const sub = walk(c, child as unknown[], depth + 1, read, changed);
+      if (sub === null) return null;
+      counts.up += sub.up;
+      counts.offline += sub.offline;
+    }
+  }
+  if (Object.isFrozen(part)) read.push([part, counts]);
+  return counts;
 }
