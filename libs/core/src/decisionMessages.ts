@@ -43,7 +43,7 @@ export interface StopMessage {
 }
 
 /**
- * Every message a logged transaction leads to, in a defined order: each decision on
+ * Every message a logged transaction leads to, in a defined order: each decision (and reservation) on
  * `muster.decision.<jobId>`, a Bind per node of each committed gang, a Stop per released
  * allocation that was not a completion. `jobOf` looks up the job (for commands and runtime hints).
  */
@@ -56,7 +56,8 @@ export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId:
   }
   tx.events.forEach((event, index) => {
     const id = `muster:${logSeq}:${index}`;
-    if (event.type === 'GangCommitted' || event.type === 'GangAborted') {
+    // a reservation goes where decisions go, so a publisher watching its job learns its expected start
+    if (event.type === 'GangCommitted' || event.type === 'GangAborted' || event.type === 'GangReserved') {
       out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
     }
     if (event.type === 'GangCommitted') {

@@ -199,6 +199,8 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       const job = entry(state.jobs, n, event.jobId);
       if (job?.reservation === undefined) return;
       delete writableJob(w, state, n, job).reservation;
+      // a reserved job that left the queue between sessions frees a place among the reserved
+      if (event.reason === 'cancelled') state.freeEpoch = ++state.epoch;
       return;
     }
     default: {
@@ -526,7 +528,9 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
 
 function releaseAllocation(w: Writer, state: State, event: AllocationReleased): void {
   debit(w, state, event.node, event.resources, event.gpuIds, -1);
-  state.freeEpoch = ++state.epoch;
+  // a gang stopped at its limit is stopped by a session, which tries every pending job with what
+  // it freed; only a release from outside a session is news for the next one
+  if (event.cause !== 'runtime-limit') state.freeEpoch = ++state.epoch;
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;

@@ -15,6 +15,7 @@ export function jobRow(job: JobState): JobSummary {
     nodes: [...new Set(job.allocations.map((a) => a.node))].sort(),
     reason: job.pendReason === null ? null : job.pendReason.category,
     submitIndex: job.submitIndex,
+    expectedStart: job.reservation?.startAt ?? null,
   };
 }
 

@@ -26,6 +26,8 @@ export interface JobSummary {
   reason: string | null;
   /** Position in submission order. */
   submitIndex: number;
+  /** A reserved job's expected start (stamped time, DESIGN.md §11); null when it has no reservation. */
+  expectedStart: number | null;
 }
 
 /** The answer of `muster.api.job.get`: the summary plus the normalised spec, what it holds and why it waits. */

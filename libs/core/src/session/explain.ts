@@ -5,7 +5,23 @@ import { freshIndexFromState } from '../placement/sessionIndex.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
 import type { JobStatus, State } from '../state.ts';
+import type { Policy } from '../contract/types.ts';
 import { deadlineOf } from './deadlines.ts';
+import { expectedEnd, limitOf } from './runtimeLimits.ts';
+
+/** The running gangs on `hosts` expected to end by `startAt` (what a reservation waits for), by end, then id. */
+function waitedFor(state: State, policy: Policy, hosts: readonly string[], startAt: number): { jobId: string; endsAt: number }[] {
+  const ids = new Set<string>();
+  for (const host of hosts) for (const id of Object.keys(shardGet(state.nodes, host)?.jobs ?? {})) ids.add(id);
+  const out: { jobId: string; endsAt: number }[] = [];
+  for (const id of ids) {
+    const job = shardGet(state.jobs, id);
+    if (job === undefined || job.status !== 'running') continue;
+    const endsAt = expectedEnd(job, policy, state.lastAt);
+    if (endsAt <= startAt) out.push({ jobId: id, endsAt });
+  }
+  return out.sort((a, b) => a.endsAt - b.endsAt || (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
+}
 
 /** Why a job is where it is, from the state alone (JSON only). */
 export interface Explanation {
@@ -22,6 +38,13 @@ export interface Explanation {
   /** Pending since (stamped time), and the timeout deadline, when pending. */
   pendingSince: number | null;
   deadline: number | null;
+  /**
+   * A reserved job's plan (DESIGN.md §11): when it is expected to start, on which hosts, and the
+   * running gangs on those hosts expected to end by then (what it waits for). Absent: not reserved.
+   */
+  reservation?: { startAt: number; hosts: string[]; waitsFor: { jobId: string; endsAt: number }[] };
+  /** A running gang's runtime limit: when the first session at or after it stops the gang. */
+  limitAt?: number;
   /** One line for people. */
   text: string;
 }
@@ -37,7 +60,9 @@ export function explain(state: State, jobId: string): Explanation | null {
   if (job.status !== 'pending') {
     const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s) since session ${job.session}` : '';
     const why = recorded !== null && job.status !== 'running' ? `: ${recorded.category} (${recorded.message})` : '';
-    return { ...base, text: `job ${jobId} is ${job.status}${where}${why}` };
+    const limitAt = limitOf(job);
+    const until = limitAt === null ? '' : `; its runtime limit stops it at ${limitAt}`;
+    return { ...base, ...(limitAt === null ? {} : { limitAt }), text: `job ${jobId} is ${job.status}${where}${why}${until}` };
   }
   const shape = gangShape(job.spec);
   const { index, offline } = freshIndexFromState(state);
@@ -47,7 +72,19 @@ export function explain(state: State, jobId: string): Explanation | null {
   const counts = new HostCounter(index, offline).count(classes, heaviest.resources, shape.placement.gpuLocality);
   const summary = Object.entries(counts.hosts).map(([k, n]) => `${n} ${k}`).join(', ');
   const why = recorded === null ? 'not tried yet' : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
+  const reservation = job.reservation === undefined || state.policy === undefined ? undefined : {
+    startAt: job.reservation.startAt,
+    hosts: job.reservation.hosts,
+    waitsFor: waitedFor(state, state.policy, job.reservation.hosts, job.reservation.startAt),
+  };
+  const plan = reservation === undefined
+    ? recorded?.category === 'reserved' ? `; held back: it ${recorded.message}` : ''
+    : `; reserved to start at ${reservation.startAt} on ${reservation.hosts.join(', ')}`
+      + (reservation.waitsFor.length === 0 ? '' : `, waiting for ${reservation.waitsFor.map((g) => `${g.jobId} (ends ${g.endsAt})`).join(', ')}`);
   const text = `job ${jobId} is pending (${why}): ${shape.size} member(s); ${counts.fit} of ${counts.eligible} matching hosts `
-    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}`;
-  return { ...base, hosts: counts.hosts, fit: counts.fit, eligible: counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job), text };
+    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}${plan}`;
+  return {
+    ...base, hosts: counts.hosts, fit: counts.fit, eligible: counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job),
+    ...(reservation === undefined ? {} : { reservation }), text,
+  };
 }

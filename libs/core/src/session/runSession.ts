@@ -183,7 +183,7 @@ class Session {
     // session, or all of them when capacity could have grown since (a release, a node joining, a
     // runtime limit just now, a new policy); under a policy also every reserved job and every job
     // held back by a reservation, since the reservations of this session are planned anew
-    const retryAll = this.draft.freeEpoch > prevSessionEpoch;
+    const retryAll = base.freeEpoch > prevSessionEpoch || this.stats.limitsStopped > 0;
     const policy = base.policy;
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's

@@ -12,7 +12,7 @@ interface JobsFlags extends NatsFlags {
 export function jobsCommand(): Command {
   return withNatsOptions(new Command('jobs'))
     .description('list the jobs the scheduler knows (answered by any replica)')
-    .option('--status <status>', 'only jobs with this status (pending, running, succeeded, failed, closed, cancelled, timedout)')
+    .option('--status <status>', 'only jobs with this status (pending, running, succeeded, failed, closed, cancelled, timedout, runtime-limit)')
     .option('--json', 'print the rows as a JSON array')
     .action(async (flags: JobsFlags) => {
       const jobs = await withClient(flags, (client) => client.jobs(flags.status === undefined ? {} : { status: flags.status }));
@@ -24,7 +24,10 @@ export function jobsCommand(): Command {
         process.stdout.write(flags.status === undefined ? 'no jobs\n' : `no ${flags.status} jobs\n`);
         return;
       }
-      const rows = jobs.map((j) => [j.id, j.status, j.user, j.queue, String(j.priority), String(j.members), j.nodes.join(',') || '-', j.reason ?? '-']);
-      process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON'], rows)}\n`);
+      const rows = jobs.map((j) => [
+        j.id, j.status, j.user, j.queue, String(j.priority), String(j.members), j.nodes.join(',') || '-', j.reason ?? '-',
+        j.expectedStart === null ? '-' : new Date(j.expectedStart).toISOString(),
+      ]);
+      process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON', 'EXPECTED START'], rows)}\n`);
     });
 }

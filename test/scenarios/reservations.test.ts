@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'vitest';
+import { decisionMessages, shardGet } from '@muster/core';
+import type { GangReserved, ReservationCleared, SchedulerEvent } from '@muster/core';
+import { job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
+import { Cluster, advance, cancel, complete, given, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import type { Step } from '../../libs/core/src/testing/given.ts';
+
+// DESIGN.md §11, contract v1.1: runtime limits, reservations and backfill, as given/when/then.
+
+const small = (id: string, limitMs: number, extra: Record<string, unknown> = {}) => ({ ...job(id, { user: 'many' }), runtimeLimitMs: limitMs, ...extra });
+const big = (id: string, tasks: number, extra: Record<string, unknown> = {}) => ({ ...job(id, { tasks, user: 'big', priority: 100 }), runtimeLimitMs: 60_000, ...extra });
+const fourFull = (): Step[] => [
+  ...[1, 2, 3, 4].map((i) => register(slotNode(`h${i}`, 8))),
+  ...Array.from({ length: 32 }, (_, i) => submit(small(`s${i}`, 32_000))),
+  schedule(),
+];
+const of = <T extends SchedulerEvent['type']>(events: readonly SchedulerEvent[], type: T) => events.filter((e): e is Extract<SchedulerEvent, { type: T }> => e.type === type);
+
+/** Runs the "Why" of issue 12: every second one small job finishes and another (limit 32 s) arrives. */
+function churn(cluster: Cluster, seconds: number, from = 0): SchedulerEvent[] {
+  const out: SchedulerEvent[] = [];
+  for (let t = 0; t < seconds; t++) {
+    cluster.run(advance(1000));
+    out.push(...cluster.run(complete(`s${from + t}`)).flat());
+    out.push(...cluster.run(submit(small(`n${from + t}`, 32_000))).flat());
+    out.push(...cluster.run(schedule()).flat());
+  }
+  return out;
+}
+
+describe('reservations and backfill (EASY, reserveDepth 1)', () => {
+  test('a 32-member gang behind a stream of 1-member jobs is reserved, and commits at the time its reservation promised', () => {
+    const g = given(fourFull());
+    const reserved = of(g.when(submit(big('big', 32))).when(schedule()).events, 'GangReserved');
+    expect(reserved).toEqual([expect.objectContaining({ jobId: 'big', startAt: 32_000, hosts: ['h1', 'h2', 'h3', 'h4'] })]);
+    const events = churn(g.cluster, 32);
+    // every newcomer would run past the reservation's start: each waits `reserved`, naming it
+    const refusals = of(events, 'GangAborted').filter((e) => e.reason.category === 'reserved');
+    expect(refusals.length).toBeGreaterThanOrEqual(31);
+    expect(refusals[0]!.reason.message).toMatch(/would delay job big, reserved to start at 32000/);
+    const commit = of(events, 'GangCommitted').find((c) => c.jobId === 'big');
+    expect(commit?.at).toBe(32_000);
+    expect(commit?.allocations.reduce((n, a) => n + a.members.length, 0)).toBe(32);
+  });
+
+  test('a short job that ends before the reserved start runs at once (backfill)', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule(), advance(1000), complete('s0')]);
+    const o = g.when(submit(small('short', 5_000))).when(schedule());
+    expect(o.commits.map((c) => c.jobId)).toEqual(['short']);
+    // and a long one that would still run at the reserved start waits
+    g.cluster.run(complete('s1'));
+    const held = g.when(submit(small('long', 40_000))).when(schedule());
+    expect(held.aborts).toEqual([expect.objectContaining({ jobId: 'long', final: false, reason: expect.objectContaining({ category: 'reserved' }) })]);
+  });
+
+  test('with reserveDepth 0 the old behaviour returns: the gang starves behind the stream', () => {
+    const g = given([policy({ reserveDepth: 0 }), ...fourFull(), submit(big('big', 32)), schedule()]);
+    const events = churn(g.cluster, 40);
+    expect(of(events, 'GangReserved')).toEqual([]);
+    expect(of(events, 'GangCommitted').some((c) => c.jobId === 'big')).toBe(false);
+    expect(shardGet(g.cluster.state.jobs, 'big')?.status).toBe('pending');
+  });
+
+  test('a log without a PolicySet decides under contract v1: no reservations, no limits', () => {
+    const c = new Cluster({ v1: true });
+    for (const step of [...fourFull(), submit(big('big', 32)), schedule()]) c.run(step);
+    const events = churn(c, 40);
+    expect(of(events, 'GangReserved')).toEqual([]);
+    expect(of(events, 'GangCommitted').some((e) => e.jobId === 'big')).toBe(false);
+    // n0 ran past its 32 s limit and was not stopped
+    expect(shardGet(c.state.jobs, 'n0')?.status).toBe('running');
+    expect(c.state.policy).toBeUndefined();
+  });
+
+  test('a reserved job displaced by a higher one, or cancelled, has its reservation cleared', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule()]);
+    const displaced = g.when(submit(big('bigger', 32, { priority: 200 }))).when(schedule());
+    expect(of(displaced.events, 'GangReserved').map((e) => e.jobId)).toEqual(['bigger']);
+    expect(of(displaced.events, 'ReservationCleared')).toEqual([{ type: 'ReservationCleared', jobId: 'big', session: expect.any(Number), reason: 'displaced' } satisfies ReservationCleared]);
+    const cancelled = g.when(cancel('bigger'));
+    expect(of(cancelled.events, 'ReservationCleared')).toEqual([expect.objectContaining({ jobId: 'bigger', reason: 'cancelled' })]);
+    // the next session reserves the one left
+    expect(of(g.when(schedule()).events, 'GangReserved').map((e) => e.jobId)).toEqual(['big']);
+  });
+
+  test('a reservation is written only when it changes', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule()]);
+    // a node joins: a session runs, the plan is the same, nothing new is written about it
+    const o = g.when(register(slotNode('h9', 1))).when(schedule());
+    expect(of(o.events, 'GangReserved')).toEqual([]);
+    expect(shardGet(o.state.jobs, 'big')?.reservation).toEqual({ startAt: 32_000, hosts: ['h1', 'h2', 'h3', 'h4'], session: 2 });
+  });
+
+  test('reserveDepth 2 reserves the first two blocked jobs, each on the timeline the first leaves', () => {
+    const g = given([policy({ reserveDepth: 2 }), ...fourFull(), submit(big('a', 32)), submit(big('b', 16, { priority: 90 })), schedule()]);
+    const reserved = of(g.cluster.log.flat(), 'GangReserved') as GangReserved[];
+    expect(reserved.map((r) => [r.jobId, r.startAt])).toEqual([['a', 32_000], ['b', 92_000]]);
+  });
+});
+
+describe('runtime limits', () => {
+  test('the first session at or after commit + runtimeLimitMs stops the gang, whole, with Stops for its nodes', () => {
+    const g = given([register(slotNode('n1', 2)), register(slotNode('n2', 2)), submit({ ...job('j', { tasks: 3 }), runtimeLimitMs: 5_000 }), schedule()]);
+    expect(g.when(advance(4_999)).when(schedule()).events).toEqual([]);
+    const o = g.when(advance(1)).when(schedule());
+    const released = of(o.events, 'AllocationReleased');
+    expect(released.every((r) => r.cause === 'runtime-limit')).toBe(true);
+    expect(released.flatMap((r) => r.members).sort()).toEqual([0, 1, 2]);
+    expect(o.aborts).toEqual([expect.objectContaining({ jobId: 'j', final: true, reason: expect.objectContaining({ category: 'runtime-limit' }) })]);
+    expect(shardGet(o.state.jobs, 'j')?.status).toBe('runtime-limit');
+    const stops = g.cluster.transactions.slice(-1).flatMap((t) => decisionMessages(t.seq, t.tx, (id) => shardGet(o.state.jobs, id))).filter((m) => m.subject.startsWith('muster.stop.'));
+    expect(stops.map((m) => m.subject).sort()).toEqual(['muster.stop.n1', 'muster.stop.n2']);
+    expect(o.state.nodes.flat(3).every((n) => n === null || n.used.slots === 0)).toBe(true);
+  });
+
+  test('a due limit makes a session needed, and an idle cluster with no limit due writes nothing', () => {
+    const g = given([register(slotNode('n1', 1)), submit({ ...job('j'), runtimeLimitMs: 1_000 }), schedule()]);
+    expect(g.when(schedule(999)).events).toEqual([]);
+    expect(g.when(schedule(1_000)).aborts.map((a) => a.reason.category)).toEqual(['runtime-limit']);
+    expect(g.when(schedule(5_000)).events).toEqual([]);
+  });
+});
+
+describe('bad input', () => {
+  test.each([
+    ['a negative runtimeLimitMs', { runtimeLimitMs: -1 }],
+    ['a non-integer runtimeLimitMs', { runtimeLimitMs: 1.5 }],
+    ['a zero runtimeLimitMs', { runtimeLimitMs: 0 }],
+  ])('%s is rejected with its path, nothing applied', (_what, extra) => {
+    const o = given([register(slotNode('n1', 1))]).when(submit({ ...job('j'), ...extra }));
+    expect(o.events).toEqual([expect.objectContaining({ type: 'JobRejected', reason: expect.objectContaining({ category: 'invalid', path: 'runtimeLimitMs' }) })]);
+    expect(shardGet(o.state.jobs, 'j')).toBeUndefined();
+  });
+
+  test.each([
+    ['an unknown policy field', { reserveDepth: 1, backfill: true }, 'backfill'],
+    ['a negative reserveDepth', { reserveDepth: -1 }, 'reserveDepth'],
+    ['a zero assumedRuntimeMs', { assumedRuntimeMs: 0 }, 'assumedRuntimeMs'],
+  ])('%s is rejected with its path, the policy in force stays', (_what, spec, path) => {
+    const o = given([]).when(policy(spec));
+    expect(o.events).toEqual([expect.objectContaining({ type: 'InputRejected', reason: expect.objectContaining({ category: 'invalid', path }) })]);
+    expect(o.state.policy).toEqual({ reserveDepth: 1, assumedRuntimeMs: 86_400_000 });
+  });
+
+  test('a policy names only what it changes', () => {
+    const o = given([policy({ reserveDepth: 4 })]).when(policy({ assumedRuntimeMs: 1_000 }));
+    expect(o.state.policy).toEqual({ reserveDepth: 4, assumedRuntimeMs: 1_000 });
+  });
+});
