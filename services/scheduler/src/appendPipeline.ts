@@ -70,6 +70,7 @@ export class AppendPipeline {
       // the fence held, so the log now holds exactly what the turn folded
       this.ledger.state = result.state;
       this.ledger.lastHash = result.lastHash;
+      this.ledger.adopted(txs);
       this.events.adopted(result);
       return true;
     })();

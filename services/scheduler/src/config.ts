@@ -29,6 +29,10 @@ export interface SchedulerOptions {
   maxBatchInputs?: number;
   /** Wall clock for stamping transactions (tests may pass their own). */
   wallClock?: () => number;
+  /** Serve Prometheus metrics on this port (`GET /metrics`); 0 (the default) serves none. */
+  metricsPort?: number;
+  /** The address the metrics endpoint binds (default 127.0.0.1: loopback only). */
+  metricsHost?: string;
 }
 
 /** The options with every default filled in. */
@@ -45,6 +49,8 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     replicas: 1,
     maxBatchInputs: 256,
     wallClock: () => Date.now(),
+    metricsPort: 0,
+    metricsHost: '127.0.0.1',
     ...opts,
   };
 }

@@ -125,7 +125,10 @@ export class LeaderTerm {
   /** The core's turn on the tip, stamped with this term and the wall clock. */
   private turn(commands: TurnCommand[]): TurnResult {
     const tip = this.pipeline.tip;
-    return turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.deps.opts.wallClock() });
+    const started = performance.now();
+    const result = turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.deps.opts.wallClock() });
+    if (result.session !== null) this.deps.onSession?.((performance.now() - started) / 1000);
+    return result;
   }
 
   /** One turn: publish what is owed, then hand the core the buffered inputs, the facts due, a session and a checkpoint. */

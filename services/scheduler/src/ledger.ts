@@ -21,6 +21,8 @@ export class Ledger {
   readonly hashCache = new CanonicalCache();
   /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
   private marked: State | null = null;
+  /** Called with every batch this replica adopts (folded as a standby, or appended as leader) and the state after it. */
+  onAdopted: ((txs: readonly LoggedTransaction[], state: State) => void) | null = null;
 
   constructor(state: State = initialState(), lastHash: string | null = null) {
     this.state = state;
@@ -65,7 +67,13 @@ export class Ledger {
     this.state = foldRange(state, txs.slice(start));
     const last = txs[txs.length - 1];
     if (last !== undefined) this.lastHash = last.hash;
+    this.adopted(txs);
     return mismatches;
+  }
+
+  /** Tells `onAdopted` that `txs` are now part of the folded state (the leader's pipeline calls it after an append lands). */
+  adopted(txs: readonly LoggedTransaction[]): void {
+    if (txs.length > 0) this.onAdopted?.(txs, this.state);
   }
 }
 

@@ -23,6 +23,8 @@ const parse = () => parseArgs({
     'snapshot-every': { type: 'string' },
     'retain-finished-ms': { type: 'string' },
     replicas: { type: 'string' },
+    'metrics-port': { type: 'string' },
+    'metrics-host': { type: 'string' },
     'log-level': { type: 'string' },
   },
   strict: true,
@@ -47,6 +49,8 @@ const optional = {
   snapshotEvery: numberFlag('snapshot-every', values['snapshot-every'] ?? process.env.MUSTER_SNAPSHOT_EVERY),
   retainFinishedMs: numberFlag('retain-finished-ms', values['retain-finished-ms'] ?? process.env.MUSTER_RETAIN_FINISHED_MS),
   replicas: numberFlag('replicas', values.replicas ?? process.env.MUSTER_REPLICAS),
+  metricsPort: numberFlag('metrics-port', values['metrics-port'] ?? process.env.MUSTER_METRICS_PORT),
+  metricsHost: values['metrics-host'] ?? process.env.MUSTER_METRICS_HOST,
 };
 const handle = await startScheduler({
   natsUrl: (values.nats ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),

@@ -26,6 +26,8 @@ export interface ReplicaDeps {
   heartbeats: HeartbeatMonitor;
   opts: ResolvedOptions;
   log: Logger;
+  /** Called with the wall time (seconds) of each leader turn that ran a session (the metrics). */
+  onSession?: (seconds: number) => void;
 }
 
 const CATCH_UP_BATCH = 1000;

@@ -1,8 +1,11 @@
-import { connect, ensureStreams, openLeaderLease } from '@muster/bus';
+import { connect, ensureStreams, lastLogSequence, openLeaderLease } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
 import type { SchedulerOptions } from './config.ts';
 import { HeartbeatMonitor } from './heartbeatMonitor.ts';
+import { serveMetrics } from './metricsServer.ts';
+import type { MetricsServer } from './metricsServer.ts';
+import { SchedulerMetrics } from './schedulerMetrics.ts';
 import { Replica } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
@@ -16,6 +19,8 @@ export interface SchedulerHandle {
   role(): Role;
   /** The state this replica has folded (for tests and the embedded stack). */
   state(): State;
+  /** Where its Prometheus metrics are served (`http://127.0.0.1:9464/metrics`), or null when off. */
+  metricsUrl: string | null;
   /** Finishes the transaction in flight, gives up the lease if held, closes the connection. */
   stop(): Promise<void>;
 }
@@ -38,8 +43,25 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(bus);
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
-    const replica = new Replica({ bus, bulkBus: bulk, lease, heartbeats, opts, log });
+    let metrics: SchedulerMetrics | null = null;
+    const replica = new Replica({ bus, bulkBus: bulk, lease, heartbeats, opts, log, onSession: (seconds) => metrics?.sessionRan(seconds) });
     await replica.start();
+    let metricsServer: MetricsServer | null = null;
+    if (opts.metricsPort > 0) {
+      // counted from here on: the rebuild's replay is history, not this replica's live decisions
+      metrics = new SchedulerMetrics(opts.id, {
+        isLeader: () => replica.role() === 'leader',
+        state: () => replica.state,
+        lastLogSequence: () => lastLogSequence(bus),
+      });
+      const m = metrics;
+      replica.ledger.onAdopted = (txs, state) => m.folded(txs, state);
+      metricsServer = await serveMetrics(metrics.registry, { host: opts.metricsHost, port: opts.metricsPort }).catch(async (err: unknown) => {
+        await replica.stop();
+        throw new Error(`cannot serve metrics on ${opts.metricsHost}:${opts.metricsPort}: ${(err as Error).message}`, { cause: err });
+      });
+      log.info({ url: metricsServer.url }, 'serving metrics');
+    }
     const api = new ApiServer(bus, () => replica.state, log.child({ component: 'api' }));
     api.start();
     const statusSubs = serveStatus(bus, opts.id, replica);
@@ -47,8 +69,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     return {
       role: () => replica.role(),
       state: () => replica.state,
+      metricsUrl: metricsServer?.url ?? null,
       stop: () =>
         (stopping ??= (async () => {
+          await metricsServer?.close();
           for (const sub of statusSubs) sub.unsubscribe();
           await api.stop();
           await replica.stop();

@@ -14,6 +14,8 @@ interface SchedulerFlags extends NatsFlags {
   checkpointEvery?: number;
   snapshotEvery?: number;
   retainFinishedMs?: number;
+  metricsPort?: number;
+  metricsHost?: string;
   logLevel?: string;
 }
 
@@ -28,6 +30,8 @@ export function schedulerCommand(): Command {
     .option('--checkpoint-every <n>', 'a Checkpoint every n transactions', positiveInt)
     .option('--snapshot-every <n>', 'a snapshot every n transactions (0: none)', nonNegativeInt)
     .option('--retain-finished-ms <ms>', 'keep a finished job in the state this long, then retire it (default 300000)', nonNegativeInt)
+    .option('--metrics-port <port>', 'serve Prometheus metrics on GET /metrics at this port (0, the default: none)', nonNegativeInt)
+    .option('--metrics-host <host>', 'the address the metrics endpoint binds (default 127.0.0.1; 0.0.0.0 for a scraper on another machine)')
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
     .action(async (flags: SchedulerFlags) => {
       const logger = serviceLogger(flags.logLevel);
@@ -39,6 +43,8 @@ export function schedulerCommand(): Command {
         checkpointEvery: flags.checkpointEvery,
         snapshotEvery: flags.snapshotEvery,
         retainFinishedMs: flags.retainFinishedMs,
+        metricsPort: flags.metricsPort,
+        metricsHost: flags.metricsHost,
       };
       // loaded here, so the other subcommands start fast and do not depend on the scheduler's code
       const { startScheduler: start } = await import('@muster/scheduler');

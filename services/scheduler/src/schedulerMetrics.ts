@@ -1,0 +1,191 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { shardEntriesSorted, shardGet } from '@muster/core';
+import type { JobState, LoggedTransaction, State } from '@muster/core';
+
+// The metrics of DESIGN.md §14, from the replica's folded state (gauges read at scrape time) and
+// its own counters (decisions folded, sessions run). Labels take values from fixed sets (job
+// status, reason category, resource, node status) or from names an operator defines (queues,
+// replica id): never a job or node id, so the number of series does not grow with the workload.
+
+/** Job statuses, each exported even at zero (so a rule can compare them from the first scrape). */
+const JOB_STATES = ['pending', 'running', 'succeeded', 'failed', 'closed', 'cancelled', 'timedout', 'runtime-limit'] as const;
+/** Node statuses. */
+const NODE_STATES = ['up', 'drained', 'lost'] as const;
+/** The resources a node has, as the state counts them. */
+const RESOURCES = ['cpu', 'memoryMb', 'gpus', 'slots'] as const;
+/** A queue's resources (what usage.queues records). */
+const QUEUE_RESOURCES = ['cpu', 'memoryMb', 'gpus'] as const;
+/** The implicit queue of every job while no queue is defined (DESIGN.md §12). */
+const DEFAULT_QUEUE = 'default';
+/** The event types counted as decisions, with the field their category comes from. */
+const DECISION_TYPES = new Set(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'JobRejected', 'InputRejected']);
+
+/** Where the replica is, for the gauges that are not in the state. */
+export interface ReplicaProgress {
+  /** Whether this replica leads. */
+  isLeader(): boolean;
+  /** The state it has folded. */
+  state(): State;
+  /** The log's last sequence on the server, or null when it cannot be asked now. */
+  lastLogSequence(): Promise<number | null>;
+}
+
+/**
+ * The Prometheus registry of one replica: `muster_*` gauges computed from the folded state when
+ * scraped, counters and histograms fed by `folded` (every transaction this replica adopts, as
+ * leader or standby) and `sessionRan` (the leader's turns that ran a session).
+ */
+export class SchedulerMetrics {
+  /** The registry `/metrics` serves. */
+  readonly registry = new Registry();
+  private readonly decisions: Counter<'type' | 'category'>;
+  private readonly submitToDecision: Histogram;
+  private readonly session: Histogram;
+  private readonly folds: Counter;
+  private lastSeenLogSeq = 0;
+
+  constructor(replicaId: string, progress: ReplicaProgress) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ replica: replicaId });
+    collectDefaultMetrics({ register: this.registry });
+    this.decisions = new Counter({
+      name: 'muster_decisions_total',
+      help: 'Decisions folded by this replica since it started following the log, by event type and reason category ("" for a commit)',
+      labelNames: ['type', 'category'],
+      registers,
+    });
+    this.submitToDecision = new Histogram({
+      name: 'muster_submit_to_decision_seconds',
+      help: "Stamped time from a job's submission to its placement (GangCommitted) or final abort",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+      registers,
+    });
+    this.session = new Histogram({
+      name: 'muster_session_seconds',
+      help: "Wall time of the leader's turns that ran a scheduling session (ingest, session, transactions planned)",
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.folds = new Counter({ name: 'muster_transactions_folded_total', help: 'Log transactions this replica folded since it started following the log', registers });
+    gauge(this.registry, 'muster_replica_leader', 'Whether this replica leads (1) or stands by (0)', [], (g) => g.set(progress.isLeader() ? 1 : 0));
+    gauge(this.registry, 'muster_term', 'The leader term in the folded state', [], (g) => g.set(progress.state().term));
+    gauge(this.registry, 'muster_log_sequence', 'Log sequence of the last transaction this replica folded', [], (g) => g.set(progress.state().seq));
+    gauge(this.registry, 'muster_log_lag_transactions', "Transactions in MUSTER_LOG this replica has not folded yet (the last known end when the server cannot be asked)", [], async (g) => {
+      const last = await progress.lastLogSequence().catch(() => null);
+      if (last !== null) this.lastSeenLogSeq = last;
+      g.set(Math.max(0, this.lastSeenLogSeq - progress.state().seq));
+    });
+    gauge(this.registry, 'muster_jobs', 'Jobs in the live state by status (retired jobs are not counted)', ['state'], (g) => {
+      const counts = new Map<string, number>(JOB_STATES.map((s) => [s, 0]));
+      for (const [, job] of shardEntriesSorted(progress.state().jobs)) counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
+      for (const [state, n] of counts) g.set({ state }, n);
+    });
+    gauge(this.registry, 'muster_pending_jobs', 'Pending jobs by the category of their latest reason ("new": not tried yet)', ['reason'], (g) => {
+      g.reset();
+      const counts = new Map<string, number>();
+      forPending(progress.state(), (job) => {
+        const reason = job.pendReason?.category ?? 'new';
+        counts.set(reason, (counts.get(reason) ?? 0) + 1);
+      });
+      for (const [reason, n] of counts) g.set({ reason }, n);
+    });
+    gauge(this.registry, 'muster_reservations', 'Pending jobs holding a reservation (GangReserved)', [], (g) => {
+      let n = 0;
+      forPending(progress.state(), (job) => {
+        if (job.reservation !== undefined) n += 1;
+      });
+      g.set(n);
+    });
+    gauge(this.registry, 'muster_nodes', 'Nodes by status', ['state'], (g) => {
+      const counts = new Map<string, number>(NODE_STATES.map((s) => [s, 0]));
+      for (const [, node] of shardEntriesSorted(progress.state().nodes)) counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
+      for (const [state, n] of counts) g.set({ state }, n);
+    });
+    gauge(this.registry, 'muster_allocated', 'Resources allocated on nodes not lost (cpu in millicores, memoryMb in MiB, gpus and slots in units)', ['resource'], (g) => {
+      const sum = { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 };
+      for (const [, node] of shardEntriesSorted(progress.state().nodes)) {
+        if (node.status === 'lost') continue;
+        sum.cpu += node.used.cpu;
+        sum.memoryMb += node.used.memoryMb;
+        sum.gpus += node.gpusUsed.length;
+        sum.slots += node.used.slots;
+      }
+      for (const resource of RESOURCES) g.set({ resource }, sum[resource]);
+    });
+    gauge(this.registry, 'muster_capacity', 'Capacity of the nodes not lost (slots: of the nodes that limit them)', ['resource'], (g) => {
+      const sum = { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 };
+      for (const [, node] of shardEntriesSorted(progress.state().nodes)) {
+        if (node.status === 'lost') continue;
+        sum.cpu += node.spec.capacity.cpu;
+        sum.memoryMb += node.spec.capacity.memoryMb;
+        sum.gpus += node.spec.gpus.length;
+        sum.slots += node.spec.capacity.slots ?? 0;
+      }
+      for (const resource of RESOURCES) g.set({ resource }, sum[resource]);
+    });
+    gauge(this.registry, 'muster_queue_used', "Resources allocated to each queue's running gangs (only the implicit default queue until queues exist)", ['queue', 'resource'], (g) => {
+      g.reset();
+      for (const queue of queueNames(progress.state())) {
+        const used = progress.state().usage.queues[queue];
+        for (const resource of QUEUE_RESOURCES) g.set({ queue, resource }, used?.[resource] ?? 0);
+      }
+    });
+    gauge(this.registry, 'muster_queue_guaranteed', "Each queue's guarantee (0: the implicit default queue is guaranteed nothing)", ['queue', 'resource'], (g) => {
+      g.reset();
+      for (const queue of queueNames(progress.state())) for (const resource of QUEUE_RESOURCES) g.set({ queue, resource }, 0);
+    });
+  }
+
+  /** Counts what a batch of transactions this replica just adopted decided; `state` is the state after them. */
+  folded(txs: readonly LoggedTransaction[], state: State): void {
+    this.folds.inc(txs.length);
+    for (const { tx } of txs) {
+      for (const event of tx.events) {
+        if (!DECISION_TYPES.has(event.type)) continue;
+        this.decisions.inc({ type: event.type, category: categoryOf(event) });
+        if (event.type === 'GangCommitted' || (event.type === 'GangAborted' && event.final)) {
+          const job = shardGet(state.jobs, event.jobId);
+          if (job !== undefined) this.submitToDecision.observe(Math.max(0, event.at - job.submittedAt) / 1000);
+        }
+      }
+    }
+  }
+
+  /** Records the wall time of one leader turn that ran a session. */
+  sessionRan(seconds: number): void {
+    this.session.observe(seconds);
+  }
+}
+
+type GaugeCollect = (g: Gauge<string>) => void | Promise<void>;
+
+function gauge(registry: Registry, name: string, help: string, labelNames: string[], collect: GaugeCollect): Gauge<string> {
+  return new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect(this: Gauge<string>) {
+      return collect(this);
+    },
+  });
+}
+
+function categoryOf(event: object): string {
+  const reason = (event as { reason?: unknown }).reason;
+  if (typeof reason === 'string') return reason;
+  if (typeof reason === 'object' && reason !== null && typeof (reason as { category?: unknown }).category === 'string') return (reason as { category: string }).category;
+  return '';
+}
+
+function forPending(state: State, visit: (job: JobState) => void): void {
+  for (const [, id] of shardEntriesSorted(state.pending)) {
+    const job = shardGet(state.jobs, id);
+    if (job !== undefined) visit(job);
+  }
+}
+
+/** The implicit default queue, and every queue with use recorded, sorted. */
+function queueNames(state: State): string[] {
+  return [...new Set([DEFAULT_QUEUE, ...Object.keys(state.usage.queues)])].sort();
+}
