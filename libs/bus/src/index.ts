@@ -42,6 +42,7 @@ export type { ReadLogOptions, ReadTransaction } from './readLog.ts';
 export { readLogEntries } from './readLogEntries.ts';
 export type { LogEntry } from './readLogEntries.ts';
 export { readLogMessage } from './readLogMessage.ts';
+export { requestAll } from './requestAll.ts';
 export { isConnectionClosed, isNoResponders, isPermissionDenied, isStreamNotFound } from './requestErrors.ts';
 export type { PermissionDenied } from './requestErrors.ts';
 export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from './snapshotStore.ts';

@@ -1,4 +1,4 @@
-import { shardEntriesSorted } from '@muster/core';
+import { shardEntriesSorted, shardGet } from '@muster/core';
 import type { JobState, JobSummary, NodeState, NodeSummary, State } from '@muster/core';
 
 // The rows the API answers with; their types (the wire types) are @muster/core's, shared with the client.
@@ -19,9 +19,15 @@ export function jobRow(job: JobState): JobSummary {
   };
 }
 
-/** A node as a row. */
-export function nodeRow(node: NodeState): NodeSummary {
+/** A node as a row; `state` (when given) names the job holding each GPU device. */
+export function nodeRow(node: NodeState, state?: State): NodeSummary {
   const { spec, used } = node;
+  const holders = new Map<number, string>();
+  if (state !== undefined) {
+    for (const jobId of Object.keys(node.jobs)) {
+      for (const a of shardGet(state.jobs, jobId)?.allocations ?? []) if (a.node === spec.id) for (const gpu of a.gpuIds) holders.set(gpu, jobId);
+    }
+  }
   return {
     id: spec.id,
     status: node.status,
@@ -31,6 +37,7 @@ export function nodeRow(node: NodeState): NodeSummary {
     slots: { used: used.slots, total: spec.capacity.slots ?? null },
     labels: spec.labels,
     jobs: Object.keys(node.jobs).sort(),
+    gpuDevices: spec.gpus.map((g) => ({ id: g.id, model: g.model, memoryMb: g.memoryMb, nvlinkDomain: g.nvlinkDomain, jobId: holders.get(g.id) ?? null })),
   };
 }
 
@@ -46,5 +53,5 @@ export function listJobs(state: State, status?: string, limit = 10_000): JobSumm
 
 /** Nodes in id order. */
 export function listNodes(state: State): NodeSummary[] {
-  return shardEntriesSorted(state.nodes).map(([, node]) => nodeRow(node));
+  return shardEntriesSorted(state.nodes).map(([, node]) => nodeRow(node, state));
 }

@@ -59,6 +59,18 @@ export interface NodeSummary {
   labels: Record<string, string | number>;
   /** Ids of the jobs with members on the node. */
   jobs: string[];
+  /** Each GPU device of the node and the job whose member holds it (null: free). */
+  gpuDevices: GpuDeviceUse[];
+}
+
+/** One GPU device of a node and who holds it (`muster.api.nodes.list`, the dashboard's cluster view). */
+export interface GpuDeviceUse {
+  id: number;
+  model: string;
+  memoryMb: number;
+  nvlinkDomain: number;
+  /** The job whose member holds the device, or null when it is free. */
+  jobId: string | null;
 }
 
 /** The answer to an accepted submission: the job id and its sequence in MUSTER_IN. */
