@@ -44,6 +44,7 @@ const jobArb: fc.Arbitrary<JobOptions> = fc.record({
   select: fc.constantFrom('', '', "zone == 'a'", 'gpus >= 2', "zone == 'c'"),
   warm: fc.boolean(),
   timeoutMs: fc.option(fc.constantFrom(500, 3000), { nil: undefined }),
+  runtimeLimitMs: fc.option(fc.constantFrom(400, 2500), { nil: undefined }),
   roles: fc.option(fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 })), { nil: undefined }),
 }).map((o) => {
   const size = o.roles === undefined ? o.tasks : o.roles[0] + o.roles[1];

@@ -68,6 +68,7 @@ export interface JobOptions extends MemberOptions {
   select?: string;
   minInstances?: number;
   timeoutMs?: number;
+  runtimeLimitMs?: number;
 }
 
 function member(o: MemberOptions): Record<string, number> {
@@ -84,6 +85,7 @@ export function job(id: string, o: JobOptions = {}): Record<string, unknown> {
     select: o.select ?? '',
     minInstances: o.minInstances ?? 0,
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
+    ...(o.runtimeLimitMs === undefined ? {} : { runtimeLimitMs: o.runtimeLimitMs }),
   };
   if (o.roles !== undefined) body.roles = o.roles.map((r) => ({ name: r.name, count: r.count, resources: member(r) }));
   else {
