@@ -13,6 +13,7 @@ const lifecycle = golden('lifecycle');
 const failover = golden('loss-and-failover');
 const big = golden('big-session');
 const marked = golden('marked-checkpoints');
+const reserving = golden('reservations');
 const dir = mkdtempSync(join(tmpdir(), 'muster-tampered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -31,6 +32,26 @@ function writeHistory(name: string, log: readonly LoggedTransaction[], inputs = 
 }
 
 describe('a tampered history', () => {
+  it('with a reservation moved, or a backfill refusal turned into a commit, fails at that session (contract v1.1)', async () => {
+    const log = copyLog(reserving.log);
+    const { at, index } = find(log, 'session', 'GangReserved');
+    const reserved = log[at]!.tx.events[index] as Extract<SchedulerEvent, { type: 'GangReserved' }>;
+    reserved.startAt -= 1000;
+    const report = await auditLog(offline(rechain(log), reserving.inputs));
+    expect(report.clean).toBe(false);
+    expect(report.divergence).toMatchObject({ seq: log[at]!.seq, index, kind: 'session', path: 'startAt' });
+
+    const refused = copyLog(reserving.log);
+    const r = refused.findIndex((l) => l.tx.events.some((e) => e.type === 'GangAborted' && e.reason.category === 'reserved'));
+    expect(r).toBeGreaterThan(0);
+    const events = refused[r]!.tx.events;
+    const i = events.findIndex((e) => e.type === 'GangAborted' && e.reason.category === 'reserved');
+    (events[i] as Extract<SchedulerEvent, { type: 'GangAborted' }>).reason.category = 'insufficient-resources';
+    const second = await auditLog(offline(rechain(refused), reserving.inputs));
+    expect(second.clean).toBe(false);
+    expect(second.divergence).toMatchObject({ seq: refused[r]!.seq, index: i, kind: 'session', path: 'reason.category' });
+  }, 60_000);
+
   it('with one decision changed fails at its sequence, with both versions and the field', async () => {
     const log = copyLog(lifecycle.log);
     const { at, index } = find(log, 'session', 'GangCommitted');

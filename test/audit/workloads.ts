@@ -176,5 +176,36 @@ export const markedCheckpoints: Workload = {
   },
 };
 
+/**
+ * Contract v1.1 on a new log (DESIGN.md §11): the first leader's policy defaults, an operator's
+ * PolicySet, a gang blocked behind small jobs with runtime limits is reserved, a short job
+ * backfills, a long one waits `reserved`, the limits stop the small jobs and the gang commits at
+ * its reserved time, then its own limit stops it. Recorded in real time: the limits are seconds.
+ */
+export const reservations: Workload = {
+  name: 'reservations',
+  description: 'v1.1: policy defaults then a PolicySet; 16 small jobs with 4 s limits fill two hosts; a 16-member gang is reserved for when they end; a 0.5 s job backfills, an unlimited one waits reserved; the limits stop the small jobs, the gang commits at its reserved start and is stopped at its own limit; a cancel clears nothing held',
+  replicas: ['s1'],
+  async run(d) {
+    await d.input('muster.in.policy', { reserveDepth: 1, assumedRuntimeMs: 600_000 });
+    for (const n of [cpuNode('r1', 'a'), cpuNode('r2', 'b')]) await d.register(n);
+    for (let i = 0; i < 16; i++) await d.submit(tasks(`small${String(i).padStart(2, '0')}`, 1, { runtimeLimitMs: 4_000 }));
+    await d.job('small15', running);
+    await d.submit(tasks('big', 16, { priority: 10, identity: { user: 'bea', queue: 'default', project: 'p1' }, runtimeLimitMs: 1_500 }));
+    await d.job('big', (j) => j.reservation !== undefined);
+    await d.complete('small00');
+    await d.submit(tasks('short', 1, { runtimeLimitMs: 500 }));
+    await d.job('short', running);
+    await d.complete('small01');
+    await d.submit(tasks('long', 1));
+    await d.job('long', pendingWith('reserved'));
+    await d.job('big', running, 20_000);
+    await d.job('big', (j) => j.status === 'runtime-limit', 20_000);
+    await d.job('long', running, 20_000);
+    const last = await d.input('muster.in.cancel', { jobId: 'long' });
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations];
