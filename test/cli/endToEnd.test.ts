@@ -139,6 +139,17 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
     expect(decision).toMatchObject({ type: 'GangAborted', final: true, reason: { category: 'cancelled' } });
   });
 
+  it('policy sets the scheduling policy (the leader folds it), and a bad one is refused naming the field, nothing sent', async () => {
+    expectOneLineError(await muster(['policy', file('bad-policy.json', { reserveDepth: -2 })]), 2, /reserveDepth/);
+    expectOneLineError(await muster(['policy', file('odd-policy.json', { backfill: true })]), 2, /backfill/);
+    const run = await muster(['policy', file('policy.json', { reserveDepth: 3 })]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^policy \{"reserveDepth":3\} sent \(input \d+\)$/m);
+    await eventually(() => scheduler.state().policy?.reserveDepth === 3, 15_000, 'the policy folded');
+    // a new log started under the v1.1 defaults; the fields not named stay
+    expect(scheduler.state().policy).toEqual({ reserveDepth: 3, assumedRuntimeMs: 86_400_000 });
+  });
+
   it('a job that times out under --wait prints the waits and the final abort, exit 1 with one line', async () => {
     const run = await muster(['submit', file('late.json', job('late', { resources: { cpu: 64000, memoryMb: 256 }, timeoutMs: 1500 })), '--wait', '--wait-timeout', '30']);
     expectOneLineError(run, 1, /job late aborted \(timeout\)/);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runMuster } from './runMuster.ts';
 
-const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'scheduler', 'agent', 'simulate'];
+const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'policy', 'scheduler', 'agent', 'simulate'];
 
 describe('muster --help', () => {
   it('lists every subcommand', async () => {

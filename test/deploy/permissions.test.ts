@@ -203,10 +203,10 @@ describe('submitter', () => {
     expect(await appendTransactions(scheduler, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
   });
 
-  it('cannot report for a node, nor publish decisions, binds or stops', async () => {
+  it('cannot report for a node, set the scheduling policy, nor publish decisions, binds or stops', async () => {
     const { raw } = await login('submitter');
     const [inBefore, decisionsBefore] = [await messages(IN_STREAM), await messages(DECISIONS_STREAM)];
-    for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
+    for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.in.policy', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
       await expect(publishJson(raw, subject, { jobId: 'sub-2' }), subject).rejects.toThrow(DENIED);
     }
     expect(await messages(IN_STREAM)).toBe(inBefore);

@@ -16,6 +16,8 @@ export const subjects = {
   cancel: 'muster.in.cancel',
   /** `{jobId}`: release a kept-warm job. */
   close: 'muster.in.close',
+  /** A PolicySpec: an operator sets the scheduling policy (contract v1.1). */
+  policy: 'muster.in.policy',
   /** An input about one node, on a subject that carries its id (so permissions can confine an agent to it). */
   nodeInput: (nodeId: string, kind: NodeInputKind): string => `muster.in.node.${nodeId}.${kind}`,
   /** The subject every log transaction is appended on. */

@@ -1,6 +1,6 @@
 import { DECISIONS_STREAM, publishInput, subjectMessages, subjects, submitMsgId } from '@muster/bus';
 import type { Bus } from '@muster/bus';
-import { ID_PATTERN, validateJobSpec } from '@muster/core';
+import { ID_PATTERN, canonicalHash, validateJobSpec, validatePolicySpec } from '@muster/core';
 import type { Decision } from '@muster/core';
 import type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted } from './apiTypes.ts';
 import { parseDecision, settles } from './decisions.ts';
@@ -104,6 +104,17 @@ export class MusterClient {
   async close(jobId: string): Promise<Requested> {
     checkJobId(jobId);
     return { jobId, inputSeq: await this.publish(subjects.close, { jobId }, `${jobId}:close`, `close ${jobId}`) };
+  }
+
+  /**
+   * Sets the scheduling policy (an operator's input, DESIGN.md §11): validated here first (an
+   * `invalid` error names the field), then published on `muster.in.policy`; the fields given
+   * replace the ones in force. Only a user allowed to publish there (an operator) can.
+   */
+  async setPolicy(spec: unknown): Promise<{ inputSeq: number }> {
+    const valid = validatePolicySpec(spec);
+    if (!valid.ok) throw new MusterError('invalid', valid.error.message, { path: valid.error.path });
+    return { inputSeq: await this.publish(subjects.policy, valid.value, `policy:${canonicalHash(valid.value).slice(0, 12)}`, 'set the policy') };
   }
 
   /**

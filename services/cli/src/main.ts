@@ -10,6 +10,7 @@ import { drillCommand } from './commands/drill.ts';
 import { explainCommand } from './commands/explain.ts';
 import { jobsCommand } from './commands/jobs.ts';
 import { nodesCommand } from './commands/nodes.ts';
+import { policyCommand } from './commands/policy.ts';
 import { schedulerCommand } from './commands/scheduler.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { submitCommand } from './commands/submit.ts';
@@ -25,6 +26,7 @@ const COMMANDS: (() => Command)[] = [
   explainCommand,
   cancelCommand,
   closeCommand,
+  policyCommand,
   schedulerCommand,
   agentCommand,
   simulateCommand,
