@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { parseWorkloadScenario } from './workloadScenario.ts';
+import type { WorkloadScenario } from './workloadScenario.ts';
 
-// The scenario file of `muster simulate` (DESIGN.md §8, contract v1). Nodes and submitted jobs are
-// validated by the same code the service uses (an invalid JobSpec in a step is not a scenario
-// error: it is answered with a JobRejected line, as the service would); the rest is checked here.
+// The scenario file of `muster simulate` (DESIGN.md §8, §11): steps, or a workload. Nodes and
+// submitted jobs are validated by the same code the service uses (an invalid JobSpec is not a
+// scenario error: it is answered with a JobRejected line, as the service would); the rest is
+// checked here, every error naming the field's path.
 
 const jobRef = z.strictObject({ jobId: z.string() });
 
@@ -32,12 +35,18 @@ export type Step =
   | { nodeLost: { nodeId: string } }
   | { advanceMs: number };
 
-/** A whole scenario: the initial nodes, a policy (validated as the operator's input it is), and the steps. */
-export interface Scenario {
+/** A scenario of steps: the initial nodes, a policy (validated as the operator's input it is), and the steps. */
+export interface StepsScenario {
   nodes: unknown[];
   policy?: unknown;
   steps: Step[];
 }
+
+/** A whole scenario: steps (DESIGN.md §8) or a workload (§11, "What-if on a workload"). */
+export type Scenario = StepsScenario | WorkloadScenario;
+
+/** What a scenario's text may hold at its top level, and in which mode. */
+const TOP_LEVEL = ['nodes', 'policy', 'steps', 'workload', 'until', 'queues'];
 
 const STEP_KEYS = Object.keys(stepBodies) as (keyof typeof stepBodies)[];
 
@@ -50,14 +59,24 @@ export function parseScenario(text: string): { ok: true; scenario: Scenario } | 
     return { ok: false, error: `scenario is not valid JSON: ${(err as Error).message}` };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, error: 'scenario must be an object {"nodes": [...], "steps": [...]}' };
+    return { ok: false, error: 'scenario must be an object {"nodes": [...], "steps": [...]} or {"nodes": [...], "workload": [...]}' };
   }
   const record = raw as Record<string, unknown>;
-  const extra = Object.keys(record).find((k) => k !== 'nodes' && k !== 'steps' && k !== 'policy');
+  const extra = Object.keys(record).find((k) => !TOP_LEVEL.includes(k));
   if (extra !== undefined) return { ok: false, error: `scenario: unknown field ${extra}` };
+  if ('queues' in record) {
+    return { ok: false, error: 'scenario: queues is not supported yet (queues, quotas and fair share arrive with DESIGN.md §12); remove the field' };
+  }
   const nodes = record.nodes ?? [];
   if (!Array.isArray(nodes)) return { ok: false, error: 'scenario: nodes must be an array' };
-  if (!Array.isArray(record.steps)) return { ok: false, error: 'scenario: steps must be an array' };
+  if ('steps' in record && 'workload' in record) {
+    return { ok: false, error: 'scenario: both steps and workload given; a scenario is one or the other' };
+  }
+  if ('workload' in record) return parseWorkloadScenario(record, nodes);
+  if ('until' in record) return { ok: false, error: 'scenario: until belongs to a workload (in steps, time moves with advanceMs)' };
+  if (!Array.isArray(record.steps)) {
+    return { ok: false, error: `scenario: ${'steps' in record ? 'steps must be an array' : 'needs steps (a list of steps) or workload (a list of arrivals)'}` };
+  }
   const steps: Step[] = [];
   for (const [i, step] of record.steps.entries()) {
     const keys = typeof step === 'object' && step !== null && !Array.isArray(step) ? Object.keys(step) : [];

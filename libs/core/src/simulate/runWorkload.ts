@@ -1,0 +1,117 @@
+import { nextDeadline } from '../session/deadlines.ts';
+import { shardGet } from '../shard.ts';
+import { CompletionQueue } from './completionQueue.ts';
+import { distribution } from './distribution.ts';
+import type { Simulation } from './simulation.ts';
+import { UsageMeter } from './usageMeter.ts';
+import type { Utilisation } from './usageMeter.ts';
+import type { WorkloadScenario } from './workloadScenario.ts';
+
+/** Bounded slowdown's floor on the run time (DESIGN.md §11): (wait + run) / max(run, 10 s). */
+const SLOWDOWN_FLOOR_MS = 10_000;
+
+/** What a workload run knows of one accepted job. */
+interface JobTrack {
+  jobId: string;
+  submittedAt: number;
+  runMs: number;
+  startedAt: number | null;
+}
+
+/**
+ * Runs a workload (DESIGN.md §11, "What-if on a workload") on a started simulation whose policy and
+ * nodes are in: time jumps from instant to instant (arrivals, members finishing `runMs` after their
+ * gang's commit, and the core's next deadline: a timeout or a runtime limit); at each, the members
+ * due report done from their nodes, then the arrivals are submitted, then one session runs, all
+ * through the core's turn. It stops at `until`, or when nothing is left to happen. Returns the
+ * printed lines: decisions, one JobStats per accepted job, and the Summary.
+ */
+export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string[] {
+  const tracks = new Map<string, JobTrack>();
+  const completions = new CompletionQueue();
+  const meter = new UsageMeter((nodeId) => shardGet(sim.state.nodes, nodeId)?.spec.capacity.slots !== undefined);
+  let arriving: number | null = null;
+  sim.onEvent = (event, at) => {
+    if (event.type === 'JobSubmitted') {
+      if (arriving !== null) tracks.set(event.job.id, { jobId: event.job.id, submittedAt: at, runMs: arriving, startedAt: null });
+    } else if (event.type === 'GangCommitted') {
+      meter.commit(event);
+      const track = tracks.get(event.jobId);
+      if (track === undefined) return;
+      track.startedAt ??= event.at;
+      completions.push(event.at + track.runMs, event.jobId, event.session);
+    } else if (event.type === 'AllocationReleased') {
+      meter.release(event);
+    }
+  };
+
+  const entries = scenario.workload;
+  const until = scenario.until;
+  let next = 0;
+  let cut = false;
+  for (;;) {
+    let t: number | null = next < entries.length ? entries[next]!.at : null;
+    const due = completions.peek();
+    if (due !== null && (t === null || due < t)) t = due;
+    // a deadline at or before now was the last session's to handle
+    const deadline = nextDeadline(sim.state);
+    if (deadline !== null && deadline > sim.now && (t === null || deadline < t)) t = deadline;
+    if (t === null) break;
+    if (until !== undefined && t > until) {
+      cut = true;
+      break;
+    }
+    meter.advance(t, sim.state.capacity);
+    sim.now = t;
+    // members that finish at an instant finish before its session checks the limits
+    for (const c of completions.takeUntil(t)) {
+      const job = shardGet(sim.state.jobs, c.jobId);
+      // a gang stopped (at its limit) before its members were due
+      if (job === undefined || job.status !== 'running' || job.session !== c.session) continue;
+      for (const [member, bound] of job.members.entries()) {
+        if (bound !== null && !bound.done) sim.input(`muster.in.node.${bound.node}.done`, { jobId: c.jobId, member, ok: true });
+      }
+    }
+    while (next < entries.length && entries[next]!.at === t) {
+      const entry = entries[next++]!;
+      arriving = entry.runMs;
+      sim.input('muster.in.submit', entry.submit);
+      arriving = null;
+    }
+    sim.schedule();
+  }
+  const end = cut && until !== undefined ? until : sim.now;
+  meter.advance(end, sim.state.capacity);
+  sim.now = end;
+  sim.onEvent = null;
+  return [...sim.lines, ...jobStats(sim, tracks, end, meter.utilisation())];
+}
+
+/** One JobStats line per accepted job, in submission order, then the Summary with the run's figures. */
+function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: number, utilisation: Utilisation): string[] {
+  const lines: string[] = [];
+  const waits: number[] = [];
+  const slowdowns: number[] = [];
+  for (const track of tracks.values()) {
+    const job = shardGet(sim.state.jobs, track.jobId);
+    const started = track.startedAt;
+    const endedAt = started === null ? null : (job?.finishedAt ?? null);
+    const waitMs = started === null ? null : started - track.submittedAt;
+    lines.push(JSON.stringify({
+      type: 'JobStats',
+      jobId: track.jobId,
+      submittedAt: track.submittedAt,
+      startedAt: started,
+      endedAt,
+      waitMs,
+      outcome: job?.status ?? 'unknown',
+    }));
+    if (started === null || waitMs === null) continue;
+    // a gang still running at the end has run until then
+    const run = (endedAt ?? end) - started;
+    waits.push(waitMs);
+    slowdowns.push((waitMs + run) / Math.max(run, SLOWDOWN_FLOOR_MS));
+  }
+  lines.push(JSON.stringify(sim.summary({ wait: distribution(waits), slowdown: distribution(slowdowns), utilisation })));
+  return lines;
+}

@@ -1,0 +1,122 @@
+import type { SchedulerEvent } from '../events.ts';
+import { shardEntriesSorted, shardGet } from '../shard.ts';
+import type { State } from '../state.ts';
+import { initialState } from '../state.ts';
+import { stateHash } from '../stateHash.ts';
+import { turn } from '../turn/turn.ts';
+import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
+import { TurnContext } from '../turn/turnContext.ts';
+
+/** The leader name simulated transactions carry. */
+const SIMULATOR = 'simulator';
+
+/** Events `muster simulate` prints, one JSON object a line, in log order (DESIGN.md §11, "What muster simulate prints"). */
+const PRINTED = new Set<string>(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized']);
+
+/** What a simulation counts for its Summary line. */
+interface Counts {
+  sessions: number;
+  committed: number;
+  aborted: number;
+  rejected: number;
+  reserved: number;
+  transactions: number;
+  events: number;
+}
+
+/**
+ * A log kept in memory, written by the core's turn as the leader writes it (one input a turn),
+ * with the time the scenario gives; it keeps the lines `muster simulate` prints.
+ */
+export class Simulation {
+  state: State = initialState();
+  /** The printed lines so far (decisions and rejections). */
+  readonly lines: string[] = [];
+  readonly transactions: TurnTransaction[] = [];
+  /** The simulated time: the stamp of the next turn. */
+  now = 0;
+  /** Called with every event written, and the stamp of its transaction, in log order. */
+  onEvent: ((event: SchedulerEvent, at: number) => void) | null = null;
+  private readonly context = new TurnContext();
+  private prev: string | null = null;
+  private inputSeq = 0;
+  private readonly counts: Counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, reserved: 0, transactions: 0, events: 0 };
+
+  /** What a new log's first leader writes: the v1.1 defaults. */
+  start(): void {
+    this.turn([{ start: true }]);
+  }
+
+  /** One input on `subject`, as it would arrive on MUSTER_IN, in a turn of its own. */
+  input(subject: string, body: unknown): void {
+    this.turn([{ inputs: [{ seq: ++this.inputSeq, subject, data: JSON.stringify(body) }] }]);
+  }
+
+  /** A node registers (its subject names its id, or `_` when it has none). */
+  register(node: unknown): void {
+    const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
+    this.input(`muster.in.node.${typeof id === 'string' && id !== '' ? id : '_'}.register`, node);
+  }
+
+  /** Finishes every running member of a job, each as its node's agent would report it. */
+  complete(jobId: string): void {
+    const job = shardGet(this.state.jobs, jobId);
+    const members = job?.members ?? [];
+    if (job === undefined || job.status !== 'running') {
+      this.input('muster.in.node._.done', { jobId, member: 0, ok: true });
+      return;
+    }
+    for (const [index, member] of members.entries()) {
+      if (member === null || member.done) continue;
+      this.input(`muster.in.node.${member.node}.done`, { jobId, member: index, ok: true });
+    }
+  }
+
+  /** One member of a job finished, reported by the agent of the node it is bound to (any node when it is bound to none). */
+  done(jobId: string, member: number, ok: boolean): void {
+    const bound = shardGet(this.state.jobs, jobId)?.members[member];
+    this.input(`muster.in.node.${bound === null || bound === undefined ? '_' : bound.node}.done`, { jobId, member, ok });
+  }
+
+  /** One scheduling session at the current time (nothing when nothing changed and nothing is due). */
+  schedule(): void {
+    if (this.turn([{ session: true }]) > 0) this.counts.sessions++;
+  }
+
+  /** Runs one turn at the current time; prints and counts what it wrote; returns how many transactions. */
+  private turn(commands: TurnCommand[]): number {
+    const result = turn(this.context, this.state, this.prev, commands, { term: 1, leader: SIMULATOR, at: this.now });
+    this.state = result.state;
+    this.prev = result.lastHash;
+    this.counts.transactions += result.transactions.length;
+    this.transactions.push(...result.transactions);
+    for (const { tx } of result.transactions) {
+      this.counts.events += tx.events.length;
+      for (const event of tx.events) {
+        this.onEvent?.(event, tx.at);
+        if (!PRINTED.has(event.type)) continue;
+        if (event.type === 'GangCommitted') this.counts.committed++;
+        else if (event.type === 'GangAborted') this.counts.aborted++;
+        else if (event.type === 'GangReserved') this.counts.reserved++;
+        else if (event.type === 'JobRejected' || event.type === 'InputRejected') this.counts.rejected++;
+        this.lines.push(JSON.stringify(event));
+      }
+    }
+    return result.transactions.length;
+  }
+
+  /** The Summary line's object, with `extra` fields (a workload's figures) before the state hash. */
+  summary(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    const byStatus: Record<string, number> = {};
+    for (const [, job] of shardEntriesSorted(this.state.jobs)) byStatus[job.status] = (byStatus[job.status] ?? 0) + 1;
+    return {
+      type: 'Summary',
+      at: this.now,
+      ...this.counts,
+      jobs: byStatus,
+      nodes: shardEntriesSorted(this.state.nodes).length,
+      ...extra,
+      stateHash: stateHash(this.state),
+    };
+  }
+}
