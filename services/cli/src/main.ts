@@ -14,12 +14,14 @@ import { policyCommand } from './commands/policy.ts';
 import { schedulerCommand } from './commands/scheduler.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { submitCommand } from './commands/submit.ts';
+import { uiCommand } from './commands/ui.ts';
 import { upCommand } from './commands/up.ts';
 import { errorExit } from './errorExit.ts';
 
 /** The subcommands, in the order `muster --help` lists them. */
 const COMMANDS: (() => Command)[] = [
   upCommand,
+  uiCommand,
   submitCommand,
   jobsCommand,
   nodesCommand,

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
@@ -13,6 +14,7 @@ import type { NatsFlags } from '../natsOptions.ts';
 import { readJsonFile } from '../readJsonFile.ts';
 import { serviceLogger } from '../serviceLogger.ts';
 import { untilStopped } from '../untilStopped.ts';
+import { DEFAULT_UI_PORT, portNumber, serveDashboard } from './ui.ts';
 
 interface UpFlags extends NatsFlags {
   nodes: number;
@@ -21,7 +23,13 @@ interface UpFlags extends NatsFlags {
   keepData?: boolean;
   dir: string;
   logLevel?: string;
+  uiPort?: number;
+  ui: boolean;
+  metricsPort?: number;
 }
+
+/** The metrics port `muster up` prefers (taken: any free port instead). */
+const DEFAULT_METRICS_PORT = 9464;
 
 const SAMPLE_WORKLOAD = fileURLToPath(new URL('../../../../examples/workload.json', import.meta.url));
 
@@ -35,6 +43,9 @@ export function upCommand(): Command {
     .option('--keep-data', "keep the last run's JetStream data instead of starting afresh")
     .option('--dir <dir>', 'folder for NATS data and logs', '.muster')
     .option('--log-level <level>', 'level of the service logs in <dir>/up.log (default: $LOG_LEVEL or info)')
+    .option('--ui-port <port>', `the dashboard's port on 127.0.0.1 (default ${DEFAULT_UI_PORT}, or any free port when taken)`, portNumber)
+    .option('--no-ui', 'do not serve the dashboard')
+    .option('--metrics-port <port>', `the scheduler's Prometheus metrics port on 127.0.0.1 (default ${DEFAULT_METRICS_PORT}, or any free port when taken; 0: none)`, portNumber)
     .action(async (flags: UpFlags) => {
       await up(flags);
     });
@@ -42,7 +53,7 @@ export function upCommand(): Command {
 
 async function up(flags: UpFlags): Promise<void> {
   // loaded here, so the other subcommands start fast and do not depend on the services' code
-  const [{ simulatedNodes, startAgent }, { startScheduler }, { connectClient }, { validateJobSpec }, { NatsServerMissingError, natsServerBinary, startNatsServer }] = await Promise.all([
+  const [{ simulatedNodes, startAgent }, { startScheduler }, { connectClient }, { validateJobSpec }, { NatsServerMissingError, freePort, natsServerBinary, startNatsServer }] = await Promise.all([
     import('@muster/agent'),
     import('@muster/scheduler'),
     import('@muster/client'),
@@ -96,10 +107,21 @@ async function up(flags: UpFlags): Promise<void> {
       print(`nats         ${target.servers.join(',')}`);
     }
     const auth = target.auth.user === undefined ? {} : { user: target.auth.user, pass: target.auth.pass ?? '' };
-    const scheduler = await startScheduler({ natsUrl: target.servers, id: 'up', logger, heartbeatTimeoutMs: 5_000, ...auth });
+    // the preferred metrics port, or a free one when another stack holds it (0: no metrics)
+    const metricsPort = flags.metricsPort ?? ((await portIsFree(DEFAULT_METRICS_PORT)) ? DEFAULT_METRICS_PORT : await freePort());
+    const scheduler = await startScheduler({ natsUrl: target.servers, id: 'up', logger, heartbeatTimeoutMs: 5_000, metricsPort, ...auth });
     cleanups.push(scheduler.stop);
     await until(() => scheduler.role() === 'leader', 15_000, 'the scheduler did not become leader');
     print(`scheduler    up (leader)`);
+    if (scheduler.metricsUrl !== null) print(`metrics      ${scheduler.metricsUrl}`);
+    if (flags.ui) {
+      const { connect } = await import('@muster/bus');
+      const uiBus = await connect({ servers: target.servers, name: 'muster-up-ui', ...target.auth });
+      cleanups.push(() => uiBus.close());
+      const dashboard = await serveDashboard(uiBus, '127.0.0.1', flags.uiPort, (err) => logger.warn({ err, component: 'ui' }, 'dashboard: reading the log failed, retrying'));
+      cleanups.push(() => dashboard.close());
+      print(`dashboard    ${dashboard.url}`);
+    }
 
     const nodes = simulatedNodes(flags.nodes);
     const agent = await startAgent({ natsUrl: target.servers, nodes, simulate: true, heartbeatMs: 1_000, logger, ...target.auth });
@@ -136,6 +158,14 @@ async function up(flags: UpFlags): Promise<void> {
     await stopAll();
   }
   print('stopped');
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
 }
 
 function lastLine(file: string): string {

@@ -1,0 +1,36 @@
+// The shapes the page reads from the dashboard's JSON API (the scheduler's API views,
+// libs/core/src/api/apiViews.ts, and the dashboard's own): type-only, erased when compiled.
+
+/** Used and total of one resource. */
+export interface UsedTotal { used: number; total: number | null }
+
+/** A GPU device and the job holding it. */
+export interface GpuDeviceUse { id: number; model: string; memoryMb: number; nvlinkDomain: number; jobId: string | null }
+
+/** A node row of `/api/nodes`. */
+export interface NodeRow {
+  id: string; status: string; cpu: UsedTotal; memoryMb: UsedTotal; gpus: UsedTotal; slots: UsedTotal;
+  labels: Record<string, string | number>; jobs: string[]; gpuDevices?: GpuDeviceUse[];
+}
+
+/** A job row of `/api/jobs`. */
+export interface JobRow {
+  id: string; status: string; user: string; queue: string; priority: number; members: number;
+  nodes: string[]; reason: string | null; submitIndex: number; expectedStart?: number | null;
+}
+
+/** A replica of `/api/replicas`. */
+export interface ReplicaRow { id: string; role: string; term: number; seq: number; lag: number | null; refusedBecause: string | null }
+
+/** A log event as the page reads it. */
+export type LogEvent = { type: string } & Record<string, unknown>;
+
+/** A decision of the live feed. */
+export interface FeedItem { seq: number; at: number; event: LogEvent }
+
+/** `/api/jobs/<id>`: the job, why it is where it is, and its story from the log. */
+export interface JobPage {
+  job: (JobRow & { allocations?: { node: string; role: string; members: number[]; gpuIds: number[] }[]; pendReason?: { category: string; message: string } | null; retired?: boolean }) | null;
+  explanation: { text: string; reservation?: { startAt: number; hosts: string[]; waitsFor: { jobId: string; endsAt: number }[] } } | null;
+  story: { events: { seq: number; index: number; at: number; event: LogEvent }[]; dropped: number; fromSeq: number } | null;
+}
