@@ -55,6 +55,7 @@ describe('HA drill (short)', () => {
     expect(report.takeover.all.max, why).toBeGreaterThan(400);
     expect(report.takeover.all.max, why).toBeLessThan(5_000);
     expect(report.stop?.survivors, why).toEqual([]);
+    expect(report.verdict, why).toBe('pass');
     expect(report.ok, why).toBe(true);
     if (report.logsDir !== null) rmSync(report.logsDir, { recursive: true, force: true });
   }, 240_000);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { auditLog } from '@muster/auditor';
 import { readDecisions, readInputs, readLog } from '@muster/bus';
-import type { InputMessage, StoredDecision } from '@muster/bus';
+import type { Bus, InputMessage, StoredDecision } from '@muster/bus';
 import { MusterClient } from '@muster/client';
 import type { LoggedTransaction } from '@muster/core';
 import { createStack } from '@muster/stack';
@@ -9,7 +9,9 @@ import { summarizeAudit } from './drillAudit.ts';
 import type { DrillAuditSummary } from './drillAudit.ts';
 import { startDrillCluster } from './drillCluster.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
-import { checkDecisions, lostJobs, whereJobsAre } from './drillDecisions.ts';
+import { drillLoad } from './drillCapacity.ts';
+import { checkDecisions, whereJobsAre } from './drillDecisions.ts';
+import type { LiveRead } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { watchJetStream } from './drillNatsWatch.ts';
@@ -19,7 +21,7 @@ import type { DrillOptions } from './drillOptions.ts';
 import { drillRandom } from './drillRandom.ts';
 import { recoverCluster } from './drillRecover.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
-import { drillFailures, finding } from './drillReport.ts';
+import { drillFailures, drillNotes, drillVerdict, finding } from './drillReport.ts';
 import type { DrillReport } from './drillReport.ts';
 import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
@@ -34,6 +36,8 @@ export interface DrillHooks {
   progress?: (line: string) => void;
   /** Aborting ends the workload and the faults early; everything is still stopped and reported. */
   signal?: AbortSignal;
+  /** Called with what the checks read, while the cluster still runs (to record a live tail). */
+  onRead?: (read: LiveRead & { accepted: string[] }, bus: Bus) => Promise<void> | void;
 }
 
 // the first fault waits for the workload to be under way; none starts in the last seconds, so each
@@ -60,7 +64,7 @@ export async function runDrill(options: Partial<DrillOptions>, hooks: DrillHooks
   let cluster: DrillCluster | null = null;
   try {
     cluster = await startDrillCluster(stack, opts, progress);
-    await exercise(cluster, opts, runId, report, progress, hooks.signal);
+    await exercise(cluster, opts, runId, report, progress, hooks);
   } catch (err) {
     report.error = err instanceof Error ? err.message : String(err);
     progress(`error: ${report.error}`);
@@ -71,7 +75,9 @@ export async function runDrill(options: Partial<DrillOptions>, hooks: DrillHooks
   }
   report.ms = Date.now() - started;
   report.failures = drillFailures(report);
-  report.ok = report.failures.length === 0;
+  report.notes = drillNotes(report);
+  report.verdict = drillVerdict(report);
+  report.ok = report.verdict === 'pass';
   return report;
 }
 
@@ -81,8 +87,9 @@ async function exercise(
   runId: string,
   report: DrillReport,
   progress: (line: string) => void,
-  signal: AbortSignal | undefined,
+  hooks: DrillHooks,
 ): Promise<void> {
+  const signal = hooks.signal;
   const client = new MusterClient(cluster.bus, { timeoutMs: 2_000 });
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
@@ -116,7 +123,7 @@ async function exercise(
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
   const unavailable = await watch.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, { settled, unavailable, workloadStart }, report, progress);
+  await check(cluster, opts, workload, { settled, unavailable, workloadStart }, report, progress, hooks);
 }
 
 async function check(
@@ -126,18 +133,20 @@ async function check(
   run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number },
   report: DrillReport,
   progress: (line: string) => void,
+  hooks: DrillHooks,
 ): Promise<void> {
-  const log: LoggedTransaction[] = [];
-  for await (const logged of readLog(cluster.bus)) log.push(logged);
+  // inputs, then decisions, then the log: a log read last holds every transaction the others depend on (LiveRead)
   const inputs: InputMessage[] = [];
   for await (const input of readInputs(cluster.bus, { withTime: true })) inputs.push(input);
   const stream: StoredDecision[] = [];
   for await (const m of readDecisions(cluster.bus)) stream.push(m);
+  const log: LoggedTransaction[] = [];
+  for await (const logged of readLog(cluster.bus)) log.push(logged);
 
   const { settled, unavailable, workloadStart } = run;
   const accepted = [...workload.accepted.keys()];
-  const decisions = checkDecisions(accepted, log, stream);
-  const lost = lostJobs(decisions);
+  const decisions = checkDecisions(accepted, { inputs, stream, log });
+  await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
   const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
   const leaderFaults = takeovers(report.faults, log);
@@ -153,6 +162,21 @@ async function check(
   report.workload.decisionsInLog = decisions.decisionsInLog;
   report.workload.decisionsOnStream = decisions.decisionsOnStream;
   report.workload.committed = accepted.length - decisions.neverCommitted.length;
+  const durationS = opts.durationS;
+  const inWorkload = (at: number): boolean => at >= workloadStart && at <= workloadStart + durationS * 1000;
+  let committedInWorkload = 0;
+  let completed = 0;
+  const ours = new Set(accepted);
+  for (const { tx } of log) {
+    for (const e of tx.events) {
+      if (e.type === 'GangCommitted' && ours.has(e.jobId) && inWorkload(e.at)) committedInWorkload++;
+      if (e.type === 'JobFinished' && ours.has(e.jobId)) completed++;
+    }
+  }
+  report.workload.completed = completed;
+  report.workload.offeredRate = round1(report.workload.submitted / durationS);
+  report.workload.achievedRate = round1(committedInWorkload / durationS);
+  report.workload.load = round2(drillLoad(opts.rate, opts.nodes).load);
   report.takeover = {
     all: spread(leaderFaults.map((t) => t.decisionMs)),
     kill: spread(leaderFaults.filter((t) => t.kind === 'kill-leader').map((t) => t.decisionMs)),
@@ -164,7 +188,13 @@ async function check(
   const byHash = new Map<number, Set<string>>();
   for (const s of statuses) byHash.set(s.seq, (byHash.get(s.seq) ?? new Set()).add(s.stateHash));
   report.checks = {
-    lost: { ...finding(lost), notIngested: decisions.notIngested.length, undecidedInLog: decisions.undecidedInLog.length, missingOnStream: decisions.missingOnStream.length },
+    lost: finding(decisions.lost),
+    backlog: {
+      notIngested: decisions.backlog.notIngested.length,
+      pending: decisions.backlog.pending.length,
+      unpublished: decisions.backlog.unpublished.length,
+      examples: [...decisions.backlog.notIngested, ...decisions.backlog.pending, ...decisions.backlog.unpublished].slice(0, 10),
+    },
     neverCommitted: finding(decisions.neverCommitted),
     duplicated: finding(decisions.duplicated),
     contradicted: finding(decisions.contradicted),
@@ -184,11 +214,21 @@ async function check(
       longestMs: unavailable.reduce((ms, i) => Math.max(ms, i.to - i.from), 0),
       intervals: unavailable.map((i) => ({ fromMs: i.from - workloadStart, ms: i.to - i.from })),
     },
-    settle: { trouble: settled.trouble, pending: settled.pending, running: settled.running, unsettled: whereJobsAre(settled.unsettled, replay.final, stream) },
+    settle: {
+      trouble: settled.trouble,
+      pending: settled.pending,
+      running: settled.running,
+      progressing: settled.progressing,
+      logRate: settled.logRate,
+      unsettled: whereJobsAre(settled.unsettled, replay.final, stream),
+    },
   };
   report.auditor = auditor;
   progress(`checked ${log.length} transactions, ${inputs.length} inputs, ${stream.length} decision messages; audit ${auditor === null ? `failed: ${report.auditorError}` : auditor.clean ? 'clean' : 'NOT clean'}`);
 }
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 function fillWorkload(report: DrillReport, workload: DrillWorkload): void {
   report.workload.submitted = workload.attempted();
@@ -201,15 +241,18 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
   const nothing = { count: 0, examples: [] };
   return {
     ok: false,
+    verdict: 'fail',
     failures: [],
+    notes: [],
     options: opts,
     startedAt: new Date(started).toISOString(),
     ms: 0,
-    workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
+    workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, completed: 0, offeredRate: 0, achievedRate: 0, load: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
     faults: [],
     takeover: { all: none, kill: none, pause: none, elected: none, missing: 0, each: [] },
     checks: {
-      lost: { ...nothing, notIngested: 0, undecidedInLog: 0, missingOnStream: 0 },
+      lost: nothing,
+      backlog: { notIngested: 0, pending: 0, unpublished: 0, examples: [] },
       neverCommitted: nothing,
       duplicated: nothing,
       contradicted: nothing,
@@ -218,7 +261,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
-      settle: { trouble: null, pending: 0, running: 0, unsettled: [] },
+      settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [] },
     },
     auditor: null,
     auditorError: null,

@@ -35,54 +35,78 @@ const abort = (jobId: string, final: boolean, category: GangAborted['reason']['c
   final,
   reason: { category, message: '', hosts: {} },
 });
-const submitted = (id: string): SchedulerEvent => ({ type: 'JobSubmitted', v: 1, inputSeq: 1, fingerprint: 'f', job: { id } as never });
+const submitted = (id: string, inputSeq = 1): SchedulerEvent => ({ type: 'JobSubmitted', v: 1, inputSeq, fingerprint: 'f', job: { id } as never });
 const onStream = (log: LoggedTransaction[], seq: number, index: number, extra: Partial<StoredDecision> = {}): StoredDecision => {
   const event = log[seq - 1]?.tx.events[index] as GangCommitted | GangAborted;
   return { seq: 0, subject: `muster.decision.${event.jobId}`, msgId: `muster:${seq}:${index}`, logSeq: seq, data: canonicalJson(event), ...extra };
 };
 
+const node = { id: 'n1', labels: {}, capacity: { cpu: 4_000, memoryMb: 4_096, slots: 8 }, gpus: [] };
+const job = (id: string, cpu: number) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu, memoryMb: 256 } });
+const input = (seq: number, subject: string, body: unknown, storedAt: number): InputMessage => {
+  const data = JSON.stringify(body);
+  return { seq, subject, data, size: data.length, storedAt };
+};
+
+const submitInput = (seq: number, id: string): InputMessage => input(seq, 'muster.in.submit', { id }, seq);
+const read = (log: LoggedTransaction[], stream: StoredDecision[], ids: string[]) => ({ inputs: ids.map((id, i) => submitInput(i + 1, id)), stream, log });
+
 describe('drill: decisions, lost, duplicated, contradicted', () => {
   it('finds nothing wrong when every accepted job was ingested, decided once in the log and published as logged', () => {
-    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), abort('j2', false, 'insufficient-resources')] }, { at: 3, events: [commit('j2')] }]);
+    const log = logOf([{ at: 1, events: [submitted('j1', 1), submitted('j2', 2)] }, { at: 2, events: [commit('j1'), abort('j2', false, 'insufficient-resources')] }, { at: 3, events: [commit('j2')] }]);
     const stream = [onStream(log, 2, 0), onStream(log, 2, 1), onStream(log, 3, 0)];
-    const f = checkDecisions(['j1', 'j2'], log, stream);
+    const f = checkDecisions(['j1', 'j2'], read(log, stream, ['j1', 'j2']));
     expect(lostJobs(f)).toEqual([]);
     expect(f.duplicated).toEqual([]);
     expect(f.contradicted).toEqual([]);
     expect(f.neverCommitted).toEqual([]);
-    expect([f.decisionsInLog, f.decisionsOnStream]).toEqual([3, 3]);
+    expect([f.decisionsInLog, f.decisionsOnStream, f.lastPublishedLogSeq, f.lastInputSeq]).toEqual([3, 3, 3, 2]);
   });
 
-  it('counts an accepted job as lost when it is not ingested, not decided, or not on the stream', () => {
-    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), commit('j2')] }]);
-    const f = checkDecisions(['j1', 'j2', 'j3'], log, [onStream(log, 2, 0)]);
-    expect(f.notIngested).toEqual(['j3']);
-    expect(f.undecidedInLog).toEqual(['j3']);
-    expect(f.missingOnStream).toEqual(['j2', 'j3']);
-    expect(lostJobs(f)).toEqual(['j2', 'j3']);
+  it('counts a job as lost when it is not in MUSTER_IN, skipped at ingest, or its decision is missing though later ones are published', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1', 1), submitted('j3', 3)] }, { at: 2, events: [commit('j1'), commit('j3')] }, { at: 3, events: [abort('j9', false, 'insufficient-resources')] }]);
+    const inputs = [submitInput(1, 'j1'), submitInput(2, 'j2'), submitInput(3, 'j3')];
+    const f = checkDecisions(['j1', 'j2', 'j3', 'j4'], { inputs, stream: [onStream(log, 2, 0), onStream(log, 3, 0)], log });
+    expect(lostJobs(f)).toEqual(['j2', 'j3', 'j4']);
+    expect(f.lost).toEqual([
+      'j2: MUSTER_IN 2 ingested (log at input 3) with no JobSubmitted',
+      'j3: decision muster:2:1 not on MUSTER_DECISIONS, though later ones are',
+      'j4: acknowledged but not in MUSTER_IN',
+    ]);
+  });
+
+  it('counts work still queued as backlog, not lost: inputs after the last ingested, pending jobs, decisions after the last published', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1', 1), submitted('j2', 2)] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [commit('j2')] }, { at: 4, events: [submitted('j3', 3)] }]);
+    const inputs = [submitInput(1, 'j1'), submitInput(2, 'j2'), submitInput(3, 'j3'), submitInput(4, 'j4')];
+    const f = checkDecisions(['j1', 'j2', 'j3', 'j4'], { inputs, stream: [onStream(log, 2, 0)], log });
+    expect(f.lost).toEqual([]);
+    expect(f.backlog).toEqual({ notIngested: ['j4'], pending: ['j3'], unpublished: ['j2'] });
+    expect(f.neverCommitted).toEqual(['j3', 'j4']);
   });
 
   it('finds a second commit of a running gang, a msg id stored twice, and more commits on the stream than in the log', () => {
-    const log = logOf([{ at: 1, events: [submitted('j1')] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [commit('j1')] }]);
+    const log = logOf([{ at: 1, events: [submitted('j1', 1)] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [commit('j1')] }]);
     const twice = onStream(log, 2, 0);
-    const f = checkDecisions(['j1'], log, [twice, { ...twice, seq: 7 }, onStream(log, 3, 0), onStream(log, 3, 0, { msgId: 'muster:3:0', seq: 9 })]);
+    const f = checkDecisions(['j1'], read(log, [twice, { ...twice, seq: 7 }, onStream(log, 3, 0), onStream(log, 3, 0, { msgId: 'muster:3:0', seq: 9 })], ['j1']));
     expect(f.duplicated.some((d) => d.includes('committed again at log 3'))).toBe(true);
     expect(f.duplicated.some((d) => d.startsWith('muster:2:0: stored twice'))).toBe(true);
     expect(f.duplicated.some((d) => d.includes('4 commits on MUSTER_DECISIONS, 2 in the log'))).toBe(true);
   });
 
   it('a commit after a node-lost requeue is not a duplicate', () => {
-    const log = logOf([{ at: 1, events: [submitted('j1')] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [abort('j1', false, 'node-lost')] }, { at: 4, events: [commit('j1')] }]);
-    expect(checkDecisions(['j1'], log, []).duplicated).toEqual([]);
+    const log = logOf([{ at: 1, events: [submitted('j1', 1)] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [abort('j1', false, 'node-lost')] }, { at: 4, events: [commit('j1')] }]);
+    expect(checkDecisions(['j1'], read(log, [], ['j1'])).duplicated).toEqual([]);
   });
 
-  it('finds contradictions: a committed gang finally aborted, two bodies under one msg id, a stream body unlike its log event', () => {
-    const log = logOf([{ at: 1, events: [submitted('j1'), submitted('j2')] }, { at: 2, events: [commit('j1'), commit('j2')] }, { at: 3, events: [abort('j1', true)] }]);
+  it('finds contradictions: a committed gang finally aborted, two bodies under one msg id, a stream body unlike its log event, a decision past the end of a log read after it', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1', 1), submitted('j2', 2)] }, { at: 2, events: [commit('j1'), commit('j2')] }, { at: 3, events: [abort('j1', true)] }]);
     const first = onStream(log, 2, 1);
-    const f = checkDecisions(['j1', 'j2'], log, [first, { ...first, seq: 5, data: canonicalJson(commit('j2', 99)) }]);
+    const past = { ...onStream(log, 2, 0), seq: 6, msgId: 'muster:4:0', logSeq: 4 };
+    const f = checkDecisions(['j1', 'j2'], read(log, [first, { ...first, seq: 5, data: canonicalJson(commit('j2', 99)) }, past], ['j1', 'j2']));
     expect(f.contradicted.some((c) => c.startsWith('j1: final abort (timeout) at log 3'))).toBe(true);
     expect(f.contradicted.some((c) => c.startsWith('muster:2:1: two different bodies'))).toBe(true);
     expect(f.contradicted.some((c) => c.includes('differs from log 2 event 1'))).toBe(true);
+    expect(f.contradicted.some((c) => c.includes('names log 4, past the end (3) of a log read after it'))).toBe(true);
   });
 });
 
@@ -114,13 +138,6 @@ describe('drill: takeover times', () => {
     expect(spread([])).toEqual({ count: 0, p50: null, p99: null, max: null });
   });
 });
-
-const node = { id: 'n1', labels: {}, capacity: { cpu: 4_000, memoryMb: 4_096, slots: 8 }, gpus: [] };
-const job = (id: string, cpu: number) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu, memoryMb: 256 } });
-const input = (seq: number, subject: string, body: unknown, storedAt: number): InputMessage => {
-  const data = JSON.stringify(body);
-  return { seq, subject, data, size: data.length, storedAt };
-};
 
 /** The log a leader would write for these inputs, each ingested at its stored time by a turn of the core; `decideAt` adds sessions. */
 function ingestedLog(inputs: InputMessage[], decideAt: number[] = []): LoggedTransaction[] {

@@ -92,7 +92,9 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     const first = await leader(60_000);
     if (first === null) throw new Error('no scheduler replica became leader within 60 s');
     progress(`replicas: ${REPLICA_IDS.join(', ')} up, ${first.id} leads (term ${first.term})`);
-    agent = await startAgent({ natsUrl: nats.urls, nodes: simulatedNodes(opts.nodes), simulate: true, heartbeatMs: 1_000, logger: agentLog });
+    // a large simulated cluster heartbeats less often (still well inside the replicas' heartbeat timeout)
+    const heartbeatMs = opts.nodes > 150 ? Math.min(2_000, Math.floor(opts.heartbeatTimeoutMs / 3)) : 1_000;
+    agent = await startAgent({ natsUrl: nats.urls, nodes: simulatedNodes(opts.nodes), simulate: true, heartbeatMs, logger: agentLog });
     if ((await within(agent.registered, 30_000)) === null) throw new Error(`the ${opts.nodes} simulated nodes were not registered within 30 s`);
     progress(`agents: ${opts.nodes} simulated nodes registered`);
     return {

@@ -1,145 +1,205 @@
 import { idOf, subjects } from '@muster/bus';
-import type { StoredDecision } from '@muster/bus';
-import { canonicalJson, shardGet } from '@muster/core';
+import type { InputMessage, StoredDecision } from '@muster/bus';
+import { canonicalJson, isDecision, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
+
+/**
+ * What the drill read of a live cluster, in this order: MUSTER_IN, then MUSTER_DECISIONS, then
+ * MUSTER_LOG. A leader publishes a decision only after its transaction is in the log and ingests
+ * an input only after it is stored, so a log read after the others holds every transaction a
+ * decision read before it names, and every ingest of an input read before it: the checks are
+ * exact on a live system, whatever the leader does between the reads (as the audit's are).
+ */
+export interface LiveRead {
+  inputs: readonly InputMessage[];
+  stream: readonly StoredDecision[];
+  log: readonly LoggedTransaction[];
+}
+
+/** Accepted work not done yet but not lost either: a cluster still working through a backlog. */
+export interface Backlog {
+  /** Stored in MUSTER_IN after the last input the log ingested. */
+  notIngested: string[];
+  /** Ingested, not committed yet, still pending. */
+  pending: string[];
+  /** Decided in the log after the last transaction whose decisions are on MUSTER_DECISIONS (the outbox's queue). */
+  unpublished: string[];
+}
 
 /** What the drill's own accounting finds about decisions, in the log and on MUSTER_DECISIONS. */
 export interface DecisionFindings {
-  /** Accepted jobs with no JobSubmitted in the log. */
-  notIngested: string[];
-  /** Accepted jobs with no decision (GangCommitted or GangAborted) in the log. */
-  undecidedInLog: string[];
-  /** Accepted jobs with no decision on MUSTER_DECISIONS. */
-  missingOnStream: string[];
-  /** Accepted jobs that never got a GangCommitted (every drill job fits, so each must). */
+  /** Accepted jobs lost, each with why: not in MUSTER_IN, skipped at ingest, or a logged decision missing on the stream though later ones are there. */
+  lost: string[];
+  /** Accepted jobs still in the backlog. */
+  backlog: Backlog;
+  /** Accepted jobs that never got a GangCommitted (every drill job fits: at rest, each must). */
   neverCommitted: string[];
   /** Duplicated decisions: a second commit of a running job, a msg id stored twice, more commits on the stream than in the log. */
   duplicated: string[];
-  /** Contradicted decisions: a commit and a final abort for one job, two bodies under one msg id, a stream message unlike its log event. */
+  /** Contradicted decisions: a commit and a final abort for one job, two bodies under one msg id, a stream message unlike its log event or with no log event behind it. */
   contradicted: string[];
   decisionsInLog: number;
   decisionsOnStream: number;
+  /** The last log sequence MUSTER_DECISIONS holds messages of (0: none). */
+  lastPublishedLogSeq: number;
+  /** The log's last ingested input sequence. */
+  lastInputSeq: number;
 }
 
 type JobPhase = 'pending' | 'committed' | 'finished' | 'final';
 
 /**
- * Checks every accepted job reached a decision in the log and on the stream, that no job was
- * committed twice without a requeue between, that no job was both committed and finally aborted,
- * and that every message on MUSTER_DECISIONS is unique under its msg id and equal to the log
- * event it names (`muster:<logSeq>:<index>`).
+ * Checks that every accepted job is in MUSTER_IN, ingested (or still waiting to be), decided in
+ * the log and published, or still in the backlog; that no job was committed twice without a
+ * requeue between or both committed and finally aborted; and that every message on
+ * MUSTER_DECISIONS is unique under its msg id and equal to the log event it names
+ * (`muster:<logSeq>:<index>`), in a log read after it.
  */
-export function checkDecisions(accepted: Iterable<string>, log: readonly LoggedTransaction[], stream: readonly StoredDecision[]): DecisionFindings {
-  const findings: DecisionFindings = {
-    notIngested: [],
-    undecidedInLog: [],
-    missingOnStream: [],
+export function checkDecisions(accepted: Iterable<string>, read: LiveRead): DecisionFindings {
+  const { inputs, stream, log } = read;
+  const f: DecisionFindings = {
+    lost: [],
+    backlog: { notIngested: [], pending: [], unpublished: [] },
     neverCommitted: [],
     duplicated: [],
     contradicted: [],
     decisionsInLog: 0,
     decisionsOnStream: 0,
+    lastPublishedLogSeq: 0,
+    lastInputSeq: 0,
   };
+  const lastLogSeq = log[log.length - 1]?.seq ?? 0;
+  for (const m of stream) f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, logSeqOf(m) ?? 0);
+
   const submitted = new Set<string>();
-  const decidedInLog = new Set<string>();
   const commitsInLog = new Map<string, number>();
   const phase = new Map<string, JobPhase>();
+  // each job's decisions in the log, by msg id, to find those the stream should hold
+  const logDecisions = new Map<string, string[]>();
   const bySeq = new Map<number, LoggedTransaction>();
   for (const logged of log) {
     bySeq.set(logged.seq, logged);
-    for (const event of logged.tx.events) {
-      switch (event.type) {
-        case 'JobSubmitted':
-          submitted.add(event.job.id);
-          phase.set(event.job.id, 'pending');
-          break;
-        case 'GangCommitted': {
-          findings.decisionsInLog++;
-          decidedInLog.add(event.jobId);
-          commitsInLog.set(event.jobId, (commitsInLog.get(event.jobId) ?? 0) + 1);
-          const was = phase.get(event.jobId);
-          if (was === 'committed' || was === 'finished') findings.duplicated.push(`${event.jobId}: committed again at log ${logged.seq} without a requeue`);
-          if (was === 'final') findings.contradicted.push(`${event.jobId}: committed at log ${logged.seq} after a final abort`);
-          phase.set(event.jobId, 'committed');
-          break;
-        }
-        case 'GangAborted': {
-          findings.decisionsInLog++;
-          decidedInLog.add(event.jobId);
-          const was = phase.get(event.jobId);
-          // a cancel may end a running job; nothing else may finally abort a committed one
-          if (event.final && was === 'committed' && event.reason.category !== 'cancelled') {
-            findings.contradicted.push(`${event.jobId}: final abort (${event.reason.category}) at log ${logged.seq} of a committed gang`);
-          }
-          if (event.final) phase.set(event.jobId, 'final');
-          else if (event.reason.category === 'node-lost') phase.set(event.jobId, 'pending');
-          break;
-        }
-        case 'JobPended':
-          phase.set(event.jobId, 'pending');
-          break;
-        case 'JobFinished':
-          phase.set(event.jobId, 'finished');
-          break;
-        default:
-          break;
+    logged.tx.events.forEach((event, index) => {
+      if (event.type === 'JobSubmitted') {
+        submitted.add(event.job.id);
+        phase.set(event.job.id, 'pending');
+        f.lastInputSeq = Math.max(f.lastInputSeq, event.inputSeq);
+        return;
       }
-    }
+      // every ingested input leaves an event naming its sequence (JobRejected, TaskCompleted, …)
+      if ('inputSeq' in event && typeof event.inputSeq === 'number') f.lastInputSeq = Math.max(f.lastInputSeq, event.inputSeq);
+      if (!isDecision(event)) {
+        if (event.type === 'JobPended') phase.set(event.jobId, 'pending');
+        if (event.type === 'JobFinished') phase.set(event.jobId, 'finished');
+        return;
+      }
+      f.decisionsInLog++;
+      logDecisions.set(event.jobId, [...(logDecisions.get(event.jobId) ?? []), `muster:${logged.seq}:${index}`]);
+      const was = phase.get(event.jobId);
+      if (event.type === 'GangCommitted') {
+        commitsInLog.set(event.jobId, (commitsInLog.get(event.jobId) ?? 0) + 1);
+        if (was === 'committed' || was === 'finished') f.duplicated.push(`${event.jobId}: committed again at log ${logged.seq} without a requeue`);
+        if (was === 'final') f.contradicted.push(`${event.jobId}: committed at log ${logged.seq} after a final abort`);
+        phase.set(event.jobId, 'committed');
+        return;
+      }
+      // a cancel may end a running job; nothing else may finally abort a committed one
+      if (event.final && was === 'committed' && event.reason.category !== 'cancelled') {
+        f.contradicted.push(`${event.jobId}: final abort (${event.reason.category}) at log ${logged.seq} of a committed gang`);
+      }
+      if (event.final) phase.set(event.jobId, 'final');
+      else if (event.reason.category === 'node-lost') phase.set(event.jobId, 'pending');
+    });
   }
 
   const byMsgId = new Map<string, StoredDecision>();
   const streamCommits = new Map<string, number>();
   const streamFinalAborts = new Map<string, string>();
-  const decidedOnStream = new Set<string>();
   for (const m of stream) {
     const earlier = byMsgId.get(m.msgId);
     if (earlier !== undefined) {
-      if (earlier.data === m.data) findings.duplicated.push(`${m.msgId}: stored twice on MUSTER_DECISIONS (stream ${earlier.seq} and ${m.seq})`);
-      else findings.contradicted.push(`${m.msgId}: two different bodies on MUSTER_DECISIONS (stream ${earlier.seq} and ${m.seq})`);
+      if (earlier.data === m.data) f.duplicated.push(`${m.msgId}: stored twice on MUSTER_DECISIONS (stream ${earlier.seq} and ${m.seq})`);
+      else f.contradicted.push(`${m.msgId}: two different bodies on MUSTER_DECISIONS (stream ${earlier.seq} and ${m.seq})`);
     } else {
       byMsgId.set(m.msgId, m);
     }
-    const mismatch = logMismatch(m, bySeq);
-    if (mismatch !== null) findings.contradicted.push(mismatch);
     if (!m.subject.startsWith(subjects.decisionPrefix)) continue;
-    findings.decisionsOnStream++;
+    const mismatch = logMismatch(m, bySeq, lastLogSeq);
+    if (mismatch !== null) f.contradicted.push(mismatch);
+    f.decisionsOnStream++;
     const jobId = idOf(m.subject);
-    decidedOnStream.add(jobId);
     const body = parseBody(m.data);
     if (body?.type === 'GangCommitted') streamCommits.set(jobId, (streamCommits.get(jobId) ?? 0) + 1);
     if (body?.type === 'GangAborted' && body.final === true && body.category !== 'cancelled') streamFinalAborts.set(jobId, m.msgId);
   }
   for (const [jobId, n] of streamCommits) {
     const inLog = commitsInLog.get(jobId) ?? 0;
-    if (n > inLog) findings.duplicated.push(`${jobId}: ${n} commits on MUSTER_DECISIONS, ${inLog} in the log`);
+    if (n > inLog) f.duplicated.push(`${jobId}: ${n} commits on MUSTER_DECISIONS, ${inLog} in the log`);
     const abort = streamFinalAborts.get(jobId);
-    if (abort !== undefined) findings.contradicted.push(`${jobId}: committed and finally aborted (${abort}) on MUSTER_DECISIONS`);
+    if (abort !== undefined) f.contradicted.push(`${jobId}: committed and finally aborted (${abort}) on MUSTER_DECISIONS`);
   }
 
+  const inputSeqOf = submissionSeqs(inputs);
   for (const id of accepted) {
-    if (!submitted.has(id)) findings.notIngested.push(id);
-    if (!decidedInLog.has(id)) findings.undecidedInLog.push(id);
-    if (!decidedOnStream.has(id)) findings.missingOnStream.push(id);
-    if ((commitsInLog.get(id) ?? 0) === 0) findings.neverCommitted.push(id);
+    const seq = inputSeqOf.get(id);
+    if (seq === undefined) f.lost.push(`${id}: acknowledged but not in MUSTER_IN`);
+    else if (!submitted.has(id)) {
+      if (seq > f.lastInputSeq) f.backlog.notIngested.push(id);
+      else f.lost.push(`${id}: MUSTER_IN ${seq} ingested (log at input ${f.lastInputSeq}) with no JobSubmitted`);
+    }
+    if ((commitsInLog.get(id) ?? 0) === 0) {
+      f.neverCommitted.push(id);
+      if (submitted.has(id) && phase.get(id) === 'pending') f.backlog.pending.push(id);
+    }
+    // decisions go out in log order: one after the last published transaction is queued, one before it is missing
+    const owed = (logDecisions.get(id) ?? []).filter((msgId) => !byMsgId.has(msgId));
+    const missing = owed.filter((msgId) => (logSeqOfId(msgId) ?? 0) <= f.lastPublishedLogSeq);
+    if (missing.length > 0) f.lost.push(`${id}: decision ${missing[0]} not on MUSTER_DECISIONS, though later ones are`);
+    else if (owed.length > 0) f.backlog.unpublished.push(id);
   }
-  return findings;
+  return f;
 }
 
-/** The accepted jobs counted as lost: not ingested, or without a decision in the log or on the stream. */
+/** The job ids of accepted jobs lost (the first word of each finding). */
 export function lostJobs(f: DecisionFindings): string[] {
-  return [...new Set([...f.notIngested, ...f.undecidedInLog, ...f.missingOnStream])].sort();
+  return [...new Set(f.lost.map((l) => l.slice(0, l.indexOf(':'))))].sort();
 }
 
-// a message under `muster:<logSeq>:<index>[:<node>]` for a decision must carry exactly that log event
-function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>): string | null {
-  if (!m.subject.startsWith(subjects.decisionPrefix)) return null;
+// a message under `muster:<logSeq>:<index>` for a decision must carry exactly that log event
+function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>, lastLogSeq: number): string | null {
   const match = /^muster:(\d+):(\d+)$/.exec(m.msgId);
   if (match === null) return `stream ${m.seq}: decision msg id ${JSON.stringify(m.msgId)} is not muster:<logSeq>:<index>`;
   const logSeq = Number(match[1]);
+  // the log was read after the stream: a decision past its end was published with no transaction behind it
+  if (logSeq > lastLogSeq) return `stream ${m.seq} (${m.msgId}): names log ${logSeq}, past the end (${lastLogSeq}) of a log read after it`;
   const event = bySeq.get(logSeq)?.tx.events[Number(match[2])];
   if (event === undefined) return `stream ${m.seq} (${m.msgId}): no such event in the log`;
   if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${match[2]}`;
   return null;
+}
+
+function logSeqOf(m: StoredDecision): number | null {
+  return m.logSeq ?? logSeqOfId(m.msgId);
+}
+
+function logSeqOfId(msgId: string): number | null {
+  const match = /^muster:(\d+):/.exec(msgId);
+  return match === null ? null : Number(match[1]);
+}
+
+// the first stored submission of each job id (a retry outside the dedupe window would be a second, rejected as a duplicate)
+function submissionSeqs(inputs: readonly InputMessage[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const input of inputs) {
+    if (input.subject !== subjects.submit) continue;
+    try {
+      const id = (JSON.parse(input.data) as { id?: unknown }).id;
+      if (typeof id === 'string' && !out.has(id)) out.set(id, input.seq);
+    } catch {
+      // a body that is not JSON is not one of the drill's submissions
+    }
+  }
+  return out;
 }
 
 function parseBody(data: string): { type?: unknown; final?: unknown; category?: unknown } | null {

@@ -2,29 +2,45 @@ import type { DrillRandom } from './drillRandom.ts';
 
 const USERS = ['alice', 'bob', 'carol'] as const;
 
+/** An integer range, both ends included, drawn uniformly. */
+type Range = readonly [number, number];
+
 /**
- * The JobSpec of the drill's `n`-th submission: mostly small CPU gangs, some GPU gangs on the
- * simulated GPU nodes; every one fits an empty cluster of simulated nodes and finishes after
- * its `runtimeMs`, and none has a timeout, so every accepted job must end up committed.
+ * The drill's job mix as data, so that the workload and the capacity it needs come from one place:
+ * CPU gangs of 1–8 members (a data-parallel step, a sweep), and GPU gangs of 1–4 members with one
+ * or two devices each (half of them NVLink-local) on the GPU nodes, each running for seconds.
+ */
+export const DRILL_MIX = {
+  cpu: { share: 0.75, members: [1, 8] as Range, cpuSteps: [1, 4] as Range, cpuStep: 500, memorySteps: [1, 8] as Range, memoryStep: 512, runtimeMs: [1_000, 8_000] as Range },
+  gpu: { share: 0.25, members: [1, 4] as Range, gpus: [1, 2] as Range, cpu: 2_000, memoryMb: 8_192, runtimeMs: [2_000, 6_000] as Range },
+} as const;
+
+/**
+ * The JobSpec of the drill's `n`-th submission, drawn from {@link DRILL_MIX}: every one fits an
+ * empty cluster of three or more simulated nodes and finishes after its `runtimeMs`, and none has
+ * a timeout, so every accepted job must end up committed.
  */
 export function drillJob(prefix: string, n: number, random: DrillRandom): Record<string, unknown> {
   const id = `${prefix}-${n}`;
   const identity = { user: random.pick(USERS), queue: 'default', project: 'drill' };
-  if (random.next() < 0.7) {
+  const draw = (r: Range): number => random.int(r[0], r[1]);
+  if (random.next() < DRILL_MIX.cpu.share) {
+    const c = DRILL_MIX.cpu;
     return {
       id,
       identity,
-      tasks: random.int(1, 4),
-      resources: { cpu: 250 * random.int(1, 4), memoryMb: 256 * random.int(1, 4) },
-      runtimeMs: random.int(500, 3_000),
+      tasks: draw(c.members),
+      resources: { cpu: c.cpuStep * draw(c.cpuSteps), memoryMb: c.memoryStep * draw(c.memorySteps) },
+      runtimeMs: draw(c.runtimeMs),
     };
   }
+  const g = DRILL_MIX.gpu;
   return {
     id,
     identity,
-    roles: [{ name: 'worker', count: random.int(1, 4), resources: { cpu: 1_000, memoryMb: 2_048, gpus: random.int(1, 2) } }],
+    roles: [{ name: 'worker', count: draw(g.members), resources: { cpu: g.cpu, memoryMb: g.memoryMb, gpus: draw(g.gpus) } }],
     placement: { policy: 'pack', gpuLocality: random.next() < 0.5 },
     select: "kind == 'gpu'",
-    runtimeMs: random.int(1_000, 4_000),
+    runtimeMs: draw(g.runtimeMs),
   };
 }

@@ -1,3 +1,5 @@
+import { nodesForRate } from './drillCapacity.ts';
+
 /** A fault the drill injects. */
 export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby';
 
@@ -20,7 +22,7 @@ export interface DrillOptions {
   faults: readonly FaultKind[];
   /** Gang submissions per second. */
   rate: number;
-  /** Simulated nodes (sim-1 … sim-N, run by agents in the drill's process). */
+  /** Simulated nodes (sim-1 … sim-N, run by agents in the drill's process); by default scaled from `rate` so the offered load is about 65 % of capacity (`nodesForRate`). */
   nodes: number;
   /** Scheduler replicas' lease: a standby takes over after this long without a refresh. */
   leaseMs: number;
@@ -48,7 +50,7 @@ export function drillDefaults(): DrillOptions {
     seed: 1,
     faults: FAULT_KINDS,
     rate: 4,
-    nodes: 6,
+    nodes: nodesForRate(4),
     leaseMs: 600,
     heartbeatTimeoutMs: 5_000,
     pauseMs: 2_500,
@@ -62,12 +64,17 @@ export function drillDefaults(): DrillOptions {
 
 /** The defaults overridden by `partial`; throws a RangeError naming the first bad option. */
 export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOptions {
-  const opts = { ...drillDefaults(), ...stripUndefined(partial) };
+  const given = stripUndefined(partial);
+  const opts = { ...drillDefaults(), ...given };
+  // the cluster grows with the offered rate unless the caller sized it
+  if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
   const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);
   }
+  // one node of each kind (CPU, A100, H100), so every job of the mix fits the empty cluster
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 3) throw new RangeError(`nodes must be an integer of at least 3, got ${opts.nodes}`);
   if (!Number.isInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
   if (opts.schedule !== 'sequential' && opts.schedule !== 'chaotic') throw new RangeError(`schedule must be sequential or chaotic, got ${String(opts.schedule)}`);
   for (const f of opts.faults) if (!FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${FAULT_KINDS.join(', ')})`);

@@ -16,6 +16,10 @@ export interface SettleResult {
   unsettled: string[];
   /** What kept it from resting, or null. */
   trouble: string | null;
+  /** When it did not rest: whether a leader answered and the log still grew over the wait's last 10 s (a cluster working through a backlog, not a stalled one). */
+  progressing: boolean;
+  /** MUSTER_LOG growth over the wait's last 10 s, transactions a second (0 when at rest). */
+  logRate: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,9 +32,11 @@ export async function settleDrill(cluster: DrillCluster, client: MusterClient, t
   const deadline = Date.now() + timeoutMs;
   let lastSaid = 0;
   let previousSeq = -1;
-  let result: SettleResult = { at: Date.now(), logLastSeq: 0, statuses: new Map(), pending: -1, running: -1, unsettled: [], trouble: 'not checked yet' };
+  let result: SettleResult = { at: Date.now(), logLastSeq: 0, statuses: new Map(), pending: -1, running: -1, unsettled: [], trouble: 'not checked yet', progressing: false, logRate: 0 };
+  const seen: { at: number; seq: number }[] = [];
   while (Date.now() < deadline) {
     result = await look(cluster, client);
+    if (result.logLastSeq >= 0) seen.push({ at: result.at, seq: result.logLastSeq });
     const quiet = result.trouble === null && result.logLastSeq === previousSeq;
     if (quiet) return result;
     previousSeq = result.trouble === null ? result.logLastSeq : -1;
@@ -40,7 +46,13 @@ export async function settleDrill(cluster: DrillCluster, client: MusterClient, t
     }
     await sleep(result.trouble === null ? 300 : 500);
   }
-  return { ...result, trouble: `not at rest after ${timeoutMs} ms: ${result.trouble ?? 'the log still grew'}` };
+  const recent = seen.filter((s) => s.at >= result.at - 10_000);
+  const first = recent[0];
+  const last = recent[recent.length - 1];
+  const grew = first !== undefined && last !== undefined && last.seq > first.seq;
+  const logRate = grew ? Math.round(((last.seq - first.seq) * 1000) / Math.max(1, last.at - first.at)) : 0;
+  const leads = [...result.statuses.values()].some((s) => s?.role === 'leader');
+  return { ...result, trouble: `not at rest after ${timeoutMs} ms: ${result.trouble ?? 'the log still grew'}`, progressing: grew && leads, logRate };
 }
 
 async function look(cluster: DrillCluster, client: MusterClient): Promise<SettleResult> {
@@ -48,7 +60,7 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   const logLastSeq = await lastLogSequence(cluster.bus).catch(() => -1);
   const inLastSeq = await streamInfo(cluster.bus, IN_STREAM).then((i) => i.lastSeq, () => -1);
   const statuses = await cluster.statuses(1_000);
-  const base = { at, logLastSeq, statuses, pending: -1, running: -1, unsettled: [] };
+  const base = { at, logLastSeq, statuses, pending: -1, running: -1, unsettled: [], progressing: false, logRate: 0 };
   const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   if (answered.length < statuses.size) return { ...base, trouble: `${statuses.size - answered.length} replica(s) not answering` };
   const leader = answered.find((s) => s.role === 'leader');

@@ -12,6 +12,7 @@ interface DrillFlags {
   seed?: number;
   faults?: FaultKind[];
   rate?: number;
+  nodes?: number;
   json?: boolean;
   keepLogs?: string;
 }
@@ -29,6 +30,7 @@ export function drillCommand(): Command {
     .option('--seed <n>', 'seed of the workload and the fault schedule (default 1)', integer)
     .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby)', faultList)
     .option('--rate <n>', 'gang submissions per second (default 4)', positiveInt)
+    .option('--nodes <n>', 'simulated nodes (default: scaled from --rate so the offered load is about 65% of capacity)', positiveInt)
     .option('--json', 'print the report as JSON')
     .option('--keep-logs <dir>', 'keep every log (NATS nodes, replicas, agents) under this folder')
     .action(async (flags: DrillFlags) => {
@@ -40,6 +42,7 @@ export function drillCommand(): Command {
         seed: flags.seed,
         faults: flags.faults,
         rate: flags.rate,
+        nodes: flags.nodes,
         keepLogsDir: flags.keepLogs === undefined ? undefined : resolve(flags.keepLogs),
       };
       try {
