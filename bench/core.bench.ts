@@ -255,6 +255,45 @@ function main(): void {
   }
   const idle = timedSession(state, 10_000);
   console.log(`\nidle: a session with nothing changed wrote ${idle.parts.flat().length} events`);
+  reservationCases();
+}
+
+// Contract v1.1 (DESIGN.md §11): the same workload, each gang with a runtime limit, on a log whose
+// policy has reserveDepth 0 (reservations off), 1 and 16: the first session on the empty cluster,
+// then a churn session (a fifth of the running gangs finish), each timed as above.
+function reservationCases(): void {
+  const depths = (process.env.BENCH_RESERVE_DEPTHS ?? '0,1,16').split(',').map(Number);
+  const totals = new Map<number, { first: number; churn: number }>();
+  for (const depth of depths) {
+    seed = Number(process.argv[4] ?? 42) + 7;
+    let state = fold(initialState(), [{ type: 'PolicySet', policy: { reserveDepth: depth, assumedRuntimeMs: 3_600_000 } }]);
+    state = feed(state, Array.from({ length: HOSTS }, (_, i) => {
+      const spec = hostSpec(i);
+      return { subject: `muster.in.node.${String(spec.id)}.register`, data: JSON.stringify(spec) };
+    }));
+    const specs = Array.from({ length: GANGS }, (_, i) => ({ ...gangSpec(i), runtimeLimitMs: pick([600_000, 1_800_000, 3_600_000, 7_200_000]) }));
+    state = feed(state, specs.map((g) => ({ subject: 'muster.in.submit', data: JSON.stringify(g) })));
+    const first = timedSession(state, 1000);
+    for (const part of first.parts) state = fold(state, part);
+    report(`reserveDepth ${depth}, session 1: every gang (with a runtime limit) tried once on the empty cluster; ${fmt(first.stats.reserved)} reserved, ${fmt(first.stats.backfillRefused)} held back`, first, 0);
+    const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
+    const inputs: { subject: string; data: string }[] = [];
+    for (const [id, j] of running.filter(() => chance(0.2))) {
+      j.members.forEach((m, member) => {
+        if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
+      });
+    }
+    state = sequentialFeed(state, inputs);
+    const churn = timedSession(state, 60_000);
+    report(`reserveDepth ${depth}, churn: ${fmt(inputs.length)} completions, then a session; ${fmt(churn.stats.reserved)} reserved, ${fmt(churn.stats.backfillRefused)} held back`, churn, 0);
+    totals.set(depth, { first: first.totalMs, churn: churn.totalMs });
+  }
+  const off = totals.get(0);
+  if (off === undefined) return;
+  console.log('\nreservations, same workload (session ms, and the ratio to reserveDepth 0; goal <= 1.5):');
+  for (const [depth, t] of totals) {
+    console.log(`  reserveDepth ${String(depth).padStart(2)}: session 1 ${fmt(t.first)} ms (${(t.first / off.first).toFixed(2)}x), churn ${fmt(t.churn)} ms (${(t.churn / off.churn).toFixed(2)}x)`);
+  }
 }
 
 // completions depend on the state they arrive in (the last member's release finishes the job)

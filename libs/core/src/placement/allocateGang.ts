@@ -20,6 +20,9 @@ export function allocatorCounters(): AllocatorCounters {
   return { plansTried: 0, plansSkipped: 0, hostSearches: 0 };
 }
 
+/** Hosts a search must pass over for a bucket (a backfill that would delay a reservation there), besides those the plan claimed. */
+export type Avoid = (host: number, demand: BucketDemand) => boolean;
+
 /**
  * Places a whole gang on the index, all or nothing: the statement of debits (and reversals of
  * failed plans) when every member has a host, or null with the index exactly as it was.
@@ -31,13 +34,14 @@ export function allocateGang(
   shape: GangShape,
   classes: readonly HostClass[],
   counters: AllocatorCounters = allocatorCounters(),
+  avoid: Avoid | null = null,
 ): Statement | null {
   const stmt = new Statement(index, jobId);
   const ok = shape.placement.policy === 'same-node'
-    ? placeSameNode(index, stmt, shape, classes, counters)
+    ? placeSameNode(index, stmt, shape, classes, counters, avoid)
     : shape.placement.policy === 'spread'
-      ? placeSpread(index, stmt, shape, classes, counters)
-      : shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters));
+      ? placeSpread(index, stmt, shape, classes, counters, avoid)
+      : shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters, avoid));
   if (ok) return stmt;
   // never hold a partial gang: every debit of the attempt is given back
   stmt.discard();
@@ -81,7 +85,7 @@ function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostC
  * plan already claimed (hosts other roles of the gang claimed stay candidates). A plan that
  * fails midway reverses its own debits before the next plan.
  */
-function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters): boolean {
+function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
   const locality = shape.placement.gpuLocality;
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
@@ -106,7 +110,7 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
       // since are claimed by this plan (skipped), so it yields what a fresh iterator would
       if (search === null || plan[j - 1] !== n) {
         counters.hostSearches++;
-        search = new HostIterator(index, demand, classes, (x) => claimed.has(x), (x) => stmt.pinOf(x));
+        search = new HostIterator(index, demand, classes, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
       }
       const h = search.nextHost();
       if (h < 0) {
@@ -144,7 +148,7 @@ export function provablyInfeasible(plan: Plan, exact: ReadonlyMap<number, number
 }
 
 /** `spread`: every member of the gang (all roles, heaviest first) on a host of its own. */
-function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters): boolean {
+function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
   const locality = shape.placement.gpuLocality;
   const claimed = new Set<number>();
   counters.plansTried++;
@@ -153,7 +157,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
     // one iterator per role: after each claim the only changed host is claimed (skipped), so
     // continuing yields exactly what a fresh iterator per member would
     counters.hostSearches++;
-    const search = new HostIterator(index, demand, classes, (x) => claimed.has(x));
+    const search = new HostIterator(index, demand, classes, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)));
     for (let i = 0; i < role.count; i++) {
       const h = search.nextHost();
       if (h < 0) {
@@ -169,7 +173,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
 }
 
 /** `same-node`: every member of every role on one host (with gpuLocality, all GPUs in one domain). */
-function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters): boolean {
+function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
   const locality = shape.placement.gpuLocality;
   const parts: GpuPart[] = shape.roles.map((r) => ({ count: r.resources.gpus * r.count, gpuMemoryMb: r.resources.gpus > 0 ? r.resources.gpuMemoryMb : 0 }));
   const gpus = parts.reduce((n, p) => n + p.count, 0);
@@ -183,7 +187,7 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   };
   counters.plansTried++;
   counters.hostSearches++;
-  const h = new HostIterator(index, demand, classes).nextHost();
+  const h = new HostIterator(index, demand, classes, avoid === null ? undefined : (x) => avoid(x, demand)).nextHost();
   if (h < 0) {
     searchFailed(index, stmt, classes, demand, 0);
     return false;

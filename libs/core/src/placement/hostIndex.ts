@@ -156,6 +156,8 @@ export class HostIndex {
    * (a plan for a later time, when more is free than now).
    */
   memo: 'on' | 'read' | 'off' = 'on';
+  /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
+  deferred: Set<HostClass> | null = null;
 
   /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
   constructor(sources: readonly HostSource[]) {
@@ -323,6 +325,23 @@ export class HostIndex {
     updateLeaf(this, c, this.leaf[h]!);
   }
 
+  /**
+   * Changes many hosts at once: until `flushTrees`, debits and credits update the hosts' values
+   * and leaves only, and each class's tree is rebuilt once at the end (cheaper than a path per
+   * change when a large share of a class changes). No search may run in between.
+   */
+  deferTrees(): void {
+    this.deferred ??= new Set();
+  }
+
+  /** Rebuilds the trees of the classes changed since `deferTrees`, and keeps trees up to date again. */
+  flushTrees(): void {
+    const dirty = this.deferred;
+    this.deferred = null;
+    if (dirty === null) return;
+    for (const c of dirty) for (let node = c.leafBase - 1; node >= 1; node--) pull(c, node);
+  }
+
   /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
   resetSession(): void {
     for (const c of this.classes) {
@@ -488,5 +507,9 @@ function pull(c: HostClass, node: number): void {
 
 function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {
   setLeaf(index, c, pos);
+  if (index.deferred !== null) {
+    index.deferred.add(c);
+    return;
+  }
   for (let node = (c.leafBase + pos) >> 1; node >= 1; node >>= 1) pull(c, node);
 }

@@ -1,7 +1,7 @@
 import type { Policy } from '../contract/types.ts';
 import { memberResources } from '../lifecycle.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
-import type { AllocatorCounters } from '../placement/allocateGang.ts';
+import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
@@ -21,9 +21,10 @@ import { expectedEnd } from './runtimeLimits.ts';
 // - Backfill: a job is placed now only if it delays no reservation made earlier in the session.
 //   A reservation starting before the job is expected to end (now + its runtime) allows it, on
 //   each of the reservation's hosts, only what the reservation's plan left free there at its
-//   start (its allowance), and never the devices the plan took. The index is held back by the
-//   difference while such jobs are tried, so the allocator skips what would delay a reservation;
-//   each commit there spends the allowances it used.
+//   start (its allowance), and never the devices the plan took. The placement the job would get
+//   without reservations stands when it keeps to that (`violates`); otherwise the search runs
+//   again passing over the hosts where a bucket would not (`avoid`); each commit spends the
+//   allowances of the reservations it runs past.
 
 /** Resources and devices of one gang or plan on one host of the index. */
 interface HostUse {
@@ -56,7 +57,7 @@ export interface PlannedReservation {
   allowance: Map<number, { cpu: number; mem: number; slots: number }>;
 }
 
-/** A host held back for backfill: what was taken off it (given back when the hold is lifted). */
+/** What a plan for a later time holds on a host for an earlier reservation (given back after the plan). */
 interface Held {
   host: number;
   cpu: number;
@@ -65,14 +66,13 @@ interface Held {
   gpus: number[];
 }
 
-/** Plans reservations for a session and holds hosts back for backfill; every change to the index is taken back by `lift`. */
+/** Plans reservations for a session and keeps backfill from delaying them; every change a plan makes to the index is taken back. */
 export class ReservationPlanner {
   /** Reservations made so far in this session, in the session's order. */
   readonly reservations: PlannedReservation[] = [];
   private running: Running[] | null = null;
-  private held: Held[] = [];
-  // the reservations the current hold protects: those that start before this end (-1: no hold)
-  private heldFor = -1;
+  // the reservations by the hosts their plans take
+  private readonly byHost = new Map<number, PlannedReservation[]>();
 
   constructor(
     private readonly index: HostIndex,
@@ -92,7 +92,6 @@ export class ReservationPlanner {
    * no finite start exists (it waits on gangs that never end, or on reservations that never do).
    */
   plan(jobId: string, shape: GangShape, classes: readonly HostClass[], runtime: number): PlannedReservation | null {
-    this.lift();
     const index = this.index;
     const running = this.runningGangs();
     const saved = index.memo;
@@ -102,13 +101,13 @@ export class ReservationPlanner {
       const times = this.candidateTimes(running, shape, classes);
       let next = 0;
       for (const t of times) {
-        while (next < running.length && running[next]!.end <= t) {
-          for (const use of running[next]!.uses) {
-            index.credit(use.host, use.cpu, use.mem, use.slots, use.gpus);
-            credited.push(use);
-          }
-          next++;
-        }
+        let last = next;
+        while (last < running.length && running[last]!.end <= t) last++;
+        inBulk(index, running, next, last, (use) => {
+          index.credit(use.host, use.cpu, use.mem, use.slots, use.gpus);
+          credited.push(use);
+        });
+        next = last;
         const holds = this.holdReservations(t, t + runtime);
         const stmt = allocateGang(index, jobId, shape, classes, this.counters);
         let planned: PlannedReservation | null = null;
@@ -124,77 +123,80 @@ export class ReservationPlanner {
       }
       return null;
     } finally {
+      const bulk = credited.length > BULK;
+      if (bulk) index.deferTrees();
       for (let i = credited.length - 1; i >= 0; i--) {
         const use = credited[i]!;
         index.debit(use.host, use.cpu, use.mem, use.slots, use.gpus);
       }
+      if (bulk) index.flushTrees();
       index.memo = saved;
     }
   }
 
   /** Records a reservation of this session: later jobs are placed only where they do not delay it. */
   add(reservation: PlannedReservation): void {
-    this.lift();
     this.reservations.push(reservation);
+    for (const need of reservation.needs) {
+      const list = this.byHost.get(need.host);
+      if (list === undefined) this.byHost.set(need.host, [reservation]);
+      else list.push(reservation);
+    }
   }
 
   /**
-   * Holds the index back so that a job expected to end at `end` is placed only where it delays no
-   * reservation starting before then; true when any reservation is protected (then a failure says
-   * only that the job would delay one, and the memo of failures is not fed).
+   * The hosts a job expected to end at `end` must pass over for a bucket, or null when no
+   * reservation starts before then: a host of a reservation starting earlier where the bucket
+   * would take more than the reservation's plan leaves there at its start, or would need one of
+   * the devices the plan takes.
    */
-  protect(end: number): boolean {
-    const relevant = this.reservations.filter((r) => r.startAt < end);
-    const key = relevant.length;
-    if (key === 0) {
-      this.lift();
-      return false;
-    }
-    // reservations are protected by start: the jobs that end after the same starts share one hold
-    if (this.heldFor === key) return true;
-    this.lift();
+  avoid(end: number): Avoid | null {
+    if (!this.reservations.some((r) => r.startAt < end)) return null;
     const index = this.index;
-    const caps = new Map<number, { cpu: number; mem: number; slots: number; gpus: Set<number> }>();
-    for (const r of relevant) {
-      for (const need of r.needs) {
-        const a = r.allowance.get(need.host)!;
-        const cap = caps.get(need.host);
-        if (cap === undefined) caps.set(need.host, { cpu: a.cpu, mem: a.mem, slots: a.slots, gpus: new Set(need.gpus) });
-        else {
-          cap.cpu = Math.min(cap.cpu, a.cpu);
-          cap.mem = Math.min(cap.mem, a.mem);
-          cap.slots = Math.min(cap.slots, a.slots);
-          for (const g of need.gpus) cap.gpus.add(g);
-        }
+    return (h, demand) => {
+      const mine = this.byHost.get(h);
+      if (mine === undefined) return false;
+      let reservedFree = 0;
+      for (const r of mine) {
+        if (r.startAt >= end) continue;
+        const a = r.allowance.get(h)!;
+        if (demand.cpu > a.cpu || demand.memoryMb > a.mem || demand.slots > a.slots) return true;
+        if (demand.gpus === 0) continue;
+        for (const need of r.needs) if (need.host === h) for (const g of need.gpus) if (index.gpuFree[index.gpuBase[h]! + g] === 1) reservedFree++;
       }
-    }
-    for (const [h, cap] of [...caps.entries()].sort((a, b) => a[0] - b[0])) {
-      const c = index.classes[index.cls[h]!]!;
-      const held: Held = {
-        host: h,
-        cpu: Math.max(0, index.freeCpu[h]! - Math.max(0, cap.cpu)),
-        mem: Math.max(0, index.freeMem[h]! - Math.max(0, cap.mem)),
-        slots: c.slotLimited ? Math.max(0, index.freeSlots[h]! - Math.max(0, cap.slots)) : 0,
-        gpus: [...cap.gpus].filter((g) => index.gpuFree[index.gpuBase[h]! + g] === 1).sort((a, b) => a - b),
-      };
-      index.debit(h, held.cpu, held.mem, held.slots, held.gpus);
-      this.held.push(held);
-    }
-    this.heldFor = key;
-    index.memo = 'read';
-    return true;
+      return demand.gpus > 0 && index.freeGpu[h]! - reservedFree < demand.gpus;
+    };
   }
 
-  /** Gives back what `protect` held, so the index shows what is free now. */
-  lift(): void {
-    const index = this.index;
-    for (let i = this.held.length - 1; i >= 0; i--) {
-      const h = this.held[i]!;
-      index.credit(h.host, h.cpu, h.mem, h.slots, h.gpus);
+  /**
+   * Whether a placement (a statement's debits) of a job expected to end at `end` would delay a
+   * reservation starting before then: on one of its hosts it takes more than the reservation's
+   * plan leaves there at its start, or a device the plan takes.
+   */
+  violates(end: number, debits: readonly LiveDebit[]): boolean {
+    if (this.reservations.length === 0) return false;
+    const uses = new Map<number, HostUse>();
+    for (const d of debits) {
+      const use = useOf(this.index, d);
+      const known = uses.get(use.host);
+      if (known === undefined) uses.set(use.host, use);
+      else {
+        known.cpu += use.cpu;
+        known.mem += use.mem;
+        known.slots += use.slots;
+        known.gpus.push(...use.gpus);
+      }
     }
-    this.held = [];
-    this.heldFor = -1;
-    index.memo = 'on';
+    for (const [h, use] of uses) {
+      for (const r of this.byHost.get(h) ?? []) {
+        if (r.startAt >= end) continue;
+        const a = r.allowance.get(h)!;
+        if (use.cpu > a.cpu || use.mem > a.mem || use.slots > a.slots) return true;
+        const need = r.needs.find((n) => n.host === h)!;
+        if (use.gpus.some((g) => need.gpus.includes(g))) return true;
+      }
+    }
+    return false;
   }
 
   /** A gang committed this session, expected to end at `end`: it runs in later plans, and spends the allowances of the reservations it runs past. */
@@ -317,6 +319,19 @@ export class ReservationPlanner {
     this.running = out;
     return out;
   }
+}
+
+/** Changes to the index above this many hosts are made with its trees rebuilt once, not a path per change. */
+const BULK = 128;
+
+/** Applies `each` to every use of the gangs `from`..`to`, deferring the index's trees when they are many. */
+function inBulk(index: HostIndex, running: readonly Running[], from: number, to: number, each: (use: HostUse) => void): void {
+  let n = 0;
+  for (let i = from; i < to; i++) n += running[i]!.uses.length;
+  const bulk = n > BULK;
+  if (bulk) index.deferTrees();
+  for (let i = from; i < to; i++) for (const use of running[i]!.uses) each(use);
+  if (bulk) index.flushTrees();
 }
 
 /** What a debit of the statement takes, as a host use. */

@@ -214,7 +214,6 @@ class Session {
       try {
         for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
       } finally {
-        this.planner?.lift();
         this.stats.nodeVisits = index.nodeVisits;
         this.stats.leafVisits = index.leafVisits;
         releaseSessionIndex(hosts, cache);
@@ -260,24 +259,29 @@ class Session {
     if (classes.length > 0) stats.allocatorRuns++;
     const planner = this.planner;
     const runtime = planner === null ? 0 : plannedRuntime(job, this.base.policy!);
-    // backfill: placed now only where it delays no reservation made earlier in this session
-    const protectedRun = planner !== null && classes.length > 0 && planner.protect(this.at + runtime);
-    const stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
-    if (stmt !== null) {
-      planner?.committed(id, stmt.held, this.at + runtime);
-      this.commit(job, shape, stmt);
-      this.report(id, shape.size, 'committed', true);
-      return;
-    }
-    stats.failed++;
-    planner?.lift();
-    if (protectedRun) {
-      const free = allocateGang(this.index, id, shape, classes, stats);
-      if (free !== null) {
+    // backfill: placed now only where it delays no reservation made earlier in this session. The
+    // placement as it would be without reservations stands when it delays none; otherwise the
+    // search runs again with what would delay one held back. (A job that does not fit at all does
+    // not fit with less either: one search decides it.)
+    const end = this.at + runtime;
+    let stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
+    if (stmt !== null && planner !== null && planner.violates(end, stmt.held)) {
+      const hosts = stmt.held.map((d) => d.host);
+      stmt.discard();
+      // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
+      this.index.memo = 'read';
+      stmt = allocateGang(this.index, id, shape, classes, stats, planner.avoid(end));
+      this.index.memo = 'on';
+      // roles sharing a host could still add up past an allowance together
+      if (stmt !== null && planner.violates(end, stmt.held)) {
+        stmt.discard();
+        stmt = null;
+      }
+      if (stmt === null) {
         // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
-        const delayed = planner!.delayed(this.at + runtime, free.held.map((d) => d.host))!;
-        free.discard();
+        stats.failed++;
         stats.backfillRefused++;
+        const delayed = planner.delayed(end, hosts)!;
         const reason: AbortReason = {
           category: 'reserved',
           message: `would delay job ${delayed.jobId}, reserved to start at ${delayed.startAt} on ${delayed.hosts.join(', ')}; it fits now only until then (expected to run ${runtime === Number.POSITIVE_INFINITY ? 'until closed' : `${runtime} ms`})`,
@@ -289,6 +293,13 @@ class Session {
         return;
       }
     }
+    if (stmt !== null) {
+      planner?.committed(id, stmt.held, end);
+      this.commit(job, shape, stmt);
+      this.report(id, shape.size, 'committed', true);
+      return;
+    }
+    stats.failed++;
     const category: AbortCategory = classes.length === 0
       ? 'no-matching-hosts'
       : this.fitsEmpty(job, shape, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
