@@ -25,9 +25,9 @@ export class CompletionQueue {
     }
   }
 
-  /** The earliest time a gang is due to finish, or null when none is. */
-  peek(): number | null {
-    return this.heap[0]?.at ?? null;
+  /** The completion due first, or null when none is. */
+  first(): Completion | null {
+    return this.heap[0] ?? null;
   }
 
   /** Takes every completion due at or before `at`, in order. */
@@ -37,7 +37,8 @@ export class CompletionQueue {
     return out;
   }
 
-  private pop(): Completion {
+  /** Takes the completion due first (there must be one). */
+  pop(): Completion {
     const heap = this.heap;
     const top = heap[0]!;
     const last = heap.pop()!;

@@ -5,3 +5,5 @@ export type { Scenario, Step, StepsScenario } from './scenario.ts';
 export type { WorkloadEntry, WorkloadScenario } from './workloadScenario.ts';
 export type { Distribution } from './distribution.ts';
 export type { Utilisation } from './usageMeter.ts';
+export { WorkloadRecorder } from './workloadRecorder.ts';
+export type { RecordedWorkload } from './workloadRecorder.ts';

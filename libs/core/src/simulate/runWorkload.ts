@@ -1,6 +1,7 @@
 import { nextDeadline } from '../session/deadlines.ts';
 import { shardGet } from '../shard.ts';
 import { CompletionQueue } from './completionQueue.ts';
+import type { Completion } from './completionQueue.ts';
 import { distribution } from './distribution.ts';
 import type { Simulation } from './simulation.ts';
 import { UsageMeter } from './usageMeter.ts';
@@ -22,7 +23,7 @@ interface JobTrack {
  * Runs a workload (DESIGN.md §11, "What-if on a workload") on a started simulation whose policy and
  * nodes are in: time jumps from instant to instant (arrivals, members finishing `runMs` after their
  * gang's commit, and the core's next deadline: a timeout or a runtime limit); at each, the members
- * due report done from their nodes, then the arrivals are submitted, then one session runs, all
+ * due report done from their nodes (and a kept-warm gang is closed), then the arrivals are submitted, then one session runs, all
  * through the core's turn. It stops at `until`, or when nothing is left to happen. Returns the
  * printed lines: decisions, one JobStats per accepted job, and the Summary.
  */
@@ -45,14 +46,23 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
     }
   };
 
+  const runs = (c: Completion): boolean => {
+    const job = shardGet(sim.state.jobs, c.jobId);
+    return job !== undefined && job.status === 'running' && job.session === c.session;
+  };
   const entries = scenario.workload;
   const until = scenario.until;
   let next = 0;
   let cut = false;
   for (;;) {
     let t: number | null = next < entries.length ? entries[next]!.at : null;
-    const due = completions.peek();
-    if (due !== null && (t === null || due < t)) t = due;
+    // a gang stopped (at its limit) before its members were due makes no instant
+    let first = completions.first();
+    while (first !== null && !runs(first)) {
+      completions.pop();
+      first = completions.first();
+    }
+    if (first !== null && (t === null || first.at < t)) t = first.at;
     // a deadline at or before now was the last session's to handle
     const deadline = nextDeadline(sim.state);
     if (deadline !== null && deadline > sim.now && (t === null || deadline < t)) t = deadline;
@@ -66,11 +76,12 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
     // members that finish at an instant finish before its session checks the limits
     for (const c of completions.takeUntil(t)) {
       const job = shardGet(sim.state.jobs, c.jobId);
-      // a gang stopped (at its limit) before its members were due
-      if (job === undefined || job.status !== 'running' || job.session !== c.session) continue;
+      if (job === undefined || !runs(c)) continue;
       for (const [member, bound] of job.members.entries()) {
         if (bound !== null && !bound.done) sim.input(`muster.in.node.${bound.node}.done`, { jobId: c.jobId, member, ok: true });
       }
+      // a kept-warm gang holds its hosts until closed: its run time is how long it holds them
+      if (job.spec.minInstances > 0) sim.input('muster.in.close', { jobId: c.jobId });
     }
     while (next < entries.length && entries[next]!.at === t) {
       const entry = entries[next++]!;

@@ -1,16 +1,82 @@
 import { Command } from 'commander';
+import type { Bus } from '@muster/bus';
+import type { RecordedWorkload } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
+import { oneLine } from '../errorExit.ts';
+import { natsTarget, withNatsOptions } from '../natsOptions.ts';
+import type { NatsFlags } from '../natsOptions.ts';
 import { readUserFile } from '../readJsonFile.ts';
 
-/** `muster simulate SCENARIO`: the offline what-if run of DESIGN.md §8, no NATS involved. */
+interface SimulateFlags extends NatsFlags {
+  fromLog?: boolean;
+  policy?: string;
+}
+
+/**
+ * `muster simulate SCENARIO`: the offline what-if run of DESIGN.md §8 and §11, no NATS involved;
+ * with `--from-log`, the workload taken from a live log (arrivals and observed run times), re-run
+ * offline under the policy of `--policy`.
+ */
 export function simulateCommand(): Command {
-  return new Command('simulate')
-    .description('run a scenario through the scheduler core offline and print every decision as a JSON line, then a summary')
-    .argument('<scenario>', 'scenario JSON file (- reads standard input)')
-    .action(async (file: string) => {
-      const { runScenarioText } = await import('@muster/core');
-      const result = runScenarioText(readUserFile(file));
-      if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${file}: ${result.error}`);
+  return withNatsOptions(new Command('simulate'))
+    .description('run a scenario (steps or a workload) through the scheduler core offline and print every decision as a JSON line, then (for a workload) per-job stats, then a summary')
+    .argument('[scenario]', 'scenario JSON file (- reads standard input)')
+    .option('--from-log', "take the workload from MUSTER_LOG on --nats (its nodes, arrivals and observed run times) instead of a file")
+    .option('--policy <file|json>', 'a PolicySpec (a file, or JSON such as \'{"reserveDepth":0}\') applied after the scenario\'s own policy')
+    .action(async (file: string | undefined, flags: SimulateFlags) => {
+      if (file !== undefined && flags.fromLog === true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file or --from-log, not both');
+      if (file === undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, or --from-log to take the workload from a live log');
+      const policy = flags.policy === undefined ? undefined : readPolicy(flags.policy);
+      const { runScenario, runScenarioText } = await import('@muster/core');
+      const options = policy === undefined ? {} : { policy };
+      let result;
+      let what: string;
+      if (file !== undefined) {
+        what = file;
+        result = runScenarioText(readUserFile(file), options);
+      } else {
+        const recorded = await workloadFromLog(flags);
+        for (const note of recorded.notes) process.stderr.write(`muster: note: ${note}\n`);
+        what = 'the workload from the log';
+        result = runScenario(recorded.scenario, options);
+      }
+      if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${what}: ${result.error}`);
       process.stdout.write(result.lines.map((line) => `${line}\n`).join(''));
     });
+}
+
+/** The PolicySpec of `--policy`: JSON given inline (it starts with `{`), or the JSON of a file; checked by the core's validation. */
+function readPolicy(value: string): unknown {
+  const inline = value.trimStart().startsWith('{');
+  const text = inline ? value : readUserFile(value);
+  let policy: unknown;
+  try {
+    policy = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(EXIT.usage, 'bad-policy', `--policy ${inline ? 'is' : `${value} is`} not valid JSON: ${(err as Error).message}`, { cause: err });
+  }
+  return policy;
+}
+
+/** Reads MUSTER_LOG on `--nats` from its start, hash chain checked, into a workload (unreachable: exit 3). */
+async function workloadFromLog(flags: SimulateFlags): Promise<RecordedWorkload> {
+  const [{ connect, readLog }, { WorkloadRecorder }] = await Promise.all([import('@muster/bus'), import('@muster/core')]);
+  const target = natsTarget(flags);
+  let bus: Bus;
+  try {
+    bus = await connect({ servers: target.servers, name: 'muster-simulate', connectTimeoutMs: target.timeoutMs, timeoutMs: target.timeoutMs, maxReconnectAttempts: 3, ...target.auth });
+  } catch (err) {
+    throw new CliError(EXIT.unreachable, 'unreachable', `cannot reach NATS at ${target.servers.join(',')}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    const recorder = new WorkloadRecorder();
+    for await (const logged of readLog(bus)) recorder.add(logged);
+    return recorder.workload();
+  } catch (err) {
+    const message = oneLine(err instanceof Error ? err.message : String(err));
+    const hint = /stream not found/i.test(message) ? ' (has a muster scheduler ever run on this NATS?)' : '';
+    throw new CliError(EXIT.unreachable, 'unreachable', `reading the log on ${target.servers.join(',')} failed: ${message}${hint}`, { cause: err });
+  } finally {
+    await bus.close().catch(() => undefined);
+  }
 }
