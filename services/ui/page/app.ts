@@ -54,8 +54,8 @@ function renderNodes(nodes: NodeRow[]): void {
         'div',
         { class: `card ${n.status}`, 'data-node': n.id, 'data-status': n.status },
         h('h4', {}, n.id, tag(n.status, n.status === 'up' ? 'running' : 'failed')),
-        bar('cpu', n.cpu.used, n.cpu.total, cores),
-        bar('mem GiB', n.memoryMb.used, n.memoryMb.total, gib),
+        bar('cores', n.cpu.used, n.cpu.total, cores),
+        bar('GiB', n.memoryMb.used, n.memoryMb.total, gib),
         n.slots.total === null ? null : bar('slots', n.slots.used, n.slots.total, count),
         (n.gpuDevices ?? []).length === 0
           ? null

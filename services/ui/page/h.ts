@@ -1,6 +1,6 @@
 // A tiny element builder for the page: no framework, no external code.
 
-/** Attributes of an element: strings set as attributes, `text` as its text content. */
+/** Attributes of an element: set as attributes, but `style` (`width:40%;…`), set as style properties. */
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
 /** Makes an element with attributes (null, undefined and false are left out) and children. */
@@ -8,6 +8,14 @@ export function h(tag: string, attrs: Attrs = {}, ...children: (Node | string | 
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
+    // the page's CSP forbids style attributes; properties set through the CSSOM are allowed
+    if (name === 'style') {
+      for (const decl of String(value).split(';')) {
+        const at = decl.indexOf(':');
+        if (at > 0) el.style.setProperty(decl.slice(0, at).trim(), decl.slice(at + 1).trim());
+      }
+      continue;
+    }
     el.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children) if (child !== null && child !== undefined) el.append(child);
