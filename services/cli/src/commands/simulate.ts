@@ -26,8 +26,11 @@ export function simulateCommand(): Command {
     .action(async (file: string | undefined, flags: SimulateFlags) => {
       if (file !== undefined && flags.fromLog === true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file or --from-log, not both');
       if (file === undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, or --from-log to take the workload from a live log');
+      const { runScenario, runScenarioText, validatePolicySpec } = await import('@muster/core');
       const policy = flags.policy === undefined ? undefined : readPolicy(flags.policy);
-      const { runScenario, runScenarioText } = await import('@muster/core');
+      // checked before anything is read: a policy the core would refuse is a usage error
+      const valid = policy === undefined ? null : validatePolicySpec(policy);
+      if (valid !== null && !valid.ok) throw new CliError(EXIT.usage, 'bad-policy', `the policy given on the command line: ${valid.error.message}`);
       const options = policy === undefined ? {} : { policy };
       let result;
       let what: string;
