@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { decisionMessages, shardGet } from '@muster/core';
+import { decisionMessages, explain, shardGet } from '@muster/core';
 import type { GangReserved, ReservationCleared, SchedulerEvent } from '@muster/core';
 import { job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
 import { Cluster, advance, cancel, complete, given, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
@@ -81,6 +81,17 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(of(cancelled.events, 'ReservationCleared')).toEqual([expect.objectContaining({ jobId: 'bigger', reason: 'cancelled' })]);
     // the next session reserves the one left
     expect(of(g.when(schedule()).events, 'GangReserved').map((e) => e.jobId)).toEqual(['big']);
+  });
+
+  test('explain says when a reserved job should start, where, and which gangs it waits for; and why a job is held back', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule(), advance(1000), complete('s0'), submit(small('long', 40_000)), schedule()]);
+    const e = explain(g.cluster.state, 'big')!;
+    expect(e.reservation?.startAt).toBe(32_000);
+    expect(e.reservation?.hosts).toEqual(['h1', 'h2', 'h3', 'h4']);
+    expect(e.reservation?.waitsFor.map((w) => w.jobId)).toHaveLength(31);
+    expect(e.text).toMatch(/reserved to start at 32000 on h1, h2, h3, h4, waiting for s1 \(ends 32000\)/);
+    expect(explain(g.cluster.state, 'long')!.text).toMatch(/held back: it would delay job big, reserved to start at 32000/);
+    expect(explain(g.cluster.state, 's5')!).toMatchObject({ status: 'running', limitAt: 32_000 });
   });
 
   test('a reservation is written only when it changes', () => {
