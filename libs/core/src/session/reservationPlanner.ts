@@ -175,19 +175,7 @@ export class ReservationPlanner {
    */
   violates(end: number, debits: readonly LiveDebit[]): boolean {
     if (this.reservations.length === 0) return false;
-    const uses = new Map<number, HostUse>();
-    for (const d of debits) {
-      const use = useOf(this.index, d);
-      const known = uses.get(use.host);
-      if (known === undefined) uses.set(use.host, use);
-      else {
-        known.cpu += use.cpu;
-        known.mem += use.mem;
-        known.slots += use.slots;
-        known.gpus.push(...use.gpus);
-      }
-    }
-    for (const [h, use] of uses) {
+    for (const [h, use] of usesByHost(this.index, debits)) {
       for (const r of this.byHost.get(h) ?? []) {
         if (r.startAt >= end) continue;
         const a = r.allowance.get(h)!;
@@ -281,19 +269,7 @@ export class ReservationPlanner {
 
   private reservationOf(jobId: string, startAt: number, endAt: number, debits: readonly LiveDebit[]): PlannedReservation {
     const index = this.index;
-    const byHost = new Map<number, HostUse>();
-    for (const d of debits) {
-      const use = useOf(index, d);
-      const known = byHost.get(use.host);
-      if (known === undefined) byHost.set(use.host, use);
-      else {
-        known.cpu += use.cpu;
-        known.mem += use.mem;
-        known.slots += use.slots;
-        known.gpus.push(...use.gpus);
-      }
-    }
-    const needs = [...byHost.values()].sort((a, b) => a.host - b.host);
+    const needs = [...usesByHost(index, debits).values()].sort((a, b) => a.host - b.host);
     // the statement still holds its debits: what is free on each host now is what it leaves at its start
     const allowance = new Map<number, { cpu: number; mem: number; slots: number }>();
     for (const n of needs) allowance.set(n.host, { cpu: index.freeCpu[n.host]!, mem: index.freeMem[n.host]!, slots: index.freeSlots[n.host]! });
@@ -338,6 +314,23 @@ function inBulk(index: HostIndex, running: readonly Running[], from: number, to:
 function useOf(index: HostIndex, d: LiveDebit): HostUse {
   const r = d.event.resources;
   return { host: d.host, cpu: r.cpu, mem: r.memoryMb, slots: r.slots, gpus: [...d.undo.gpuIndices] };
+}
+
+/** What a statement's debits take, summed per host. */
+function usesByHost(index: HostIndex, debits: readonly LiveDebit[]): Map<number, HostUse> {
+  const byHost = new Map<number, HostUse>();
+  for (const d of debits) {
+    const use = useOf(index, d);
+    const known = byHost.get(use.host);
+    if (known === undefined) byHost.set(use.host, use);
+    else {
+      known.cpu += use.cpu;
+      known.mem += use.mem;
+      known.slots += use.slots;
+      known.gpus.push(...use.gpus);
+    }
+  }
+  return byHost;
 }
 
 /** What a running job's members that still hold resources take, per host of the index. */
