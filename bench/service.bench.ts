@@ -2,15 +2,17 @@
 // raw JetStream publish rate (the baseline), end-to-end gangs/s from submit to published decision,
 // submit-to-decision latency at a fixed offered load, takeover after kill -9 of the leader, and
 // cold rebuild of a 1,000,000-event log with and without a snapshot.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import pino from 'pino';
 import {
   appendTransactions,
   connect,
   ensureStreams,
   idOf,
+  lastLogSequence,
   openLeaderLease,
   publishInput,
+  readLog,
   saveSnapshot,
   subjects,
 } from '@muster/bus';
@@ -35,6 +37,10 @@ const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
 const REBUILD_RETAIN_JOBS = Number(process.env.BENCH_REBUILD_RETAIN_JOBS ?? 10_000);
 const TAKEOVERS = Number(process.env.BENCH_TAKEOVERS ?? 3);
 const silent = pino({ level: 'silent' });
+// BENCH_PROFILE=<dir>: the load part's scheduler samples its CPU during the end-to-end part only
+// (bench/cpuProfiler.mjs, preloaded) and writes <dir>/<pid>-0.cpuprofile; its CPU figures then
+// include the profiler's own cost
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 
 // large nodes (512 slots): room for every gang the bench submits, without one node holding them all
 const node = (id: string) => ({ id, labels: { zone: 'a' }, capacity: { cpu: 512_000, memoryMb: 4_194_304, slots: 512 }, gpus: [] });
@@ -222,6 +228,34 @@ async function coldRebuild(): Promise<{ without: number; withSnapshot: number; e
   }
 }
 
+/** Sessions, transactions and events in the log from `fromSeq` to its end now (how the leader batched a run). */
+async function logShape(bus: Bus, fromSeq: number): Promise<{ sessions: number; txs: number; events: number }> {
+  const shape = { sessions: 0, txs: 0, events: 0 };
+  for await (const { tx } of readLog(bus, { fromSeq, verifyChain: false })) {
+    shape.txs++;
+    shape.events += tx.events.length;
+    if (tx.kind === 'session' && tx.part === 1) shape.sessions++;
+  }
+  return shape;
+}
+
+/** The environment of a profiled scheduler (none unless BENCH_PROFILE is set). */
+function profiledEnv(): { env?: NodeJS.ProcessEnv } {
+  if (PROFILE_DIR === undefined) return {};
+  const preload = new URL('./cpuProfiler.mjs', import.meta.url).href;
+  return { env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`, MUSTER_CPU_PROFILE_DIR: PROFILE_DIR } };
+}
+
+/** Stops the profiler in `proc` and waits for its profile to be written. */
+async function stopProfile(proc: SchedulerProcess): Promise<void> {
+  const file = `${proc.pid}-0.cpuprofile`;
+  proc.signal('SIGUSR2');
+  await waitFor(() => existsSync(PROFILE_DIR!) && readdirSync(PROFILE_DIR!).includes(file), 30_000);
+  line('CPU profile of the scheduler (end-to-end part)', `${PROFILE_DIR}/${file}`);
+  const gc = JSON.parse(readFileSync(`${PROFILE_DIR}/${proc.pid}-0.gc.json`, 'utf8')) as Record<string, { count: number; ms: number }>;
+  line('  its garbage collections (wall time)', Object.entries(gc).map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(0)} ms)`).join(', '));
+}
+
 // BENCH_PARTS picks parts to run (default all): load (raw, end-to-end, latency), takeover, rebuild
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'load,takeover,rebuild').split(','));
 console.log(`service benchmark: node ${process.version}, ${GANGS} gangs of 4 (after ${WARMUP} to warm up), offered load ${RATE}/s for ${RATE_SECONDS} s`);
@@ -235,17 +269,22 @@ if (PARTS.has('load')) {
     const raw = Math.max(...rates);
     const each = rates.map((r) => Math.round(r).toLocaleString('en-US')).join(', ');
     line('raw JetStream publish (one message per submission)', `${Math.round(raw).toLocaleString('en-US')} msgs/s  (best of ${rates.length} rounds: ${each})`);
-    leader = spawnScheduler({ id: 'bench', urls: [server.url], leaseMs: 1000, logLevel: 'warn' });
+    leader = spawnScheduler({ id: 'bench', urls: [server.url], leaseMs: 1000, logLevel: 'warn', ...profiledEnv() });
     for (let i = 0; i < 100; i++) await publishInput(bus, subjects.nodeInput(`n${i}`, 'register'), node(`n${i}`));
     const seen = decisionClock(bus);
     await Promise.all(Array.from({ length: WARMUP + 1 }, (_, i) => publishInput(bus, subjects.submit, gang(`w${i}`), `w${i}:1`)));
     if (!(await waitFor(() => [...Array(WARMUP + 1).keys()].every((i) => seen.has(`w${i}`)), 60_000))) throw new Error('scheduler did not decide the warm-up gangs');
+    if (PROFILE_DIR !== undefined) leader.signal('SIGUSR2');
+    const logBefore = await lastLogSequence(bus);
     const before = { server: cpuMs(server.pid), scheduler: cpuMs(leader.pid), client: process.cpuUsage() };
     const e2e = await endToEnd(bus, seen);
     line('end-to-end gangs/s (submit to published decision)', `${Math.round(e2e).toLocaleString('en-US')} gangs/s  (${(e2e / raw).toFixed(2)} of raw; goal >= 0.5)`);
     const client = process.cpuUsage(before.client);
     const perGang = (ms: number) => `${Math.round((ms * 1000) / GANGS)} µs`;
     line('CPU per gang, end to end', `nats-server ${perGang(cpuMs(server.pid) - before.server)}, scheduler ${perGang(cpuMs(leader.pid) - before.scheduler)}, submitting client ${perGang((client.user + client.system) / 1000)} (2 cores in all)`);
+    if (PROFILE_DIR !== undefined) await stopProfile(leader);
+    const turns = await logShape(bus, logBefore + 1);
+    line('its log: sessions, transactions (events per transaction)', `${turns.sessions} sessions, ${turns.txs} transactions (${(turns.events / turns.txs).toFixed(1)} events each)`);
     const lat = await latencyAtLoad(bus, seen);
     line(`submit-to-decision latency at ${RATE} gangs/s`, `p50 ${pct(lat, 50).toFixed(1)} ms  p99 ${pct(lat, 99).toFixed(1)} ms  (${lat.length} gangs; goal p99 < 50 ms)`);
   } finally {

@@ -13,7 +13,14 @@ export class ByteScratch {
   buf = new Uint8Array(1 << 12);
   /** Object keys with their colon, encoded. */
   readonly keys = new Map<string, Uint8Array>();
+  /** A record's keys at each depth of the value being written, sorted there (reused: no array per record). */
+  readonly keyLists: string[][] = [];
 }
+
+// a writer without a scratch of its own writes one small value (a fingerprint, a msg id's hash):
+// a buffer that small is allocated on V8's heap (a large one is not, at several times the cost),
+// and encoding each key as it comes is cheaper than filling a cache used once
+const OWN_BUFFER_BYTES = 256;
 
 /**
  * A UTF-8 buffer for canonical JSON: ASCII written byte by byte, anything else (or a string that
@@ -23,10 +30,15 @@ export class ByteScratch {
 export class ByteWriter {
   private buf: Uint8Array;
   private pos = 0;
+  private readonly keyCache: Map<string, Uint8Array> | null;
+  /** A record's keys at each depth (see `ByteScratch.keyLists`). */
+  readonly keyLists: string[][];
 
-  /** A writer into `scratch`'s buffer (default: a buffer of its own). */
-  constructor(private readonly scratch: ByteScratch = new ByteScratch()) {
-    this.buf = scratch.buf;
+  /** A writer into `scratch`'s buffer (default: a small buffer of its own, grown as needed). */
+  constructor(private readonly scratch?: ByteScratch) {
+    this.buf = scratch?.buf ?? new Uint8Array(OWN_BUFFER_BYTES);
+    this.keyCache = scratch?.keys ?? null;
+    this.keyLists = scratch?.keyLists ?? [];
   }
 
   /** The bytes written so far: a view of the scratch buffer, valid until the next writer writes into it. */
@@ -55,7 +67,30 @@ export class ByteWriter {
 
   /** A number as `JSON.stringify` writes it (non-finite as null). */
   number(n: number): void {
-    this.ascii(Number.isFinite(n) ? String(n) : 'null');
+    // integers (sequences, times, counts: most numbers written) digit by digit, without a string;
+    // below 1e15 JSON writes every integer in plain digits, and -0 as 0
+    if (Number.isInteger(n) && n < 1e15 && n > -1e15) this.integer(n);
+    else this.ascii(Number.isFinite(n) ? String(n) : 'null');
+  }
+
+  private integer(n: number): void {
+    this.room(17);
+    const buf = this.buf;
+    let pos = this.pos;
+    if (n < 0) {
+      buf[pos++] = 0x2d;
+      n = -n;
+    }
+    let digits = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
+    let at = pos + digits;
+    this.pos = at;
+    while (n >= 10) {
+      const q = Math.floor(n / 10);
+      buf[--at] = 0x30 + (n - q * 10);
+      n = q;
+    }
+    buf[--at] = 0x30 + n;
   }
 
   /** A JSON string literal with JSON.stringify's escapes. */
@@ -78,9 +113,14 @@ export class ByteWriter {
     this.pos = pos;
   }
 
-  /** An object key with its colon, from a small cache of encoded keys. */
+  /** An object key with its colon, from the scratch's cache of encoded keys (if any). */
   key(key: string): void {
-    const keyCache = this.scratch.keys;
+    const keyCache = this.keyCache;
+    if (keyCache === null) {
+      this.quoted(key);
+      this.byte(0x3a);
+      return;
+    }
     let bytes = keyCache.get(key);
     if (bytes === undefined) {
       const start = this.pos;
@@ -91,7 +131,12 @@ export class ByteWriter {
       keyCache.set(key, bytes);
       return;
     }
-    this.raw(bytes);
+    // a key is a few bytes: a loop is cheaper than a typed-array set
+    this.room(bytes.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < bytes.length; i++) buf[pos++] = bytes[i]!;
+    this.pos = pos;
   }
 
   private encoded(text: string): void {
@@ -109,6 +154,6 @@ export class ByteWriter {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
-    this.scratch.buf = next;
+    if (this.scratch !== undefined) this.scratch.buf = next;
   }
 }
