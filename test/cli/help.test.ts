@@ -17,8 +17,8 @@ describe('muster --help', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Usage: muster ${name}`);
-    // every networked subcommand takes --nats; simulate runs offline
-    if (name === 'simulate') expect(run.stdout).not.toContain('--nats');
-    else expect(run.stdout).toContain('--nats <url>');
+    // every networked subcommand takes --nats (simulate runs offline, but reads a live log with --from-log)
+    expect(run.stdout).toContain('--nats <url>');
+    if (name === 'simulate') expect(run.stdout).toContain('--from-log');
   });
 });

@@ -71,7 +71,8 @@ export class WorkloadRecorder {
   workload(): RecordedWorkload {
     const notes: string[] = [];
     const arrivals = [...this.jobs.values()];
-    const origin = arrivals.length === 0 ? 0 : Math.min(...arrivals.map((s) => s.submittedAt));
+    // stamps never go back in a log: the first arrival is the earliest
+    const origin = arrivals[0]?.submittedAt ?? 0;
     const workload: WorkloadEntry[] = [];
     for (const seen of arrivals) {
       const id = seen.spec.id;
