@@ -71,6 +71,7 @@ export class ReservationPlanner {
   /** Reservations made so far in this session, in the session's order. */
   readonly reservations: PlannedReservation[] = [];
   private running: Running[] | null = null;
+  private committedSince: Running[] = [];
   // the reservations by the hosts their plans take
   private readonly byHost = new Map<number, PlannedReservation[]>();
 
@@ -190,7 +191,8 @@ export class ReservationPlanner {
   /** A gang committed this session, expected to end at `end`: it runs in later plans, and spends the allowances of the reservations it runs past. */
   committed(jobId: string, debits: readonly LiveDebit[], end: number): void {
     const uses = debits.map((d) => useOf(this.index, d));
-    if (this.running !== null) insertByEnd(this.running, { end, jobId, uses });
+    // merged into the timeline when the next plan needs it (one sort, not an insertion per commit)
+    if (this.running !== null) this.committedSince.push({ end, jobId, uses });
     for (const r of this.reservations) {
       if (r.startAt >= end) continue;
       for (const use of uses) {
@@ -279,7 +281,13 @@ export class ReservationPlanner {
 
   /** Every running gang of the state on an up host, by expected end (ties by job id). */
   private runningGangs(): Running[] {
-    if (this.running !== null) return this.running;
+    if (this.running !== null) {
+      if (this.committedSince.length > 0) {
+        this.running = [...this.running, ...this.committedSince].sort(byEnd);
+        this.committedSince = [];
+      }
+      return this.running;
+    }
     const index = this.index;
     const hostOf = new Map<string, number>();
     index.ids.forEach((id, h) => hostOf.set(id, h));
@@ -362,8 +370,3 @@ function byEnd(a: Running, b: Running): number {
   return a.end - b.end || (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0);
 }
 
-function insertByEnd(list: Running[], item: Running): void {
-  let i = list.length;
-  while (i > 0 && byEnd(list[i - 1]!, item) > 0) i--;
-  list.splice(i, 0, item);
-}
