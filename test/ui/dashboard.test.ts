@@ -81,6 +81,25 @@ describe('the dashboard in a real browser', () => {
     await page.locator('#feed li[data-decision="GangAborted"][data-job="nowhere"]').waitFor();
   }, 60_000);
 
+  it('shows a blocked gang reserved, with its expected start, in the queue, the reservations and its story', async () => {
+    // only sim-3 (64 cores) can take either; the filler's runtime limit gives the big gang a finite start
+    await client.submit({ id: 'filler', identity: identity('dave'), tasks: 1, resources: { cpu: 60_000, memoryMb: 1024 }, runtimeMs: 600_000, runtimeLimitMs: 120_000 });
+    await page.locator('#running tr[data-job="filler"]').waitFor();
+    await client.submit({ id: 'big', identity: identity('erin'), priority: 10, tasks: 1, resources: { cpu: 64_000, memoryMb: 1024 } });
+    const row = page.locator('#pending tr[data-job="big"][data-status="pending"]');
+    await row.waitFor();
+    const summary = (await client.jobs()).find((j) => j.id === 'big');
+    expect(typeof summary?.expectedStart).toBe('number');
+    const start = new Date(summary?.expectedStart as number).toLocaleTimeString('en-GB', { hour12: false });
+    await expect.poll(async () => row.textContent(), { timeout: STEP_MS }).toContain(start);
+    await page.locator('#reservations [data-reservation="big"]').waitFor();
+    await page.locator('#feed li[data-decision="GangReserved"][data-job="big"]').waitFor();
+    await page.locator('#pending a[data-job-link="big"]').click();
+    await page.locator('#story [data-story-event="GangReserved"]').waitFor();
+    expect(await page.locator('#story [data-reserved]').textContent()).toContain('sim-3');
+    await page.locator('#story-close').click();
+  }, 60_000);
+
   it("opens a job's story from the log, with explain", async () => {
     await client.submit({ id: 'short', identity: identity('carol'), tasks: 1, resources: { cpu: 500, memoryMb: 256 }, runtimeMs: 300 });
     await page.locator('#finished tr[data-job="short"][data-status="succeeded"]').waitFor();
