@@ -77,7 +77,6 @@ export class LeaderTerm {
   }
 
   private async lead(): Promise<TermEnd> {
-    const { opts } = this.deps;
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
@@ -89,7 +88,7 @@ export class LeaderTerm {
     const readers = [this.reader.run(), this.refreshLease()];
     while (this.ended === null) {
       const deadline = nextDeadline(this.pipeline.tip.state);
-      const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - opts.wallClock());
+      const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
       await this.wake.wait(wait);
       if (this.ended !== null) break;
       this.inFlight = this.step();
@@ -126,9 +125,14 @@ export class LeaderTerm {
   private turn(commands: TurnCommand[]): TurnResult {
     const tip = this.pipeline.tip;
     const started = performance.now();
-    const result = turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.deps.opts.wallClock() });
+    const result = turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.stampNow() });
     if (result.session !== null) this.deps.onSession?.((performance.now() - started) / 1000);
     return result;
+  }
+
+  /** The wall clock, held to the log's time as this replica watched it pass (StampClock: a fast clock does not jump the log). */
+  private stampNow(): number {
+    return this.ledger.stampClock.stamp(this.pipeline.tip.state.lastAt, this.deps.opts.wallClock());
   }
 
   /** One turn: publish what is owed, then hand the core the buffered inputs, the facts due, a session and a checkpoint. */

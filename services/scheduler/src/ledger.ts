@@ -2,6 +2,7 @@ import { nativeStateHash } from '@muster/bus';
 import type { ReadTransaction } from '@muster/bus';
 import { CanonicalCache, checkpointedState, foldTransactions, initialState, isCheckpointMark } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
+import { StampClock } from './stampClock.ts';
 
 /** A checkpoint in the log whose hash differs from the state this replica folded. */
 export interface CheckpointMismatch {
@@ -19,6 +20,8 @@ export class Ledger {
   lastHash: string | null;
   /** Serialised leaves of this replica's states, so each checkpoint, snapshot or status hash writes only what changed. */
   readonly hashCache = new CanonicalCache();
+  /** The log's time as this replica watched it pass: what a leader's stamps are held to. */
+  readonly stampClock = new StampClock();
   /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
   private marked: State | null = null;
   /** Called with every batch this replica adopts (folded as a standby, or appended as leader) and the state after it. */
@@ -65,6 +68,7 @@ export class Ledger {
       }
     }
     this.state = foldRange(state, txs.slice(start));
+    this.stampClock.observe(this.state.lastAt);
     const last = txs[txs.length - 1];
     if (last !== undefined) this.lastHash = last.hash;
     this.adopted(txs);
