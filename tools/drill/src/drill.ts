@@ -9,7 +9,9 @@ import { summarizeAudit } from './drillAudit.ts';
 import type { DrillAuditSummary } from './drillAudit.ts';
 import { startDrillCluster } from './drillCluster.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
+import { numbersByKind } from './drillByKind.ts';
 import { drillLoad } from './drillCapacity.ts';
+import { checkClock } from './drillClock.ts';
 import { checkDecisions, whereJobsAre } from './drillDecisions.ts';
 import type { LiveRead } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
@@ -142,6 +144,7 @@ async function check(
   for await (const m of readDecisions(cluster.bus)) stream.push(m);
   const log: LoggedTransaction[] = [];
   for await (const logged of readLog(cluster.bus)) log.push(logged);
+  const readAt = Date.now();
 
   const { settled, unavailable, workloadStart } = run;
   const accepted = [...workload.accepted.keys()];
@@ -149,7 +152,7 @@ async function check(
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
   const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
-  const leaderFaults = takeovers(report.faults, log);
+  const leaderFaults = takeovers(report.faults, log, unavailable);
   let auditor: DrillAuditSummary | null = null;
   try {
     auditor = summarizeAudit(await auditLog(cluster.bus));
@@ -182,6 +185,8 @@ async function check(
     kill: spread(leaderFaults.filter((t) => t.kind === 'kill-leader').map((t) => t.decisionMs)),
     pause: spread(leaderFaults.filter((t) => t.kind === 'pause-leader').map((t) => t.decisionMs)),
     elected: spread(leaderFaults.map((t) => t.electedMs)),
+    jetStream: spread(leaderFaults.map((t) => t.jetStreamMs)),
+    muster: spread(leaderFaults.map((t) => t.musterMs)),
     missing: leaderFaults.filter((t) => t.decisionMs === null).length,
     each: leaderFaults,
   };
@@ -208,6 +213,7 @@ async function check(
       statuses,
     },
     liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs, unavailable),
+    clock: checkClock(log, report.faults, readAt),
     natsUnavailable: {
       count: unavailable.length,
       totalMs: unavailable.reduce((ms, i) => ms + i.to - i.from, 0),
@@ -223,6 +229,13 @@ async function check(
       unsettled: whereJobsAre(settled.unsettled, replay.final, stream),
     },
   };
+  report.byKind = numbersByKind(
+    report.faults,
+    leaderFaults,
+    log,
+    { lost: decisions.lost, duplicated: decisions.duplicated, contradicted: decisions.contradicted, overcommit: replay.overcommits },
+    new Set(accepted),
+  );
   report.auditor = auditor;
   progress(`checked ${log.length} transactions, ${inputs.length} inputs, ${stream.length} decision messages; audit ${auditor === null ? `failed: ${report.auditorError}` : auditor.clean ? 'clean' : 'NOT clean'}`);
 }
@@ -249,7 +262,8 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
     ms: 0,
     workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, completed: 0, offeredRate: 0, achievedRate: 0, load: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
     faults: [],
-    takeover: { all: none, kill: none, pause: none, elected: none, missing: 0, each: [] },
+    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, missing: 0, each: [] },
+    byKind: [],
     checks: {
       lost: nothing,
       backlog: { notIngested: 0, pending: 0, unpublished: 0, examples: [] },
@@ -260,6 +274,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
+      clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
       settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [] },
     },

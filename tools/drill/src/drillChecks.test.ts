@@ -10,6 +10,8 @@ import { checkLiveness } from './drillLiveness.ts';
 import { drillRandom } from './drillRandom.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
 import { spread, takeovers } from './drillTakeover.ts';
+import { checkClock } from './drillClock.ts';
+import { numbersByKind } from './drillByKind.ts';
 
 interface Step {
   at: number;
@@ -217,5 +219,38 @@ describe('drill: workload', () => {
     expect(Array.from({ length: 50 }, (_, n) => drillJob('t', n, b))).toEqual(specs);
     for (const spec of specs) expect(validateJobSpec(spec).ok, JSON.stringify(spec)).toBe(true);
     expect(new Set(specs.map((s) => ('roles' in s ? 'gpu' : 'cpu')))).toEqual(new Set(['gpu', 'cpu']));
+  });
+});
+
+describe('drill: takeover split, numbers per kind, the clock', () => {
+  const fault = (n: number, kind: FaultRecord['kind'], target: string, at: number, endedAt = at): FaultRecord => ({ n, kind, target, at, endedAt, skipped: null, error: null, nextLeader: null });
+  const log = logOf([
+    { at: 1_000, leader: 's1', events: [submitted('a', 1)] },
+    { at: 7_000, leader: 's2', kind: 'election', events: [{ type: 'LeaderElected', term: 2, leader: 's2' }] },
+    { at: 7_300, leader: 's2', events: [commit('a')] },
+  ]);
+
+  it('splits a takeover into JetStream\'s recovery and muster\'s own time', () => {
+    const [t] = takeovers([fault(1, 'kill-leader', 's1', 1_500)], log, [{ from: 2_000, to: 7_000 }]);
+    expect([t?.decisionMs, t?.jetStreamMs, t?.musterMs]).toEqual([5_800, 5_000, 800]);
+  });
+
+  it('gives each kind its count, takeovers and the findings that fall in its windows', () => {
+    const faults = [fault(1, 'kill-leader', 's1', 1_500, 2_000), fault(2, 'restart-standby', 's3', 20_000, 21_000)];
+    const t = takeovers(faults, log, []);
+    const k = numbersByKind(faults, t, log, { lost: [], duplicated: ['a: committed again at log 3 without a requeue'], contradicted: [], overcommit: [] }, new Set(['a']));
+    expect(k.map((x) => [x.kind, x.injected, x.takeover.total.max, x.duplicated, x.committed])).toEqual([
+      ['kill-leader', 1, 5_800, 1, 1],
+      ['restart-standby', 1, null, 0, 0],
+    ]);
+  });
+
+  it('flags a stamp ahead of true time: in the log when a fast-clock window ended, or when the drill read it', () => {
+    const fast = { ...fault(1, 'fast-clock', 's2', 500), fastClock: { replica: 's2', aheadMs: 3_600_000, from: 600, to: 8_000, led: true, toSeq: 3, killed: 's1', killedAt: 1_000 } };
+    const ok = checkClock(log, [fast], 9_000);
+    expect([ok.jumps, ok.fastStamps, ok.maxAheadMs]).toEqual([[], 2, -700]);
+    const jumped = logOf([{ at: 1_000, events: [] }, { at: 3_607_000, leader: 's2', events: [] }, { at: 3_607_300, leader: 's2', events: [] }]);
+    expect(checkClock(jumped, [fast], 9_000).jumps[0]).toBe("log 2 (s2): stamped 3599000 ms ahead of the drill's clock");
+    expect(checkClock(jumped, [], 3_700_000).jumps).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -23,8 +24,8 @@ export interface DrillCluster {
   readonly paused: Set<string>;
   /** The current process of a replica. */
   replica(id: string): SchedulerProcess;
-  /** Starts a new process for a replica id (it rebuilds from the log and stands by). */
-  startReplica(id: string): SchedulerProcess;
+  /** Starts a new process for a replica id (it rebuilds from the log and stands by); `clockAheadMs` runs it under faketime, its wall clock that far ahead. */
+  startReplica(id: string, clockAheadMs?: number): SchedulerProcess;
   /** One replica's status, or null when it does not answer within `timeoutMs`. */
   status(id: string, timeoutMs?: number): Promise<ReplicaStatus | null>;
   /** Every replica's status, asked in parallel. */
@@ -56,8 +57,9 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     // created once here, so three replicas starting at once do not race to create them
     await ensureStreams(conn, { replicas: 3 });
     const procs = new Map<string, SchedulerProcess>();
-    const startReplica = (id: string): SchedulerProcess => {
+    const startReplica = (id: string, clockAheadMs = 0): SchedulerProcess => {
       const proc = stack.spawnScheduler({
+        ...(clockAheadMs === 0 ? {} : { env: fastClockEnv(clockAheadMs) }),
         id,
         urls: nats.urls,
         leaseMs: opts.leaseMs,
@@ -117,6 +119,19 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     await stopAll();
     throw err;
   }
+}
+
+/** Where Debian's libfaketime lives (package `libfaketime`, pulled in by `faketime`), or null when it is not installed. */
+export function libfaketime(): string | null {
+  const candidates = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'];
+  return candidates.find((p) => existsSync(p)) ?? null;
+}
+
+// the wall clock ahead, the monotonic clock left alone (leases and heartbeats run on it, as on a machine whose clock is wrong)
+function fastClockEnv(aheadMs: number): NodeJS.ProcessEnv {
+  const lib = libfaketime();
+  if (lib === null) throw new Error('libfaketime is not installed (apt-get install -y faketime)');
+  return { ...process.env, LD_PRELOAD: lib, FAKETIME: `+${Math.round(aheadMs / 1000)}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' };
 }
 
 function parseStatus(text: string): ReplicaStatus | null {

@@ -1,4 +1,6 @@
+import { lastLogSequence } from '@muster/bus';
 import { within } from '@muster/stack';
+import { libfaketime } from './drillCluster.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
@@ -20,6 +22,8 @@ export interface FaultRecord {
   error: string | null;
   /** For a leader fault: the replica that answered as leader next, as seen by polling statuses. */
   nextLeader: string | null;
+  /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
+  fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
 
 /** What fault injection works with; `busy` holds the targets a fault is acting on right now. */
@@ -49,6 +53,9 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
         break;
       case 'restart-standby':
         await restartStandby(record, ctx);
+        break;
+      case 'fast-clock':
+        await fastClock(record, ctx);
         break;
       default: {
         const unknown: never = kind;
@@ -169,4 +176,65 @@ async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<v
   if ((await ctx.cluster.replica(id).terminate(5_000)) === null) throw new Error(`${id} did not exit after SIGTERM and SIGKILL`);
   ctx.cluster.startReplica(id);
   await awaitAnswer(ctx, id);
+}
+
+/**
+ * A replica whose wall clock is an hour ahead (faketime) becomes the leader: a standby is
+ * restarted under faketime, the other standby paused and the leader killed, so the fast one takes
+ * over; it leads for `fastLeadMs` (its stamps land in the log), then comes back with a true clock.
+ * The drill then checks that no stamp ran ahead of the drill's own clock (drillClock.ts).
+ */
+async function fastClock(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  if (libfaketime() === null) {
+    record.skipped = 'libfaketime is not installed (apt-get install -y faketime)';
+    return;
+  }
+  const statuses = [...(await ctx.cluster.statuses(1_000)).values()].filter((s): s is ReplicaStatus => s !== null);
+  const leader = statuses.find((s) => s.role === 'leader');
+  const standbys = statuses.filter((s) => s.role === 'standby' && !ctx.busy.has(s.id) && !ctx.cluster.paused.has(s.id));
+  if (leader === undefined || ctx.busy.has(leader.id) || standbys.length < 2) {
+    record.skipped = 'needs a free leader and two free standbys';
+    return;
+  }
+  const fast = ctx.random.pick(standbys).id;
+  const other = standbys.find((s) => s.id !== fast)?.id as string;
+  for (const id of [fast, other, leader.id]) ctx.busy.add(id);
+  record.target = fast;
+  record.at = Date.now();
+  const window = { replica: fast, aheadMs: ctx.opts.clockAheadMs, from: Date.now(), to: 0, led: false, toSeq: 0, killed: leader.id, killedAt: 0 };
+  record.fastClock = window;
+  try {
+    if ((await ctx.cluster.replica(fast).terminate(5_000)) === null) throw new Error(`${fast} did not exit after SIGTERM and SIGKILL`);
+    window.from = Date.now();
+    ctx.cluster.startReplica(fast, ctx.opts.clockAheadMs);
+    await awaitAnswer(ctx, fast);
+    // only the fast replica may take over: the other standby sleeps through the kill
+    const otherProc = ctx.cluster.replica(other);
+    otherProc.signal('SIGSTOP');
+    ctx.cluster.paused.add(other);
+    try {
+      window.killedAt = Date.now();
+      if ((await ctx.cluster.replica(leader.id).kill()) === null) throw new Error(`${leader.id} did not die after SIGKILL`);
+      const next = await ctx.cluster.leader(15_000, leader.id);
+      record.nextLeader = next?.id ?? null;
+      window.led = next?.id === fast;
+    } finally {
+      otherProc.signal('SIGCONT');
+      ctx.cluster.paused.delete(other);
+    }
+    ctx.cluster.startReplica(leader.id);
+    await awaitAnswer(ctx, leader.id);
+    if (window.led) await sleep(ctx.opts.fastLeadMs);
+  } finally {
+    // back with a true clock; its stamps are all in the log by the time it has exited
+    await ctx.cluster.replica(fast).terminate(5_000);
+    window.to = Date.now();
+    // every transaction up to here was written before `to`, by whoever led
+    window.toSeq = await lastLogSequence(ctx.cluster.bus).catch(() => 0);
+    ctx.cluster.startReplica(fast);
+    ctx.busy.delete(other);
+    ctx.busy.delete(leader.id);
+  }
+  await awaitAnswer(ctx, fast);
+  if (!window.led) throw new Error(`${fast} (clock ${ctx.opts.clockAheadMs} ms ahead) did not take over; ${record.nextLeader ?? 'nobody'} did`);
 }

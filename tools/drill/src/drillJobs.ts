@@ -15,10 +15,15 @@ export const DRILL_MIX = {
   gpu: { share: 0.25, members: [1, 4] as Range, gpus: [1, 2] as Range, cpu: 2_000, memoryMb: 8_192, runtimeMs: [2_000, 6_000] as Range },
 } as const;
 
+// a job waits at most this long to be placed and runs at most its runtime plus this: far more than
+// a drill at 65 % load needs, so a timeout or a limit in the log means the log's time jumped (a fast clock)
+const TIMEOUT_MS = 600_000;
+const LIMIT_MARGIN_MS = 60_000;
+
 /**
  * The JobSpec of the drill's `n`-th submission, drawn from {@link DRILL_MIX}: every one fits an
- * empty cluster of three or more simulated nodes and finishes after its `runtimeMs`, and none has
- * a timeout, so every accepted job must end up committed.
+ * empty cluster of three or more simulated nodes and finishes after its `runtimeMs`, long before
+ * its `timeoutMs` and `runtimeLimitMs`, so every accepted job must end up committed and finished.
  */
 export function drillJob(prefix: string, n: number, random: DrillRandom): Record<string, unknown> {
   const id = `${prefix}-${n}`;
@@ -31,7 +36,7 @@ export function drillJob(prefix: string, n: number, random: DrillRandom): Record
       identity,
       tasks: draw(c.members),
       resources: { cpu: c.cpuStep * draw(c.cpuSteps), memoryMb: c.memoryStep * draw(c.memorySteps) },
-      runtimeMs: draw(c.runtimeMs),
+      ...times(draw(c.runtimeMs)),
     };
   }
   const g = DRILL_MIX.gpu;
@@ -41,6 +46,10 @@ export function drillJob(prefix: string, n: number, random: DrillRandom): Record
     roles: [{ name: 'worker', count: draw(g.members), resources: { cpu: g.cpu, memoryMb: g.memoryMb, gpus: draw(g.gpus) } }],
     placement: { policy: 'pack', gpuLocality: random.next() < 0.5 },
     select: "kind == 'gpu'",
-    runtimeMs: draw(g.runtimeMs),
+    ...times(draw(g.runtimeMs)),
   };
+}
+
+function times(runtimeMs: number): { runtimeMs: number; timeoutMs: number; runtimeLimitMs: number } {
+  return { runtimeMs, timeoutMs: TIMEOUT_MS, runtimeLimitMs: runtimeMs + LIMIT_MARGIN_MS };
 }

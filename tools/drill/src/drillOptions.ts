@@ -1,10 +1,10 @@
 import { nodesForRate } from './drillCapacity.ts';
 
 /** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby';
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock';
 
 /** Every fault kind, in the order a sequential drill cycles through them. */
-export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby'];
+export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock'];
 
 /** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
 export type DrillSchedule = 'sequential' | 'chaotic';
@@ -31,6 +31,9 @@ export interface DrillOptions {
   pauseMs: number;
   /** How long a killed NATS node stays down before it is restarted. */
   natsDownMs: number;
+  /** fast-clock: how far ahead the replica's wall clock runs (faketime), and how long it leads before it is restarted with a true clock. */
+  clockAheadMs: number;
+  fastLeadMs: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
   /** Longest wait, after the workload, for every accepted job to finish and the replicas to agree. */
@@ -55,6 +58,8 @@ export function drillDefaults(): DrillOptions {
     heartbeatTimeoutMs: 5_000,
     pauseMs: 2_500,
     natsDownMs: 3_000,
+    clockAheadMs: 3_600_000,
+    fastLeadMs: 4_000,
     livenessBoundMs: 10_000,
     settleTimeoutMs: 60_000,
     keepLogsDir: null,
@@ -68,7 +73,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);

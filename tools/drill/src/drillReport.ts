@@ -1,5 +1,7 @@
 import type { StackStopReport } from '@muster/stack';
 import type { DrillAuditSummary } from './drillAudit.ts';
+import type { KindNumbers } from './drillByKind.ts';
+import type { ClockResult } from './drillClock.ts';
 import type { ReplicaStatus } from './drillCluster.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import type { LivenessResult } from './drillLiveness.ts';
@@ -47,6 +49,8 @@ export interface DrillReport {
     decisionsOnStream: number;
   };
   faults: FaultRecord[];
+  /** The numbers of each fault kind. */
+  byKind: KindNumbers[];
   takeover: {
     /** Fault to the first decision by another replica, over every leader fault. */
     all: Spread;
@@ -54,6 +58,9 @@ export interface DrillReport {
     pause: Spread;
     /** Fault to the new leader's LeaderElected. */
     elected: Spread;
+    /** The part of each takeover when JetStream could not serve muster's streams, and the rest (muster's own time). */
+    jetStream: Spread;
+    muster: Spread;
     /** Leader faults after which no other replica took over. */
     missing: number;
     each: Takeover[];
@@ -82,6 +89,8 @@ export interface DrillReport {
       statuses: ReplicaStatus[];
     };
     liveness: LivenessResult;
+    /** Whether any stamp ran ahead of true time (a fast clock jumping the log's time). */
+    clock: ClockResult;
     /** When JetStream could not serve muster's streams (a NATS node down, its streams electing leaders); `fromMs` counts from the workload's start. */
     natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
     /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are. */
@@ -124,6 +133,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(!saturated && d.notAtEnd > 0, `${d.notAtEnd} replicas not at the log's end after quiescing`);
   fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
   fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits and JetStream up (longest ${c.liveness.longestAttributableMs} ms)`);
+  fail(c.clock.jumps.length > 0, `the log's time jumped: ${c.clock.jumps[0] ?? ''}`);
   fail(!saturated && c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 2).join('; ')})` : ''}`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
@@ -179,6 +189,8 @@ export function drillTable(r: DrillReport): string {
     ['  kill -9', spreadText(r.takeover.kill)],
     ['  SIGSTOP', spreadText(r.takeover.pause)],
     ['  elected', spreadText(r.takeover.elected)],
+    ['  JetStream', spreadText(r.takeover.jetStream)],
+    ['  muster', spreadText(r.takeover.muster)],
     ['workload', `${r.workload.submitted} submitted, ${r.workload.accepted} accepted, ${r.workload.unacknowledged} unacknowledged, ${r.workload.committed} committed, ${r.workload.completed} completed`],
     ['rate', `offered ${r.workload.offeredRate}/s, committed ${r.workload.achievedRate}/s during the workload, on ${r.options.nodes} nodes (expected load ${r.workload.load})`],
     ['log', `${r.workload.logTransactions} transactions, ${r.workload.decisionsInLog} decisions (${r.workload.decisionsOnStream} on MUSTER_DECISIONS)`],
@@ -189,6 +201,7 @@ export function drillTable(r: DrillReport): string {
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
+    ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
     ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
     ['audit', auditor],
   ];
@@ -196,5 +209,29 @@ export function drillTable(r: DrillReport): string {
   const verdict = r.verdict.toUpperCase();
   const head = `muster drill: ${r.options.schedule}, ${r.options.durationS} s, fault every ${r.options.faultEveryS} s, seed ${r.options.seed}: ${verdict} in ${(r.ms / 1000).toFixed(1)} s`;
   const body = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
+  body.push(...kindTable(r.byKind));
   return [head, ...body, ...r.notes.map((n) => `NOTE ${n}`), ...r.failures.map((f) => `FAIL ${f}`)].join('\n');
+}
+
+const triple = (s: Spread): string => (s.count === 0 ? '-' : `${s.p50}/${s.p99}/${s.max}`);
+
+/** One line per fault kind: count, takeover p50/p99/max (total, JetStream's, muster's), findings in its windows, commits in its windows. */
+function kindTable(kinds: readonly KindNumbers[]): string[] {
+  if (kinds.length === 0) return [];
+  const head = ['by fault', 'n', 'takeover p50/p99/max ms', 'JetStream', 'muster', 'lost', 'dup', 'contra', 'over', 'committed', 'longest gap ms'];
+  const rows = kinds.map((k) => [
+    k.kind,
+    `${k.injected}${k.skipped > 0 ? ` (+${k.skipped} skipped)` : ''}`,
+    triple(k.takeover.total),
+    triple(k.takeover.jetStream),
+    triple(k.takeover.muster),
+    String(k.lost),
+    String(k.duplicated),
+    String(k.contradicted),
+    String(k.overcommit),
+    `${k.committed} (${k.committedRate}/s)`,
+    String(k.longestGapMs),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  return [head, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd());
 }

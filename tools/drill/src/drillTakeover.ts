@@ -1,11 +1,13 @@
 import { isDecision } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
 import type { FaultRecord } from './drillFaults.ts';
+import { overlapMs } from './drillNatsWatch.ts';
+import type { Interval } from './drillNatsWatch.ts';
 
 /** One leader fault and what followed it in the log. */
 export interface Takeover {
   fault: number;
-  kind: 'kill-leader' | 'pause-leader';
+  kind: 'kill-leader' | 'pause-leader' | 'fast-clock';
   /** The replica that was killed or paused. */
   from: string;
   /** The replica that made the first decision after the fault, or null if none did. */
@@ -14,6 +16,10 @@ export interface Takeover {
   electedMs: number | null;
   /** Fault to the first decision by another replica, ms: the takeover time. */
   decisionMs: number | null;
+  /** The part of the takeover when JetStream could not serve muster's streams (its own recovery), ms. */
+  jetStreamMs: number | null;
+  /** The rest: muster's own time (lease wait, catch-up, election, re-publishing, the first session), ms. */
+  musterMs: number | null;
 }
 
 /** Count, median, 99th percentile and maximum of some durations (nearest rank), null when there are none. */
@@ -29,21 +35,29 @@ export interface Spread {
  * fault, and the first decision another replica logged after that election. All processes run on
  * one machine, so the stamped times of the log and the drill's clock are the same clock.
  */
-export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[]): Takeover[] {
+export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[], unavailable: readonly Interval[] = []): Takeover[] {
   const out: Takeover[] = [];
   for (const f of faults) {
-    if ((f.kind !== 'kill-leader' && f.kind !== 'pause-leader') || f.skipped !== null || f.target === null) continue;
-    const from = f.target;
-    const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= f.at);
+    if (f.skipped !== null || f.target === null) continue;
+    // a fast-clock fault kills the leader so that the fast standby takes over: a takeover from that kill
+    const hit = f.kind === 'fast-clock' ? (f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { from: f.fastClock.killed, at: f.fastClock.killedAt } : null) : f.kind === 'kill-leader' || f.kind === 'pause-leader' ? { from: f.target, at: f.at } : null;
+    if (hit === null) continue;
+    const from = hit.from;
+    const at = hit.at;
+    const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= at);
     // the first elected may lose the log again before it decides: whoever decides first took over
     const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader !== from && l.tx.events.some(isDecision));
+    const decisionMs = decided === undefined ? null : decided.tx.at - at;
+    const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
     out.push({
       fault: f.n,
-      kind: f.kind,
+      kind: f.kind as Takeover['kind'],
       from,
       to: decided?.tx.leader ?? null,
-      electedMs: elected === undefined ? null : elected.tx.at - f.at,
-      decisionMs: decided === undefined ? null : decided.tx.at - f.at,
+      electedMs: elected === undefined ? null : elected.tx.at - at,
+      decisionMs,
+      jetStreamMs,
+      musterMs: decisionMs === null || jetStreamMs === null ? null : decisionMs - jetStreamMs,
     });
   }
   return out;

@@ -18,3 +18,7 @@ export type { DrillLoad } from './drillCapacity.ts';
 export { DRILL_MIX } from './drillJobs.ts';
 export { checkDecisions, lostJobs } from './drillDecisions.ts';
 export type { Backlog, DecisionFindings, LiveRead } from './drillDecisions.ts';
+export type { ClockResult } from './drillClock.ts';
+export { numbersByKind } from './drillByKind.ts';
+export type { DrillFindings, KindNumbers } from './drillByKind.ts';
+export { libfaketime } from './drillCluster.ts';
