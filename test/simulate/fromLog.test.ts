@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { connect, ensureStreams, publishInput, readLog } from '@muster/bus';
@@ -107,6 +110,22 @@ describe('muster simulate --from-log', () => {
     // c is reserved under the log's own policy, not with reserveDepth 0
     expect(first.stdout).toMatch(/"type":"GangReserved","jobId":"c"/);
     expect(off.stdout).not.toMatch(/GangReserved/);
+  }, CLI_MS);
+
+  it('saves the workload with --save-workload, as a scenario file that re-runs offline to the same bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'muster-from-log-'));
+    try {
+      const file = join(dir, 'last-week.json');
+      const live = await runMuster(['simulate', '--from-log', '--nats', server.url, '--save-workload', file, '--policy', '{"reserveDepth":8}']);
+      expect(live.code, live.stderr).toBe(0);
+      const offline = await runMuster(['simulate', file, '--policy', '{"reserveDepth":8}']);
+      expect(offline.code, offline.stderr).toBe(0);
+      expect(offline.stderr).toBe('');
+      expect(offline.stdout).toBe(live.stdout);
+      expectOneLineError(await runMuster(['simulate', file, '--save-workload', join(dir, 'x.json')]), 2, /--save-workload writes the workload of --from-log/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, CLI_MS);
 
   it('fails with one line: a file and --from-log, a bad --policy, a NATS that is not there', async () => {

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Bus } from '@muster/bus';
 import type { RecordedWorkload } from '@muster/core';
@@ -10,6 +11,7 @@ import { readUserFile } from '../readJsonFile.ts';
 interface SimulateFlags extends NatsFlags {
   fromLog?: boolean;
   policy?: string;
+  saveWorkload?: string;
 }
 
 /**
@@ -22,10 +24,12 @@ export function simulateCommand(): Command {
     .description('run a scenario (steps or a workload) through the scheduler core offline and print every decision as a JSON line, then (for a workload) per-job stats, then a summary')
     .argument('[scenario]', 'scenario JSON file (- reads standard input)')
     .option('--from-log', "take the workload from MUSTER_LOG on --nats (its nodes, arrivals and observed run times) instead of a file")
+    .option('--save-workload <file>', 'with --from-log: also write the workload taken from the log as a scenario file, to re-run offline')
     .option('--policy <file|json>', 'a PolicySpec (a file, or JSON such as \'{"reserveDepth":0}\') applied after the scenario\'s own policy')
     .action(async (file: string | undefined, flags: SimulateFlags) => {
       if (file !== undefined && flags.fromLog === true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file or --from-log, not both');
       if (file === undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, or --from-log to take the workload from a live log');
+      if (flags.saveWorkload !== undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', '--save-workload writes the workload of --from-log');
       const { runScenario, runScenarioText, validatePolicySpec } = await import('@muster/core');
       const policy = flags.policy === undefined ? undefined : readPolicy(flags.policy);
       // checked before anything is read: a policy the core would refuse is a usage error
@@ -40,6 +44,7 @@ export function simulateCommand(): Command {
       } else {
         const recorded = await workloadFromLog(flags);
         for (const note of recorded.notes) process.stderr.write(`muster: note: ${note}\n`);
+        if (flags.saveWorkload !== undefined) saveWorkload(flags.saveWorkload, recorded);
         what = 'the workload from the log';
         result = runScenario(recorded.scenario, options);
       }
@@ -59,6 +64,18 @@ function readPolicy(value: string): unknown {
     throw new CliError(EXIT.usage, 'bad-policy', `--policy ${inline ? 'is' : `${value} is`} not valid JSON: ${(err as Error).message}`, { cause: err });
   }
   return policy;
+}
+
+/** Writes the workload taken from the log as a scenario file (one arrival a line); an unwritable file is a usage error. */
+function saveWorkload(path: string, recorded: RecordedWorkload): void {
+  const { nodes, policy, workload } = recorded.scenario;
+  const list = (items: readonly unknown[]) => (items.length === 0 ? '[]' : `[\n${items.map((item) => `    ${JSON.stringify(item)}`).join(',\n')}\n  ]`);
+  const text = `{\n  "nodes": ${list(nodes)},\n${policy === undefined ? '' : `  "policy": ${JSON.stringify(policy)},\n`}  "workload": ${list(workload)}\n}\n`;
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new CliError(EXIT.usage, 'unwritable-file', `cannot write ${path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** Reads MUSTER_LOG on `--nats` from its start, hash chain checked, into a workload (unreachable: exit 3). */
