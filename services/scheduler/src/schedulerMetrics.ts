@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { shardEntriesSorted, shardGet } from '@muster/core';
-import type { JobState, LoggedTransaction, State } from '@muster/core';
+import { shardGet } from '@muster/core';
+import type { LoggedTransaction, State } from '@muster/core';
+import { summarise } from './stateSummary.ts';
+import type { StateSummary } from './stateSummary.ts';
 
 // The metrics of DESIGN.md §14, from the replica's folded state (gauges read at scrape time) and
 // its own counters (decisions folded, sessions run). Labels take values from fixed sets (job
@@ -75,53 +77,25 @@ export class SchedulerMetrics {
       if (last !== null) this.lastSeenLogSeq = last;
       g.set(Math.max(0, this.lastSeenLogSeq - progress.state().seq));
     });
+    const summary = (): StateSummary => summarise(progress.state());
     gauge(this.registry, 'muster_jobs', 'Jobs in the live state by status (retired jobs are not counted)', ['state'], (g) => {
-      const counts = new Map<string, number>(JOB_STATES.map((s) => [s, 0]));
-      for (const [, job] of shardEntriesSorted(progress.state().jobs)) counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
-      for (const [state, n] of counts) g.set({ state }, n);
+      const counts = summary().jobsByStatus;
+      for (const state of JOB_STATES) g.set({ state }, counts.get(state) ?? 0);
     });
     gauge(this.registry, 'muster_pending_jobs', 'Pending jobs by the category of their latest reason ("new": not tried yet)', ['reason'], (g) => {
       g.reset();
-      const counts = new Map<string, number>();
-      forPending(progress.state(), (job) => {
-        const reason = job.pendReason?.category ?? 'new';
-        counts.set(reason, (counts.get(reason) ?? 0) + 1);
-      });
-      for (const [reason, n] of counts) g.set({ reason }, n);
+      for (const [reason, n] of summary().pendingByReason) g.set({ reason }, n);
     });
-    gauge(this.registry, 'muster_reservations', 'Pending jobs holding a reservation (GangReserved)', [], (g) => {
-      let n = 0;
-      forPending(progress.state(), (job) => {
-        if (job.reservation !== undefined) n += 1;
-      });
-      g.set(n);
-    });
+    gauge(this.registry, 'muster_reservations', 'Pending jobs holding a reservation (GangReserved)', [], (g) => g.set(summary().reservations));
     gauge(this.registry, 'muster_nodes', 'Nodes by status', ['state'], (g) => {
-      const counts = new Map<string, number>(NODE_STATES.map((s) => [s, 0]));
-      for (const [, node] of shardEntriesSorted(progress.state().nodes)) counts.set(node.status, (counts.get(node.status) ?? 0) + 1);
-      for (const [state, n] of counts) g.set({ state }, n);
+      const counts = summary().nodesByStatus;
+      for (const state of NODE_STATES) g.set({ state }, counts.get(state) ?? 0);
     });
     gauge(this.registry, 'muster_allocated', 'Resources allocated on nodes not lost (cpu in millicores, memoryMb in MiB, gpus and slots in units)', ['resource'], (g) => {
-      const sum = { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 };
-      for (const [, node] of shardEntriesSorted(progress.state().nodes)) {
-        if (node.status === 'lost') continue;
-        sum.cpu += node.used.cpu;
-        sum.memoryMb += node.used.memoryMb;
-        sum.gpus += node.gpusUsed.length;
-        sum.slots += node.used.slots;
-      }
-      for (const resource of RESOURCES) g.set({ resource }, sum[resource]);
+      for (const resource of RESOURCES) g.set({ resource }, summary().allocated[resource]);
     });
     gauge(this.registry, 'muster_capacity', 'Capacity of the nodes not lost (slots: of the nodes that limit them)', ['resource'], (g) => {
-      const sum = { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 };
-      for (const [, node] of shardEntriesSorted(progress.state().nodes)) {
-        if (node.status === 'lost') continue;
-        sum.cpu += node.spec.capacity.cpu;
-        sum.memoryMb += node.spec.capacity.memoryMb;
-        sum.gpus += node.spec.gpus.length;
-        sum.slots += node.spec.capacity.slots ?? 0;
-      }
-      for (const resource of RESOURCES) g.set({ resource }, sum[resource]);
+      for (const resource of RESOURCES) g.set({ resource }, summary().capacity[resource]);
     });
     gauge(this.registry, 'muster_queue_used', "Resources allocated to each queue's running gangs (only the implicit default queue until queues exist)", ['queue', 'resource'], (g) => {
       g.reset();
@@ -176,13 +150,6 @@ function categoryOf(event: object): string {
   if (typeof reason === 'string') return reason;
   if (typeof reason === 'object' && reason !== null && typeof (reason as { category?: unknown }).category === 'string') return (reason as { category: string }).category;
   return '';
-}
-
-function forPending(state: State, visit: (job: JobState) => void): void {
-  for (const [, id] of shardEntriesSorted(state.pending)) {
-    const job = shardGet(state.jobs, id);
-    if (job !== undefined) visit(job);
-  }
 }
 
 /** The implicit default queue, and every queue with use recorded, sorted. */
