@@ -25,7 +25,8 @@ export interface DrillWorkload {
 }
 
 const MAX_ATTEMPTS = 12;
-const MAX_IN_FLIGHT = 16;
+// about a second of submissions in flight: at 200 a second and ~100 ms a reply, 16 would cap the offered rate at ~160
+const inFlightFor = (rate: number): number => Math.max(16, Math.ceil(rate));
 
 /**
  * Submits `rate` gangs a second through the SDK (any replica's API, which forwards into MUSTER_IN)
@@ -62,11 +63,12 @@ export function startDrillWorkload(deps: { client: MusterClient; random: DrillRa
     unacknowledged.push(id);
   };
 
+  const maxInFlight = inFlightFor(deps.rate);
   const loop = (async () => {
     const interval = 1000 / deps.rate;
     let next = Date.now();
     while (!stopController.signal.aborted) {
-      if (inFlight.size < MAX_IN_FLIGHT) {
+      if (inFlight.size < maxInFlight) {
         const p = submit(drillJob(deps.prefix, ++n, deps.random));
         inFlight.add(p);
         void p.finally(() => inFlight.delete(p));

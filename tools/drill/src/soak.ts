@@ -5,7 +5,7 @@ import type { DrillReport } from './drillReport.ts';
 
 /** What a soak runs: the same drill options for each schedule in turn. */
 export interface SoakOptions extends Partial<DrillOptions> {
-  /** The schedules to run, one drill each (default: sequential, then chaotic). */
+  /** The schedules to run, one drill each (default: chaotic, every fault kind). */
   schedules?: readonly DrillSchedule[];
 }
 
@@ -16,11 +16,11 @@ export interface SoakReport {
 }
 
 /**
- * A soak: one long drill per schedule (sequential, then chaotic), each on its own fresh cluster.
+ * A soak: one long drill per schedule (by default the chaotic one with every fault kind), each on its own fresh cluster.
  * `onReport` hears each drill's report as soon as it ends; an abort skips the drills not yet begun.
  */
 export async function runSoak(opts: SoakOptions, hooks: DrillHooks & { onReport?: (report: DrillReport) => void } = {}): Promise<SoakReport> {
-  const { schedules = ['sequential', 'chaotic'], ...drill } = opts;
+  const { schedules = ['chaotic'], ...drill } = opts;
   const drills: DrillReport[] = [];
   for (const schedule of schedules) {
     if (hooks.signal?.aborted === true) break;
