@@ -6,6 +6,8 @@ import { clock, fill, h } from './h.ts';
 import type { FeedItem, JobPage, JobRow, NodeRow, ReplicaRow } from './types.ts';
 
 const FEED_MAX = 200;
+/** Rows a table shows at most (a long queue is summed up below it). */
+const ROWS_MAX = 200;
 const palette = ['#3182ce', '#38a169', '#d69e2e', '#805ad5', '#dd6b20', '#319795', '#d53f8c', '#718096'];
 let jobs: JobRow[] = [];
 let refreshing = false;
@@ -89,9 +91,13 @@ function renderJobs(): void {
   tbody('pending').replaceChildren(
     ...(pending.length === 0
       ? [empty(7, 'nothing waits')]
-      : pending.map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.priority), String(j.members), j.reason === null ? h('small', {}, 'not tried yet') : tag(j.reason, 'pending'), j.expectedStart == null ? '—' : clock(j.expectedStart)]))),
+      : pending.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.priority), String(j.members), j.reason === null ? h('small', {}, 'not tried yet') : tag(j.reason, 'pending'), j.expectedStart == null ? '—' : clock(j.expectedStart)]))),
+    ...(pending.length > ROWS_MAX ? [empty(7, `and ${pending.length - ROWS_MAX} more pending`)] : []),
   );
-  tbody('running').replaceChildren(...(running.length === 0 ? [empty(5, 'nothing runs')] : running.map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.members), j.nodes.join(', ')]))));
+  tbody('running').replaceChildren(
+    ...(running.length === 0 ? [empty(5, 'nothing runs')] : running.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.members), j.nodes.join(', ')]))),
+    ...(running.length > ROWS_MAX ? [empty(5, `and ${running.length - ROWS_MAX} more running`)] : []),
+  );
   tbody('finished').replaceChildren(...(finished.length === 0 ? [empty(4, 'none yet')] : finished.map((j) => row(j, [jobLink(j.id), j.user, tag(j.status), j.reason ?? '']))));
   // queues: only the implicit default queue exists until queues are defined (DESIGN.md §12)
   const queues = [...new Set(['default', ...jobs.map((j) => j.queue)])].sort();
