@@ -3,6 +3,8 @@
 export { startDashboard } from './startDashboard.ts';
 export type { Dashboard, DashboardOptions, ReplicaView } from './startDashboard.ts';
 export { LogFollower } from './logFollower.ts';
-export type { FeedItem, LogFollowerOptions, LogListener, StoryEvent } from './logFollower.ts';
+export type { LogFollowerOptions, LogListener } from './logFollower.ts';
+export { StoryIndex } from './storyIndex.ts';
+export type { FeedItem, StoryEvent, StoryIndexLimits } from './storyIndex.ts';
 export { staticFiles } from './staticFiles.ts';
 export type { StaticFile } from './staticFiles.ts';

@@ -6,7 +6,8 @@ import type { Bus } from '@muster/bus';
 import { MusterClient, isMusterError } from '@muster/client';
 import { ID_PATTERN } from '@muster/core';
 import { LogFollower } from './logFollower.ts';
-import type { FeedItem, LogFollowerOptions } from './logFollower.ts';
+import type { LogFollowerOptions } from './logFollower.ts';
+import type { FeedItem } from './storyIndex.ts';
 import { staticFiles } from './staticFiles.ts';
 
 /** Options of `startDashboard`. */
