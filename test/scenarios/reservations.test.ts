@@ -94,6 +94,13 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(explain(g.cluster.state, 's5')!).toMatchObject({ status: 'running', limitAt: 32_000 });
   });
 
+  test('when the job that displaced a reservation times out, the displaced one is reserved again in that session', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule(), submit(big('bigger', 32, { priority: 200, timeoutMs: 2_000 })), schedule()]);
+    const o = g.when(advance(2_000)).when(schedule());
+    expect(of(o.events, 'ReservationCleared')).toEqual([expect.objectContaining({ jobId: 'bigger', reason: 'timeout' })]);
+    expect(of(o.events, 'GangReserved').map((e) => e.jobId)).toEqual(['big']);
+  });
+
   test('a reservation is written only when it changes', () => {
     const g = given([...fourFull(), submit(big('big', 32)), schedule()]);
     // a node joins: a session runs, the plan is the same, nothing new is written about it

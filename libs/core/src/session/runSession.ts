@@ -155,7 +155,10 @@ class Session {
 
     // 1. timeouts first: a job past its deadline leaves the queue before anything is placed
     const timedOut = new Set<string>();
+    // a reserved job that leaves frees a place among the reserved: every blocked job may take it
+    let reservationFreed = false;
     for (const job of dueJobs(base, this.at)) {
+      if (job.reservation !== undefined) reservationFreed = true;
       timedOut.add(job.spec.id);
       this.stats.timedOut++;
       const reason: AbortReason = {
@@ -183,7 +186,7 @@ class Session {
     // session, or all of them when capacity could have grown since (a release, a node joining, a
     // runtime limit just now, a new policy); under a policy also every reserved job and every job
     // held back by a reservation, since the reservations of this session are planned anew
-    const retryAll = base.freeEpoch > prevSessionEpoch || this.stats.limitsStopped > 0;
+    const retryAll = base.freeEpoch > prevSessionEpoch || this.stats.limitsStopped > 0 || reservationFreed;
     const policy = base.policy;
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's
