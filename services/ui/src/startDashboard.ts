@@ -137,6 +137,30 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     throw new HttpError(404, 'not-found', `no such route: ${path}`);
   };
 
+  // one poll of the replicas' status for every page that follows live, and none while no page does:
+  // each status answer hashes the replica's state
+  const senders = new Map<ServerResponse, (event: string, data: unknown) => void>();
+  let lastReplicas: { replicas: ReplicaView[] } | null = null;
+  let poll: NodeJS.Timeout | null = null;
+  const pollReplicas = (): void => {
+    replicas().then(
+      (r) => {
+        lastReplicas = { replicas: r };
+        for (const send of senders.values()) send('replicas', lastReplicas);
+      },
+      () => undefined,
+    );
+  };
+  const startPolling = (): void => {
+    if (poll !== null) return;
+    pollReplicas();
+    poll = setInterval(pollReplicas, opts.replicaEveryMs ?? 2000);
+  };
+  const stopPolling = (): void => {
+    if (poll !== null) clearInterval(poll);
+    poll = null;
+  };
+
   const openStream = (res: ServerResponse): void => {
     if (streams.size >= MAX_STREAMS) throw new HttpError(503, 'busy', `at most ${MAX_STREAMS} pages follow live at once`);
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
@@ -160,19 +184,15 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
         timer ??= setTimeout(flushSeq, 200);
       },
     });
-    const pushReplicas = (): void => {
-      replicas().then(
-        (r) => send('replicas', { replicas: r }),
-        () => undefined,
-      );
-    };
-    pushReplicas();
-    const every = setInterval(pushReplicas, opts.replicaEveryMs ?? 2000);
+    senders.set(res, send);
+    if (lastReplicas !== null) send('replicas', lastReplicas);
+    startPolling();
     res.on('close', () => {
       unlisten();
-      clearInterval(every);
       if (timer !== null) clearTimeout(timer);
       streams.delete(res);
+      senders.delete(res);
+      if (streams.size === 0) stopPolling();
     });
   };
 
@@ -232,6 +252,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     url: `http://${host}:${port}/`,
     close: () =>
       (closing ??= (async () => {
+        stopPolling();
         for (const res of streams) res.end();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
