@@ -1,7 +1,8 @@
-import { ByteScratch, canonicalBytes } from '@muster/core';
+import { ByteScratch, canonicalDigest } from '@muster/core';
 import type { Bus } from './bus.ts';
+import { ByteArena } from './byteArena.ts';
 import { isTimeout } from './isWrongLastSequence.ts';
-import { jetStreamPublisher } from './jetStreamPublisher.ts';
+import { publisherOf } from './jetStreamPublisher.ts';
 import type { StreamAck } from './jetStreamPublisher.ts';
 import { LOG_SEQ_HEADER } from './names.ts';
 
@@ -21,8 +22,13 @@ export type PublishDecisionsResult =
   | { ok: true; acks: StreamAck[] }
   | { ok: false; code: 'timeout' | 'error'; failed: number[]; cause: unknown };
 
-// the decisions of every round are serialised one after another into one reused buffer (each copied out)
+// the decisions of every round are serialised one after another into one reused buffer, each
+// copied out into the round's arena with its headers
 const scratch = new ByteScratch();
+const arenaOf = (arena: ByteArena) => (bytes: Uint8Array): Uint8Array => {
+  arena.bytes(bytes);
+  return arena.take();
+};
 
 /** Publishes decisions pipelined, each with its msg id and a `Muster-Log-Seq` header, and awaits every ack. */
 export async function publishDecisions(
@@ -30,14 +36,21 @@ export async function publishDecisions(
   msgs: readonly DecisionMessage[],
   opts: { timeoutMs?: number } = {},
 ): Promise<PublishDecisionsResult> {
-  const publisher = jetStreamPublisher(bus);
+  const publisher = publisherOf(bus);
+  const arena = new ByteArena();
+  const copy = arenaOf(arena);
   const settled = await Promise.allSettled(
     msgs.map((m) =>
-      publisher.publish(m.subject, canonicalBytes(m.payload, undefined, scratch), {
-        msgId: m.msgId,
-        headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
-        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-      }),
+      publisher.publish(
+        m.subject,
+        canonicalDigest(m.payload, copy, scratch),
+        {
+          msgId: m.msgId,
+          headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
+          ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+        },
+        arena,
+      ),
     ),
   );
   const acks: StreamAck[] = [];
