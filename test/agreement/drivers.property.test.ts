@@ -175,6 +175,7 @@ async function runLeader(ops: readonly Op[], counts: readonly number[]): Promise
       retainFinishedMs: 1e12,
       maxBatchInputs: 1,
       wallClock: () => now,
+      stampMonotonic: () => now,
     });
     const leader = scheduler;
     bus = await connect({ servers: server.url, name: 'agreement' });

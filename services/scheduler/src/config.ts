@@ -29,6 +29,8 @@ export interface SchedulerOptions {
   maxBatchInputs?: number;
   /** Wall clock for stamping transactions (tests may pass their own). */
   wallClock?: () => number;
+  /** The monotonic clock a leader's stamps are held to (StampClock); a test that drives `wallClock` passes the same clock here. */
+  stampMonotonic?: () => number;
   /** Serve Prometheus metrics on this port (`GET /metrics`); 0 (the default) serves none. */
   metricsPort?: number;
   /** The address the metrics endpoint binds (default 127.0.0.1: loopback only). */
@@ -49,6 +51,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     replicas: 1,
     maxBatchInputs: 256,
     wallClock: () => Date.now(),
+    stampMonotonic: monotonicMs,
     metricsPort: 0,
     metricsHost: '127.0.0.1',
     ...opts,

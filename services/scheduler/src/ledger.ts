@@ -21,15 +21,16 @@ export class Ledger {
   /** Serialised leaves of this replica's states, so each checkpoint, snapshot or status hash writes only what changed. */
   readonly hashCache = new CanonicalCache();
   /** The log's time as this replica watched it pass: what a leader's stamps are held to. */
-  readonly stampClock = new StampClock();
+  readonly stampClock: StampClock;
   /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
   private marked: State | null = null;
   /** Called with every batch this replica adopts (folded as a standby, or appended as leader) and the state after it. */
   onAdopted: ((txs: readonly LoggedTransaction[], state: State) => void) | null = null;
 
-  constructor(state: State = initialState(), lastHash: string | null = null) {
+  constructor(state: State = initialState(), lastHash: string | null = null, stampClock: StampClock = new StampClock()) {
     this.state = state;
     this.lastHash = lastHash;
+    this.stampClock = stampClock;
   }
 
   /** Log sequence of the last folded transaction. */

@@ -9,6 +9,7 @@ import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
+import { StampClock } from './stampClock.ts';
 import { runRestartable } from './restartable.ts';
 
 /** Where a replica is: following the log, leading it, or stopped. */
@@ -45,7 +46,7 @@ export interface RebuildReport {
  * leader until its fencing expectation fails (or the lease is lost), then a standby again.
  */
 export class Replica {
-  readonly ledger = new Ledger();
+  readonly ledger: Ledger;
   private currentRole: Role = 'standby';
   private refusal: string | null = null;
   private highestLastSeq = 0;
@@ -58,6 +59,7 @@ export class Replica {
   private readonly log: Logger;
 
   constructor(private readonly deps: ReplicaDeps) {
+    this.ledger = new Ledger(undefined, null, new StampClock(deps.opts.stampMonotonic));
     this.log = deps.log;
     this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }));
   }
