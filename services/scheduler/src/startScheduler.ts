@@ -58,6 +58,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       replica.ledger.onAdopted = (txs, state) => m.folded(txs, state);
       metricsServer = await serveMetrics(metrics.registry, { host: opts.metricsHost, port: opts.metricsPort }).catch(async (err: unknown) => {
         await replica.stop();
+        heartbeats.stop();
         throw new Error(`cannot serve metrics on ${opts.metricsHost}:${opts.metricsPort}: ${(err as Error).message}`, { cause: err });
       });
       log.info({ url: metricsServer.url }, 'serving metrics');
