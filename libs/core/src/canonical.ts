@@ -238,6 +238,19 @@ export function canonicalHash(value: unknown, cache?: CanonicalCache): string {
   return bytesToHex(hash.digest());
 }
 
+/** A buffer to write into and a SHA-256 to take (a turn context is one): what hashes many small values cheaply. */
+export interface CanonicalHasher {
+  readonly scratch: ByteScratch;
+  /** Hex SHA-256 of bytes (a view, valid only during the call). */
+  digest(bytes: Uint8Array): string;
+}
+
+/** `canonicalHash(value)`, written into the hasher's scratch and hashed by its digest when one is given. */
+export function canonicalHashWith(value: unknown, hasher?: CanonicalHasher): string {
+  if (hasher === undefined) return canonicalHash(value);
+  return canonicalDigest(value, (bytes) => hasher.digest(bytes), hasher.scratch);
+}
+
 /** `digest` of the canonical bytes of a value, given a view of them (valid only during the call), written into `scratch` when given. */
 export function canonicalDigest<T>(value: unknown, digest: (bytes: Uint8Array) => T, scratch?: ByteScratch): T {
   return digest(written(value, scratch));

@@ -5,6 +5,7 @@ import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
 import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec } from './contract/index.ts';
 import { canonicalJson } from './canonical.ts';
+import type { CanonicalHasher } from './canonical.ts';
 
 /** One message read from MUSTER_IN. */
 export interface Input {
@@ -21,9 +22,9 @@ export const MAX_INPUT_BYTES = 1024 * 1024;
 /**
  * Turns one input into the events it causes, against the state it arrives in: an accepted fact and
  * the decisions taken at ingest (cancel, close, completion, node loss), or a rejection that applies
- * nothing. Pure and total: bad input never throws.
+ * nothing. Pure and total: bad input never throws. A hasher (the turn's context) makes fingerprints cheaper, never different.
  */
-export function ingest(state: State, input: Input, at: number): SchedulerEvent[] {
+export function ingest(state: State, input: Input, at: number, hasher?: CanonicalHasher): SchedulerEvent[] {
   const inputSeq = input.seq;
   const reject = (reason: RejectionReason): SchedulerEvent[] => [
     { type: 'InputRejected', inputSeq, subject: input.subject, reason },
@@ -33,7 +34,7 @@ export function ingest(state: State, input: Input, at: number): SchedulerEvent[]
     return input.subject === 'muster.in.submit' ? [{ type: 'JobRejected', inputSeq, jobId: null, reason }] : reject(reason);
   }
   const body = parseBody(input.data);
-  if (input.subject === 'muster.in.submit') return ingestSubmit(state, inputSeq, body);
+  if (input.subject === 'muster.in.submit') return ingestSubmit(state, inputSeq, body, hasher);
   if (!body.ok) return reject(body.error);
 
   switch (input.subject) {
@@ -122,7 +123,7 @@ export function heartbeatLost(state: State, nodeId: string, at: number): Schedul
   return [{ type: 'NodeLost', nodeId, cause: 'heartbeat' }, ...loseNode(state, nodeId, at)];
 }
 
-function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): SchedulerEvent[] {
+function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>, hasher: CanonicalHasher | undefined): SchedulerEvent[] {
   const claimedId = body.ok && isRecord(body.value) && typeof body.value.id === 'string' && ID_PATTERN.test(body.value.id) ? body.value.id : null;
   const rejected = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'JobRejected', inputSeq, jobId: claimedId, reason }];
   if (!body.ok) return rejected(body.error);
@@ -131,7 +132,7 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>): Sc
   if (isJobIdTaken(state, spec.value.id)) {
     return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
   }
-  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value) }];
+  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value, hasher) }];
 }
 
 /** The rejection for a job the state does not hold: never seen, or finished and retired. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { ByteScratch } from '../byteWriter.ts';
 import { designJobSpecExample } from './testing/designExamples.ts';
 import { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
 import type { JobSpec } from './types.ts';
@@ -27,6 +29,14 @@ describe('jobFingerprint', () => {
     expect(jobFingerprint(reverseKeys(spec()) as JobSpec)).toBe(base);
     const revalidated = validateJobSpec(reverseKeys(designJobSpecExample()));
     expect(revalidated.ok && jobFingerprint(revalidated.value)).toBe(base);
+  });
+
+  it('is the same through a hasher (a reused scratch and a native SHA-256), call after call', () => {
+    const hasher = { scratch: new ByteScratch(), digest: (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex') };
+    expect(jobFingerprint(spec(), hasher)).toBe(base);
+    const other = spec((s) => { s.roles[0]!.count += 1; });
+    expect(jobFingerprint(other, hasher)).toBe(jobFingerprint(other));
+    expect(jobFingerprint(spec(), hasher)).toBe(base);
   });
 
   it.each<[string, (s: JobSpec) => void]>([

@@ -128,7 +128,7 @@ export function turn(
     const batch = commands.slice(i, end);
     const before = planned.length;
     const next = copyOnWrite(current, (root, w) => {
-      for (const c of batch) plan(root, w, c, at, stamp, planned);
+      for (const c of batch) plan(context, root, w, c, at, stamp, planned);
     });
     // a batch that planned nothing changed nothing: keep the state as it was
     if (planned.length > before) current = next;
@@ -139,7 +139,7 @@ export function turn(
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them. */
-function plan(root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
+function plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
   const open = (kind: TransactionKind): Planned => {
     const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
     openTransaction(root, root.seq + 1, { at, term: stamp.term });
@@ -160,7 +160,8 @@ function plan(root: State, w: Writer, command: TurnCommand, at: number, stamp: T
     let tx: Planned | null = null;
     let bytes = 0;
     for (const input of command.inputs) {
-      const events = ingest(root, input, at);
+      // the context's buffer and native SHA-256 fingerprint each submitted job (same value, less work)
+      const events = ingest(root, input, at, context);
       const size = JSON.stringify(events).length;
       // one input's events stay together; a transaction closes before the input that would overflow it
       if (tx === null || (tx.events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES)) {
