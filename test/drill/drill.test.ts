@@ -2,10 +2,13 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { drillTable, libfaketime, runDrill } from '@muster/drill';
+import { diskFaultUnavailable, drillTable, libfaketime, runDrill } from '@muster/drill';
 
 // the fast clock needs Debian's faketime; without it the drill skips that kind and says why
 const FAST_CLOCK = libfaketime() !== null;
+// the full disk mounts a tmpfs: root only
+const FULL_DISK = diskFaultUnavailable() === null;
+const EXTRA = [...(FAST_CLOCK ? (['fast-clock'] as const) : []), ...(FULL_DISK ? (['full-disk'] as const) : [])];
 
 // The short HA drill of `npm test`: a real three-node NATS cluster with R3 streams, three scheduler
 // replica processes and simulated agents under a steady workload, with every fault kind in turn: a
@@ -17,9 +20,9 @@ describe('HA drill (short)', () => {
     const lines: string[] = [];
     const report = await runDrill(
       {
-        durationS: 50,
+        durationS: EXTRA.length === 2 ? 56 : 50,
         schedule: 'sequential',
-        faults: ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...(FAST_CLOCK ? (['fast-clock'] as const) : [])],
+        faults: ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA],
         faultEveryS: 3,
         seed: 6,
         rate: 4,
@@ -34,7 +37,7 @@ describe('HA drill (short)', () => {
     expect(report.error, why).toBeNull();
     expect(report.workload.accepted, why).toBeGreaterThan(100);
     expect(report.faults.filter((f) => f.skipped === null).map((f) => f.kind), why).toEqual(
-      expect.arrayContaining(['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...(FAST_CLOCK ? ['fast-clock'] : [])]),
+      expect.arrayContaining(['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA]),
     );
     expect(report.faults.filter((f) => f.error !== null), why).toEqual([]);
     const c = report.checks;

@@ -1,6 +1,7 @@
 import { lastLogSequence } from '@muster/bus';
 import { within } from '@muster/stack';
 import { libfaketime } from './drillCluster.ts';
+import { fillDisk } from './drillDiskFault.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
@@ -23,6 +24,8 @@ export interface FaultRecord {
   /** For a leader fault: the replica that answered as leader next, as seen by polling statuses. */
   nextLeader: string | null;
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
+  /** full-disk: the tmpfs's size, the bytes left free once filled, and how long it stayed full. */
+  disk?: { mb: number; freeBytesWhenFull: number; fullMs: number };
   fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
 
@@ -56,6 +59,9 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
         break;
       case 'fast-clock':
         await fastClock(record, ctx);
+        break;
+      case 'full-disk':
+        await fillDisk(record, ctx);
         break;
       default: {
         const unknown: never = kind;

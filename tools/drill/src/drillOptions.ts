@@ -1,10 +1,10 @@
 import { nodesForRate } from './drillCapacity.ts';
 
 /** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock';
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk';
 
 /** Every fault kind, in the order a sequential drill cycles through them. */
-export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock'];
+export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk'];
 
 /** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
 export type DrillSchedule = 'sequential' | 'chaotic';
@@ -34,6 +34,9 @@ export interface DrillOptions {
   /** fast-clock: how far ahead the replica's wall clock runs (faketime), and how long it leads before it is restarted with a true clock. */
   clockAheadMs: number;
   fastLeadMs: number;
+  /** full-disk: how long one NATS node's store stays full, and the tmpfs's room beyond the store before it is filled (MB). */
+  diskFullMs: number;
+  diskHeadroomMb: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
   /** Longest wait, after the workload, for every accepted job to finish and the replicas to agree. */
@@ -60,6 +63,8 @@ export function drillDefaults(): DrillOptions {
     natsDownMs: 3_000,
     clockAheadMs: 3_600_000,
     fastLeadMs: 4_000,
+    diskFullMs: 6_000,
+    diskHeadroomMb: 16,
     livenessBoundMs: 10_000,
     settleTimeoutMs: 60_000,
     keepLogsDir: null,
@@ -73,7 +78,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);

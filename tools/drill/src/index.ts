@@ -22,3 +22,4 @@ export type { ClockResult } from './drillClock.ts';
 export { numbersByKind } from './drillByKind.ts';
 export type { DrillFindings, KindNumbers } from './drillByKind.ts';
 export { libfaketime } from './drillCluster.ts';
+export { diskFaultUnavailable } from './drillDiskFault.ts';
