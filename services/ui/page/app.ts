@@ -198,10 +198,14 @@ function follow(): void {
     live.textContent = 'reconnecting…';
   });
   events.addEventListener('decision', (e) => addDecision(JSON.parse((e as MessageEvent<string>).data) as FeedItem));
+  let settle: number | undefined;
   events.addEventListener('advanced', (e) => {
     const { seq } = JSON.parse((e as MessageEvent<string>).data) as { seq: number };
     fill('logpos', `log #${seq}`);
     void refresh();
+    // the replica answering may fold the log a moment after the dashboard read it: read once more when the log has been quiet for a moment
+    window.clearTimeout(settle);
+    settle = window.setTimeout(() => void refresh(), 500);
   });
   events.addEventListener('replicas', (e) => renderReplicas((JSON.parse((e as MessageEvent<string>).data) as { replicas: ReplicaRow[] }).replicas));
 }

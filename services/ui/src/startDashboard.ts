@@ -106,16 +106,31 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     return views.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   };
 
+  // pages refresh together when the log moves: one API request answers all those within 200 ms
+  const shared = new Map<string, { at: number; answer: Promise<unknown> }>();
+  const once = (what: string, ask: () => Promise<unknown>): Promise<unknown> => {
+    // an answer is shared only within one log position: a page told of a newer one asks again
+    const key = `${what}@${follower.progress().seq}`;
+    const now = performance.now();
+    const hit = shared.get(key);
+    if (hit !== undefined && now - hit.at < 200) return hit.answer;
+    const answer = ask();
+    for (const [k, v] of shared) if (now - v.at >= 200) shared.delete(k);
+    shared.set(key, { at: now, answer });
+    answer.catch(() => shared.delete(key));
+    return answer;
+  };
+
   const api = async (path: string, query: URLSearchParams): Promise<unknown> => {
     if (path === '/api/nodes') {
       onlyParams(query, []);
-      return { nodes: await client.nodes() };
+      return once('nodes', async () => ({ nodes: await client.nodes() }));
     }
     if (path === '/api/jobs') {
       onlyParams(query, ['status']);
       const status = query.get('status');
       if (status !== null && !JOB_STATUSES.has(status)) throw new HttpError(400, 'invalid', `status must be one of ${[...JOB_STATUSES].join(', ')}`);
-      return { jobs: await client.jobs(status === null ? {} : { status }) };
+      return once(`jobs:${status ?? ''}`, async () => ({ jobs: await client.jobs(status === null ? {} : { status }) }));
     }
     if (path.startsWith('/api/jobs/')) {
       onlyParams(query, []);
