@@ -63,8 +63,10 @@ describe('reservations hold: no backfill delays the reserved start (DESIGN.md §
             const live = all.filter((j) => j.status === 'pending' || j.status === 'running');
             if (live.length > 0) c.run(cancel(live[cmd.pick % live.length]!.spec.id));
           } else c.run(advance(cmd.ms));
-          c.run(schedule());
+          const written = c.run(schedule()).flat();
           expect(invariantViolations(c.state)).toEqual([]);
+          // a reservation never promises a start before the session that made it
+          for (const e of written) if (e.type === 'GangReserved') expect(e.startAt).toBeGreaterThanOrEqual(e.at);
           const reserved = jobs(c.state).filter((j) => j.reservation !== undefined);
           expect(reserved.length).toBeLessThanOrEqual(1);
           for (const r of reserved) {
