@@ -2,13 +2,14 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diskFaultUnavailable, drillTable, libfaketime, runDrill } from '@muster/drill';
+import { diskFaultUnavailable, drillTable, libfaketime, partitionUnavailable, runDrill } from '@muster/drill';
 
 // the fast clock needs Debian's faketime; without it the drill skips that kind and says why
 const FAST_CLOCK = libfaketime() !== null;
-// the full disk mounts a tmpfs: root only
+// the full disk mounts a tmpfs, the partition adds iptables rules: root only
 const FULL_DISK = diskFaultUnavailable() === null;
-const EXTRA = [...(FAST_CLOCK ? (['fast-clock'] as const) : []), ...(FULL_DISK ? (['full-disk'] as const) : [])];
+const PARTITION = partitionUnavailable() === null;
+const EXTRA = [...(FAST_CLOCK ? (['fast-clock'] as const) : []), ...(FULL_DISK ? (['full-disk'] as const) : []), ...(PARTITION ? (['partition-leader'] as const) : [])];
 
 // The short HA drill of `npm test`: a real three-node NATS cluster with R3 streams, three scheduler
 // replica processes and simulated agents under a steady workload, with every fault kind in turn: a
@@ -20,7 +21,8 @@ describe('HA drill (short)', () => {
     const lines: string[] = [];
     const report = await runDrill(
       {
-        durationS: EXTRA.length === 2 ? 56 : 50,
+        // each kind beyond the four takes a few seconds and a pause: room for one of each
+        durationS: 50 + 6 * EXTRA.length,
         schedule: 'sequential',
         faults: ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA],
         faultEveryS: 3,

@@ -2,6 +2,7 @@ import { lastLogSequence } from '@muster/bus';
 import { within } from '@muster/stack';
 import { libfaketime } from './drillCluster.ts';
 import { fillDisk } from './drillDiskFault.ts';
+import { partitionLeader } from './drillPartition.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
@@ -62,6 +63,9 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
         break;
       case 'full-disk':
         await fillDisk(record, ctx);
+        break;
+      case 'partition-leader':
+        await partitionLeader(record, ctx);
         break;
       default: {
         const unknown: never = kind;

@@ -1,10 +1,10 @@
 import { nodesForRate } from './drillCapacity.ts';
 
 /** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk';
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader';
 
 /** Every fault kind, in the order a sequential drill cycles through them. */
-export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk'];
+export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader'];
 
 /** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
 export type DrillSchedule = 'sequential' | 'chaotic';
@@ -36,6 +36,8 @@ export interface DrillOptions {
   fastLeadMs: number;
   /** full-disk: how long one NATS node's store stays full, and the tmpfs's room beyond the store before it is filled (MB). */
   diskFullMs: number;
+  /** partition-leader: how long the leader is cut off from NATS (longer than the lease). */
+  partitionMs: number;
   diskHeadroomMb: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
@@ -64,6 +66,7 @@ export function drillDefaults(): DrillOptions {
     clockAheadMs: 3_600_000,
     fastLeadMs: 4_000,
     diskFullMs: 6_000,
+    partitionMs: 3_000,
     diskHeadroomMb: 16,
     livenessBoundMs: 10_000,
     settleTimeoutMs: 60_000,
@@ -78,7 +81,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);
@@ -90,6 +93,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   for (const f of opts.faults) if (!FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${FAULT_KINDS.join(', ')})`);
   // a pause no longer than the lease is not a failover: the leader would keep its lease
   if (opts.pauseMs <= opts.leaseMs) throw new RangeError(`pauseMs (${opts.pauseMs}) must be longer than leaseMs (${opts.leaseMs})`);
+  if (opts.partitionMs <= opts.leaseMs) throw new RangeError(`partitionMs (${opts.partitionMs}) must be longer than leaseMs (${opts.leaseMs})`);
   return opts;
 }
 

@@ -7,7 +7,7 @@ import type { Interval } from './drillNatsWatch.ts';
 /** One leader fault and what followed it in the log. */
 export interface Takeover {
   fault: number;
-  kind: 'kill-leader' | 'pause-leader' | 'fast-clock';
+  kind: 'kill-leader' | 'pause-leader' | 'fast-clock' | 'partition-leader';
   /** The replica that was killed or paused. */
   from: string;
   /** The replica that made the first decision after the fault, or null if none did. */
@@ -40,7 +40,7 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
   for (const f of faults) {
     if (f.skipped !== null || f.target === null) continue;
     // a fast-clock fault kills the leader so that the fast standby takes over: a takeover from that kill
-    const hit = f.kind === 'fast-clock' ? (f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { from: f.fastClock.killed, at: f.fastClock.killedAt } : null) : f.kind === 'kill-leader' || f.kind === 'pause-leader' ? { from: f.target, at: f.at } : null;
+    const hit = f.kind === 'fast-clock' ? (f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { from: f.fastClock.killed, at: f.fastClock.killedAt } : null) : f.kind === 'kill-leader' || f.kind === 'pause-leader' || f.kind === 'partition-leader' ? { from: f.target, at: f.at } : null;
     if (hit === null) continue;
     const from = hit.from;
     const at = hit.at;
