@@ -49,31 +49,39 @@ export interface StopMessage {
  */
 export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId: string) => JobState | undefined): OutboundMessage[] {
   const out: OutboundMessage[] = [];
-  // MemberBound events of the same transaction say which devices each member got
-  const memberGpus = new Map<string, number[]>();
-  for (const event of tx.events) {
-    if (event.type === 'MemberBound') memberGpus.set(`${event.jobId}/${event.member}`, event.gpuIds);
+  const events = tx.events;
+  // MemberBound events of the same transaction say which devices each member got (by job, then member)
+  let memberGpus: Map<string, number[][]> | null = null;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.type !== 'MemberBound') continue;
+    memberGpus ??= new Map();
+    let byMember = memberGpus.get(event.jobId);
+    if (byMember === undefined) memberGpus.set(event.jobId, (byMember = []));
+    byMember[event.member] = event.gpuIds;
   }
-  tx.events.forEach((event, index) => {
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    if (event.type !== 'GangCommitted' && event.type !== 'GangAborted' && event.type !== 'GangReserved' && event.type !== 'AllocationReleased') continue;
     const id = `muster:${logSeq}:${index}`;
-    // a reservation goes where decisions go, so a publisher watching its job learns its expected start
-    if (event.type === 'GangCommitted' || event.type === 'GangAborted' || event.type === 'GangReserved') {
-      out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
+    if (event.type === 'AllocationReleased') {
+      if (event.cause === 'completed') continue;
+      const stop: StopMessage = { type: 'Stop', jobId: event.jobId, members: event.members, reason: event.cause };
+      out.push({ subject: `muster.stop.${event.node}`, payload: stop, msgId: `${id}:${event.node}`, logSeq });
+      continue;
     }
+    // a reservation goes where decisions go, so a publisher watching its job learns its expected start
+    out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
     if (event.type === 'GangCommitted') {
-      for (const [node, bind] of bindsOf(event, jobOf(event.jobId), memberGpus)) {
+      for (const [node, bind] of bindsOf(event, jobOf(event.jobId), memberGpus?.get(event.jobId))) {
         out.push({ subject: `muster.bind.${node}`, payload: bind, msgId: `${id}:${node}`, logSeq });
       }
     }
-    if (event.type === 'AllocationReleased' && event.cause !== 'completed') {
-      const stop: StopMessage = { type: 'Stop', jobId: event.jobId, members: event.members, reason: event.cause };
-      out.push({ subject: `muster.stop.${event.node}`, payload: stop, msgId: `${id}:${event.node}`, logSeq });
-    }
-  });
+  }
   return out;
 }
 
-function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: Map<string, number[]>): [string, BindMessage][] {
+function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: readonly (number[] | undefined)[] | undefined): [string, BindMessage][] {
   const byNode = new Map<string, BindMessage>();
   for (const a of event.allocations) {
     let bind = byNode.get(a.node);
@@ -83,11 +91,14 @@ function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: Ma
       byNode.set(a.node, bind);
     }
     const role = job?.spec.roles.find((r) => r.name === a.role);
-    const memberGpuIds = a.members.map((m) => memberGpus.get(`${event.jobId}/${m}`) ?? []);
+    const memberGpuIds = a.members.map((m) => memberGpus?.[m] ?? []);
     const part: BindPart = { role: a.role, members: a.members, gpuIds: a.gpuIds, memberGpuIds, resources: a.resources };
     if (role?.command !== undefined) part.command = role.command;
     if (role?.env !== undefined) part.env = role.env;
     bind.parts.push(part);
   }
-  return [...byNode.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const binds = [...byNode.entries()];
+  // one node (most gangs): nothing to order
+  if (binds.length > 1) binds.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return binds;
 }
