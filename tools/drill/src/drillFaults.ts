@@ -2,7 +2,7 @@ import { lastLogSequence } from '@muster/bus';
 import { within } from '@muster/stack';
 import { libfaketime } from './drillCluster.ts';
 import { fillDisk } from './drillDiskFault.ts';
-import { partitionLeader } from './drillPartition.ts';
+import { partitionLeader, partitionNats } from './drillPartition.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
@@ -66,6 +66,9 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
         break;
       case 'partition-leader':
         await partitionLeader(record, ctx);
+        break;
+      case 'partition-nats':
+        await partitionNats(record, ctx);
         break;
       default: {
         const unknown: never = kind;

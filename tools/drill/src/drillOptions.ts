@@ -1,10 +1,17 @@
 import { nodesForRate } from './drillCapacity.ts';
 
 /** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader';
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader' | 'partition-nats';
 
 /** Every fault kind, in the order a sequential drill cycles through them. */
-export const FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader'];
+export const ALL_FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader', 'partition-nats'];
+
+/**
+ * The kinds a drill injects unless told: all but `partition-nats`, which still fails the drill
+ * (docs/drills.md: a replica refusing to lead, JetStream unavailable long after the partition
+ * heals) and is run on demand (`--faults`) until that is understood.
+ */
+export const FAULT_KINDS: readonly FaultKind[] = ALL_FAULT_KINDS.filter((k) => k !== 'partition-nats');
 
 /** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
 export type DrillSchedule = 'sequential' | 'chaotic';
@@ -38,6 +45,8 @@ export interface DrillOptions {
   diskFullMs: number;
   /** partition-leader: how long the leader is cut off from NATS (longer than the lease). */
   partitionMs: number;
+  /** partition-nats: how long one NATS node is cut off from the other two (longer than its raft election timeout). */
+  natsPartitionMs: number;
   diskHeadroomMb: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
@@ -67,6 +76,7 @@ export function drillDefaults(): DrillOptions {
     fastLeadMs: 4_000,
     diskFullMs: 6_000,
     partitionMs: 3_000,
+    natsPartitionMs: 8_000,
     diskHeadroomMb: 16,
     livenessBoundMs: 10_000,
     settleTimeoutMs: 60_000,
@@ -81,7 +91,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'natsPartitionMs', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);
@@ -90,7 +100,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   if (!Number.isInteger(opts.nodes) || opts.nodes < 3) throw new RangeError(`nodes must be an integer of at least 3, got ${opts.nodes}`);
   if (!Number.isInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
   if (opts.schedule !== 'sequential' && opts.schedule !== 'chaotic') throw new RangeError(`schedule must be sequential or chaotic, got ${String(opts.schedule)}`);
-  for (const f of opts.faults) if (!FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${FAULT_KINDS.join(', ')})`);
+  for (const f of opts.faults) if (!ALL_FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${ALL_FAULT_KINDS.join(', ')})`);
   // a pause no longer than the lease is not a failover: the leader would keep its lease
   if (opts.pauseMs <= opts.leaseMs) throw new RangeError(`pauseMs (${opts.pauseMs}) must be longer than leaseMs (${opts.leaseMs})`);
   if (opts.partitionMs <= opts.leaseMs) throw new RangeError(`partitionMs (${opts.partitionMs}) must be longer than leaseMs (${opts.leaseMs})`);

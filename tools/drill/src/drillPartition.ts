@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 
 // the cgroup v2 hierarchy: beside v1 controllers (hybrid), or on its own
@@ -78,13 +79,72 @@ export async function partitionLeader(record: FaultRecord, ctx: FaultContext): P
 }
 
 // the local ports of a process's TCP connections on loopback (`ss -tnpH`: ESTAB 0 0 127.0.0.1:PORT 127.0.0.1:… users:(("node",pid=N,fd=…)))
-function localPorts(pid: number): number[] {
+function localPorts(pid: number, peers: ReadonlySet<number> | null = null): number[] {
   const out = execFileSync('ss', ['-tnpH'], { encoding: 'utf8', timeout: 10_000 });
   const ports = new Set<number>();
   for (const line of out.split('\n')) {
     if (!line.includes(`pid=${pid},`)) continue;
-    const m = /\s127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:\d+/.exec(line);
-    if (m !== null) ports.add(Number(m[1]));
+    const m = /\s127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:(\d+)/.exec(line);
+    if (m !== null && (peers === null || peers.has(Number(m[2])))) ports.add(Number(m[1]));
   }
   return [...ports].sort((a, b) => a - b);
+}
+
+// a node's route (cluster) port, from the config libs/stack wrote into its data folder
+function clusterPort(node: NatsServerHandle): number {
+  const config = readFileSync(join(node.dataDir, 'nats.conf'), 'utf8');
+  const m = /cluster\s*\{[^}]*listen:\s*"127\.0\.0\.1:(\d+)"/.exec(config);
+  if (m === null) throw new Error(`no cluster port in ${node.name}'s config`);
+  return Number(m[1]);
+}
+
+/**
+ * One NATS node cut off from the other two (the minority side; the other two keep the R3
+ * streams' quorum): iptables rules on loopback drop its route traffic (packets to and from its
+ * route port, and from its connections to the others' route ports, and, through a cgroup of the
+ * drill's own, the route connections it makes meanwhile) for `natsPartitionMs`, longer than
+ * nats-server's raft election timeout; clients stay connected to it and get no JetStream from it.
+ */
+export async function partitionNats(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const why = partitionUnavailable();
+  if (why !== null) {
+    record.skipped = why;
+    return;
+  }
+  const nodes = ctx.cluster.nats.nodes;
+  // a node cut off counts as down: two would take the quorum
+  if (nodes.some((node) => !node.running || ctx.busy.has(node.name))) {
+    record.skipped = 'another NATS node is down';
+    return;
+  }
+  const node = ctx.random.pick(nodes);
+  ctx.busy.add(node.name);
+  record.target = node.name;
+  const own = clusterPort(node);
+  const others = new Set(nodes.filter((n) => n !== node).map(clusterPort));
+  const rel = `muster-drill-${process.pid}-${record.n}`;
+  const dir = join(CGROUP2 as string, rel);
+  const rules: string[][] = [
+    ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport', String(own), '-j', 'DROP'],
+    ['OUTPUT', '-o', 'lo', '-p', 'tcp', '--sport', String(own), '-j', 'DROP'],
+    ['OUTPUT', '-o', 'lo', '-m', 'cgroup', '--path', rel, '-p', 'tcp', '-m', 'multiport', '--dports', [...others].join(','), '-j', 'DROP'],
+  ];
+  mkdirSync(dir, { recursive: true });
+  const added: string[][] = [];
+  try {
+    writeFileSync(join(dir, 'cgroup.procs'), String(node.pid));
+    for (const port of localPorts(node.pid, others)) {
+      rules.push(['OUTPUT', '-o', 'lo', '-p', 'tcp', '--sport', String(port), '-j', 'DROP'], ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport', String(port), '-j', 'DROP']);
+    }
+    record.at = Date.now();
+    for (const rule of rules) {
+      iptables(['-A', ...rule]);
+      added.push(rule);
+    }
+    await sleep(ctx.opts.natsPartitionMs);
+  } finally {
+    for (const rule of added) iptables(['-D', ...rule]);
+    if (node.running) writeFileSync(join(CGROUP2 as string, 'cgroup.procs'), String(node.pid));
+    rmdirSync(dir);
+  }
 }
