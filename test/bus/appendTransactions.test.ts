@@ -133,3 +133,20 @@ describe('appendTransactions (R1)', () => {
     expect(raw?.subject).toBe(subjects.log);
   });
 });
+
+describe('appendTransactions: a pipelined append after a foreign write of as many transactions', () => {
+  it('lands by sequence alone, and is fenced off when chained on the append before it (issue 16, the soak)', async () => {
+    const base = chain(2);
+    expect((await appendTransactions(bus.bus, base, 0)).ok).toBe(true);
+    // the stale writer planned 3 transactions after 2 (they never land) and a 4th pipelined on them
+    const planned = chain(3, lastHash(base), 'stale', 10);
+    const tail = chain(1, lastHash(planned), 'stale', 20);
+    // meanwhile a new leader wrote 3 transactions of its own
+    expect((await appendTransactions(bus.bus, chain(3, lastHash(base), 'new', 30), 2)).ok).toBe(true);
+    const fenced = await appendTransactions(bus.bus, tail, 5, { chained: true });
+    expect(fenced.ok).toBe(false);
+    expect(await lastLogSequence(bus.bus)).toBe(5);
+    // without the chain the stale tail finds exactly the sequence it expects: the hole that broke the log's chain
+    expect((await appendTransactions(bus.bus, tail, 5)).ok).toBe(true);
+  });
+});

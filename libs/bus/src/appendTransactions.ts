@@ -24,6 +24,13 @@ export type AppendResult =
 export interface AppendOptions {
   /** Milliseconds to wait for each ack before the outcome counts as unknown (default: the bus's). */
   timeoutMs?: number;
+  /**
+   * The append is pipelined on an earlier one of the same writer still in flight: its first
+   * message also expects, as the last msg id, the hash of the transaction before it (DESIGN.md §3).
+   * Without it, if another writer appended as many messages as the earlier append carried, the
+   * first message here would find exactly the sequence it expects and land after a foreign write.
+   */
+  chained?: boolean;
 }
 
 /** A transaction with its canonical bytes and their hash (its msg id, the next one's `prev`). */
@@ -78,7 +85,7 @@ export async function appendTransactions(
       // The sequence alone would let a stale batch land its tail: if another writer appended k
       // messages, our k-th transaction finds exactly the sequence it expects. The last msg id
       // check fails it, since the message before it is not our previous transaction.
-      expect: i === 0 ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: m.tx.prev ?? '' },
+      expect: i === 0 && !(opts.chained === true && m.tx.prev !== null) ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: m.tx.prev ?? '' },
       ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
     }),
   );

@@ -25,6 +25,8 @@ export class AppendPipeline {
   private tipNow: Tip;
   // the last append sent: it resolves, after those before it, once its turn is adopted (false: it or one before it failed)
   private last: Promise<boolean> = Promise.resolve(true);
+  // appends sent and not yet answered
+  private inFlight = 0;
 
   constructor(
     private readonly bus: Bus,
@@ -56,7 +58,14 @@ export class AppendPipeline {
    */
   send(result: TurnResult): Promise<boolean> {
     const txs = result.transactions;
-    const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1);
+    // pipelined on an append still in flight: fence on that append's last message too, or a
+    // foreign writer that appended as many transactions would let this one land after its own
+    const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1, { chained: this.inFlight > 0 });
+    this.inFlight++;
+    const answered = (): void => {
+      this.inFlight--;
+    };
+    sent.then(answered, answered);
     this.tipNow = { state: result.state, lastHash: result.lastHash };
     const before = this.last;
     const done = (async () => {
