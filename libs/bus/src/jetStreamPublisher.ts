@@ -30,10 +30,40 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 const SWEEP_MS = 100;
 const DECODER = new TextDecoder();
 
+/** Where a publish's outcome goes: its own promise's functions, or its place in a round. */
 interface Pending {
-  resolve: (ack: StreamAck) => void;
-  reject: (err: Error) => void;
+  resolve: ((ack: StreamAck) => void) | null;
+  reject: ((err: Error) => void) | null;
+  round: Round | null;
+  index: number;
   deadline: number;
+}
+
+/** One message of a round (`publishRound`). */
+export interface RoundMessage {
+  subject: string;
+  payload: Uint8Array;
+  opts: PublishOptions;
+}
+
+/** The outcomes of a round's messages, in order; resolves once every one is known. */
+class Round {
+  readonly results: PromiseSettledResult<StreamAck>[];
+  private left: number;
+  private finish: (results: PromiseSettledResult<StreamAck>[]) => void = () => undefined;
+  readonly done: Promise<PromiseSettledResult<StreamAck>[]>;
+
+  constructor(size: number) {
+    this.results = new Array<PromiseSettledResult<StreamAck>>(size);
+    this.left = size;
+    this.done = new Promise((resolve) => (this.finish = resolve));
+    if (size === 0) this.finish(this.results);
+  }
+
+  put(index: number, result: PromiseSettledResult<StreamAck>): void {
+    this.results[index] = result;
+    if (--this.left === 0) this.finish(this.results);
+  }
 }
 
 /**
@@ -65,7 +95,7 @@ export class JetStreamPublisher implements StreamPublisher {
     const id = this.next++;
     const h = encodedHeaders(opts, arena);
     return new Promise<StreamAck>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, deadline: performance.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+      this.pending.set(id, { resolve, reject, round: null, index: 0, deadline: performance.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
       this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
       try {
         this.nc.publish(subject, payload, { reply: `${this.prefix}${id}`, headers: h });
@@ -76,16 +106,44 @@ export class JetStreamPublisher implements StreamPublisher {
     });
   }
 
+  /**
+   * Publishes messages as `publish` does, headers encoded in `arena`, and resolves with every
+   * outcome in order (what `Promise.allSettled` of their publishes gives), without a promise per
+   * message: a round of decisions is hundreds of them.
+   */
+  publishRound(msgs: readonly RoundMessage[], arena: ByteArena): Promise<PromiseSettledResult<StreamAck>[]> {
+    const round = new Round(msgs.length);
+    const now = performance.now();
+    for (let index = 0; index < msgs.length; index++) {
+      const { subject, payload, opts } = msgs[index]!;
+      const id = this.next++;
+      const h = encodedHeaders(opts, arena);
+      this.pending.set(id, { resolve: null, reject: null, round, index, deadline: now + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
+      try {
+        this.nc.publish(subject, payload, { reply: `${this.prefix}${id}`, headers: h });
+      } catch (err) {
+        this.pending.delete(id);
+        round.put(index, { status: 'rejected', reason: err instanceof Error ? err : new Error(String(err)) });
+      }
+    }
+    return round.done;
+  }
+
   private settle(msg: Msg): void {
     const id = Number(msg.subject.slice(this.prefix.length));
     const waiting = this.pending.get(id);
     if (waiting === undefined) return; // timed out already
     this.pending.delete(id);
+    let ack: StreamAck;
     try {
-      waiting.resolve(parseAck(msg));
+      ack = parseAck(msg);
     } catch (err) {
-      waiting.reject(err as Error);
+      failed(waiting, err as Error);
+      return;
     }
+    if (waiting.round !== null) waiting.round.put(waiting.index, { status: 'fulfilled', value: ack });
+    else waiting.resolve?.(ack);
   }
 
   private sweep(): void {
@@ -93,13 +151,18 @@ export class JetStreamPublisher implements StreamPublisher {
     for (const [id, waiting] of this.pending) {
       if (waiting.deadline > now) continue;
       this.pending.delete(id);
-      waiting.reject(new TimeoutError());
+      failed(waiting, new TimeoutError());
     }
     if (this.pending.size === 0 && this.sweeper !== null) {
       clearInterval(this.sweeper);
       this.sweeper = null;
     }
   }
+}
+
+function failed(waiting: Pending, err: Error): void {
+  if (waiting.round !== null) waiting.round.put(waiting.index, { status: 'rejected', reason: err });
+  else waiting.reject?.(err);
 }
 
 /**

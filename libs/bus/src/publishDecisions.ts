@@ -39,19 +39,17 @@ export async function publishDecisions(
   const publisher = publisherOf(bus);
   const arena = new ByteArena();
   const copy = arenaOf(arena);
-  const settled = await Promise.allSettled(
-    msgs.map((m) =>
-      publisher.publish(
-        m.subject,
-        canonicalDigest(m.payload, copy, scratch),
-        {
-          msgId: m.msgId,
-          headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
-          ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-        },
-        arena,
-      ),
-    ),
+  const settled = await publisher.publishRound(
+    msgs.map((m) => ({
+      subject: m.subject,
+      payload: canonicalDigest(m.payload, copy, scratch),
+      opts: {
+        msgId: m.msgId,
+        headers: { [LOG_SEQ_HEADER]: String(m.logSeq) },
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+      },
+    })),
+    arena,
   );
   const acks: StreamAck[] = [];
   const failed: number[] = [];
