@@ -143,7 +143,8 @@ async function check(
   const stream: StoredDecision[] = [];
   for await (const m of readDecisions(cluster.bus)) stream.push(m);
   const log: LoggedTransaction[] = [];
-  for await (const logged of readLog(cluster.bus)) log.push(logged);
+  // a broken hash chain is the auditor's finding (chain), not a reason to report nothing
+  for await (const logged of readLog(cluster.bus, { verifyChain: false })) log.push(logged);
   const readAt = Date.now();
 
   const { settled, unavailable, workloadStart } = run;
