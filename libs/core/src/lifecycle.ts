@@ -1,4 +1,4 @@
-import type { AbortReason, AllocationReleased, ReleaseCause, SchedulerEvent } from './events.ts';
+import type { AbortReason, AllocationReleased, ReleaseCause, ReservationCleared, SchedulerEvent } from './events.ts';
 import { scaleResources } from './resources.ts';
 import { shardGet } from './shard.ts';
 import type { JobState, State } from './state.ts';
@@ -56,12 +56,17 @@ export function releaseMember(job: JobState, member: number, cause: ReleaseCause
   };
 }
 
+/** The end of a job's reservation, if it has one (a `ReservationCleared`), as events to emit. */
+export function reservationCleared(job: JobState, session: number, reason: ReservationCleared['reason']): ReservationCleared[] {
+  return job.reservation === undefined ? [] : [{ type: 'ReservationCleared', jobId: job.spec.id, session, reason }];
+}
+
 /** Cancels a pending or running job: releases what it holds and records a final decision. */
 export function cancelJob(state: State, job: JobState, at: number): SchedulerEvent[] {
   const reason: AbortReason = { category: 'cancelled', message: `job ${job.spec.id} was cancelled`, hosts: {} };
   return [
     ...releaseAll(job, 'cancelled'),
-    ...(job.reservation === undefined ? [] : [{ type: 'ReservationCleared' as const, jobId: job.spec.id, session: state.session, reason: 'cancelled' as const }]),
+    ...reservationCleared(job, state.session, 'cancelled'),
     { type: 'GangAborted', jobId: job.spec.id, session: state.session, at, final: true, reason },
   ];
 }

@@ -151,9 +151,9 @@ export class HostIndex {
   leafVisits = 0;
   /**
    * How the session's memo of infeasible demands is used: `on` reads and records it; `read` only
-   * reads it (capacity held back for reservations: less is free than the memo was learnt on, so
-   * what it says still holds, but what fails now says nothing about the cluster); `off` neither
-   * (a plan for a later time, when more is free than now).
+   * reads it (a search that passes hosts over to spare a reservation: what the memo says still
+   * holds, but what fails then says nothing about the cluster); `off` neither (a plan for a later
+   * time, when more is free than now).
    */
   memo: 'on' | 'read' | 'off' = 'on';
   /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */

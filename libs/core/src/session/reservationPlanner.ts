@@ -57,15 +57,6 @@ export interface PlannedReservation {
   allowance: Map<number, { cpu: number; mem: number; slots: number }>;
 }
 
-/** What a plan for a later time holds on a host for an earlier reservation (given back after the plan). */
-interface Held {
-  host: number;
-  cpu: number;
-  mem: number;
-  slots: number;
-  gpus: number[];
-}
-
 /** Plans reservations for a session and keeps backfill from delaying them; every change a plan makes to the index is taken back. */
 export class ReservationPlanner {
   /** Reservations made so far in this session, in the session's order. */
@@ -102,35 +93,24 @@ export class ReservationPlanner {
       const times = this.candidateTimes(running, shape, classes);
       let next = 0;
       for (const t of times) {
-        let last = next;
-        while (last < running.length && running[last]!.end <= t) last++;
-        inBulk(index, running, next, last, (use) => {
-          index.credit(use.host, use.cpu, use.mem, use.slots, use.gpus);
-          credited.push(use);
-        });
-        next = last;
-        const holds = this.holdReservations(t, t + runtime);
+        const ended: HostUse[] = [];
+        for (; next < running.length && running[next]!.end <= t; next++) ended.push(...running[next]!.uses);
+        change(index, ended, 1);
+        credited.push(...ended);
+        const holds = this.holdsOver(t, t + runtime);
+        change(index, holds, -1);
         const stmt = allocateGang(index, jobId, shape, classes, this.counters);
         let planned: PlannedReservation | null = null;
         if (stmt !== null) {
           planned = this.reservationOf(jobId, t, t + runtime, stmt.held);
           stmt.discard();
         }
-        for (let i = holds.length - 1; i >= 0; i--) {
-          const h = holds[i]!;
-          index.credit(h.host, h.cpu, h.mem, h.slots, h.gpus);
-        }
+        change(index, holds, 1);
         if (planned !== null) return planned;
       }
       return null;
     } finally {
-      const bulk = credited.length > BULK;
-      if (bulk) index.deferTrees();
-      for (let i = credited.length - 1; i >= 0; i--) {
-        const use = credited[i]!;
-        index.debit(use.host, use.cpu, use.mem, use.slots, use.gpus);
-      }
-      if (bulk) index.flushTrees();
+      change(index, credited, -1);
       index.memo = saved;
     }
   }
@@ -252,19 +232,13 @@ export class ReservationPlanner {
     return [...times].sort((a, b) => a - b);
   }
 
-  /** Debits what every reservation whose window meets [from, to) needs (devices only where free now); returns the holds to give back. */
-  private holdReservations(from: number, to: number): Held[] {
+  /** What every reservation whose window meets [from, to) needs, to hold during a plan (devices only where free now). */
+  private holdsOver(from: number, to: number): HostUse[] {
     const index = this.index;
-    const holds: Held[] = [];
+    const holds: HostUse[] = [];
     for (const r of this.reservations) {
       if (r.startAt >= to || r.endAt <= from) continue;
-      for (const need of r.needs) {
-        const gpus = need.gpus.filter((g) => index.gpuFree[index.gpuBase[need.host]! + g] === 1);
-        const c = index.classes[index.cls[need.host]!]!;
-        const held: Held = { host: need.host, cpu: need.cpu, mem: need.mem, slots: c.slotLimited ? need.slots : 0, gpus };
-        index.debit(held.host, held.cpu, held.mem, held.slots, held.gpus);
-        holds.push(held);
-      }
+      for (const need of r.needs) holds.push({ ...need, gpus: need.gpus.filter((g) => index.gpuFree[index.gpuBase[need.host]! + g] === 1) });
     }
     return holds;
   }
@@ -308,13 +282,14 @@ export class ReservationPlanner {
 /** Changes to the index above this many hosts are made with its trees rebuilt once, not a path per change. */
 const BULK = 128;
 
-/** Applies `each` to every use of the gangs `from`..`to`, deferring the index's trees when they are many. */
-function inBulk(index: HostIndex, running: readonly Running[], from: number, to: number, each: (use: HostUse) => void): void {
-  let n = 0;
-  for (let i = from; i < to; i++) n += running[i]!.uses.length;
-  const bulk = n > BULK;
+/** Gives `uses` back to their hosts (1) or takes them (-1), with the index's trees rebuilt once when they are many. */
+function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1): void {
+  const bulk = uses.length > BULK;
   if (bulk) index.deferTrees();
-  for (let i = from; i < to; i++) for (const use of running[i]!.uses) each(use);
+  for (const u of uses) {
+    if (sign === 1) index.credit(u.host, u.cpu, u.mem, u.slots, u.gpus);
+    else index.debit(u.host, u.cpu, u.mem, u.slots, u.gpus);
+  }
   if (bulk) index.flushTrees();
 }
 

@@ -1,7 +1,7 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
-import { releaseAll } from '../lifecycle.ts';
+import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { AllocatorCounters } from '../placement/allocateGang.ts';
@@ -166,8 +166,7 @@ class Session {
         message: `job ${job.spec.id} was not placed within ${job.spec.timeoutMs} ms of becoming pending at ${job.pendingSince}`,
         hosts: {},
       };
-      const cleared: SchedulerEvent[] = job.reservation === undefined ? [] : [{ type: 'ReservationCleared', jobId: job.spec.id, session: this.session, reason: 'timeout' }];
-      this.emit([...cleared, { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
+      this.emit([...reservationCleared(job, this.session, 'timeout'), { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: true, reason }]);
     }
 
     // 2. runtime limits (contract v1.1): a gang past its limit is stopped, whole, and leaves the
@@ -254,7 +253,7 @@ class Session {
       };
       const wrote = this.pend(job, reason.category, () => reason);
       // a job pended from the cache gets no reservation (DESIGN.md §11)
-      this.clearReservation(job, this.planner === null ? 'policy' : 'displaced');
+      this.clearReservation(job);
       this.report(id, shape.size, 'cached', wrote);
       return;
     }
@@ -264,8 +263,8 @@ class Session {
     const runtime = planner === null ? 0 : plannedRuntime(job, this.base.policy!);
     // backfill: placed now only where it delays no reservation made earlier in this session. The
     // placement as it would be without reservations stands when it delays none; otherwise the
-    // search runs again with what would delay one held back. (A job that does not fit at all does
-    // not fit with less either: one search decides it.)
+    // search runs again passing over the hosts where it would. (A job that does not fit at all
+    // does not fit with less either: one search decides it.)
     const end = this.at + runtime;
     let stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
     if (stmt !== null && planner !== null && planner.violates(end, stmt.held)) {
@@ -291,7 +290,7 @@ class Session {
           hosts: {},
         };
         const wrote = this.pend(job, 'reserved', () => reason);
-        this.clearReservation(job, 'displaced');
+        this.clearReservation(job);
         this.report(id, shape.size, 'failed', wrote);
         return;
       }
@@ -309,7 +308,7 @@ class Session {
     this.unsatisfiable.set(cacheKey, { category, jobId: id });
     const wrote = this.pend(job, category, () => this.reasonFor(job, shape, classes, category));
     if (category === 'insufficient-resources' && planner !== null && planner.room > 0) this.reserve(job, shape, classes, runtime);
-    else this.clearReservation(job, planner === null ? 'policy' : 'displaced');
+    else this.clearReservation(job);
     this.report(id, shape.size, 'failed', wrote);
   }
 
@@ -327,10 +326,13 @@ class Session {
     this.emit([{ type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts: planned.hosts }]);
   }
 
-  /** Ends a job's reservation, if it has one. */
-  private clearReservation(job: JobState, reason: ReservationCleared['reason']): void {
-    if (job.reservation === undefined) return;
-    this.emit([{ type: 'ReservationCleared', jobId: job.spec.id, session: this.session, reason }]);
+  /**
+   * Ends a job's reservation, if it has one, after an attempt that did not reserve it: it was
+   * displaced by the jobs ahead of it, or (no planner) the policy has reservations off.
+   */
+  private clearReservation(job: JobState, reason: ReservationCleared['reason'] = this.planner === null ? 'policy' : 'displaced'): void {
+    const cleared = reservationCleared(job, this.session, reason);
+    if (cleared.length > 0) this.emit(cleared);
   }
 
   // A failed attempt writes nothing when it ends as the job's recorded pend reason (log growth
