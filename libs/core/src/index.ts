@@ -29,5 +29,5 @@ export * from './session/index.ts';
 export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
-export { MAX_INGEST_TX_BYTES, turn } from './turn/turn.ts';
+export { turn } from './turn/turn.ts';
 export type { TurnCommand, TurnOptions, TurnResult, TurnStamp, TurnTransaction } from './turn/turn.ts';

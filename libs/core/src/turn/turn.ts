@@ -22,7 +22,7 @@ import type { TurnContext } from './turnContext.ts';
 // transactions returned onto the state given (evolve's property tests and turn.test.ts prove it).
 
 /** An ingest transaction closes before the input that would bring its events past this many bytes of JSON (well under the log's message limit). */
-export const MAX_INGEST_TX_BYTES = 400_000;
+const MAX_INGEST_TX_BYTES = 400_000;
 
 /** One thing a turn does; a turn does its commands in the order given. */
 export type TurnCommand =
@@ -191,7 +191,7 @@ function plan(context: TurnContext, root: State, w: Writer, command: TurnCommand
 }
 
 /** Whether a log holds nothing but elections (no input ingested, no session, no policy): a new log, whose start writes the v1.1 defaults. */
-export function isNewLog(state: State): boolean {
+function isNewLog(state: State): boolean {
   return state.policy === undefined && state.lastInputSeq === 0 && state.session === 0 && state.lastCheckpoint === null && state.nextSubmitIndex === 0;
 }
 
