@@ -94,7 +94,8 @@ export function natsOf(bus: Bus): NatsBus {
 
 const decoder = new TextDecoder();
 
-function messageOf(msg: Msg): BusMessage {
+/** A nats.js message as a BusMessage. */
+export function messageOf(msg: Pick<Msg, 'subject' | 'data'>): BusMessage {
   const text = (): string => decoder.decode(msg.data);
   return { subject: msg.subject, data: msg.data, text, json: <T>() => JSON.parse(text()) as T };
 }

@@ -1,7 +1,5 @@
 import type { Bus, BusMessage } from './bus.ts';
-import { natsOf } from './natsBus.ts';
-
-const decoder = new TextDecoder();
+import { messageOf, natsOf } from './natsBus.ts';
 
 /**
  * Sends one request and gathers every reply that arrives within `waitMs` (a broadcast such as
@@ -11,10 +9,7 @@ export async function requestAll(bus: Bus, subject: string, body: string | Uint8
   const replies: BusMessage[] = [];
   try {
     const messages = await natsOf(bus).nc.requestMany(subject, body, { strategy: 'timer', maxWait: opts.waitMs });
-    for await (const msg of messages) {
-      const text = (): string => decoder.decode(msg.data);
-      replies.push({ subject: msg.subject, data: msg.data, text, json: <T>() => JSON.parse(text()) as T });
-    }
+    for await (const msg of messages) replies.push(messageOf(msg));
   } catch (err) {
     // no responders ends the gathering like silence does; anything else is the caller's to see
     if ((err as { code?: unknown }).code !== '503' && !/no responders/i.test(String((err as Error).message))) throw err;

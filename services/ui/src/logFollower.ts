@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { lastLogSequence, readLogEntries } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import type { SchedulerEvent } from '@muster/core';
@@ -88,7 +89,7 @@ export class LogFollower {
         onError(err);
       }
       // the log does not exist until a scheduler has run, and NATS may be restarting
-      await sleep(Math.min(2000, 200 * attempt), signal);
+      await sleep(Math.min(2000, 200 * attempt), undefined, { signal }).catch(() => undefined);
     }
   }
 
@@ -97,17 +98,4 @@ export class LogFollower {
     for (const item of this.index.add(seq, at, events)) for (const l of this.listeners) l.decision(item);
     for (const l of this.listeners) l.advanced(seq);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

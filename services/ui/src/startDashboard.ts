@@ -78,7 +78,6 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const client = new MusterClient(opts.bus, { timeoutMs: opts.timeoutMs ?? 3000 });
   const follower = new LogFollower(opts.bus, opts.log);
   follower.start((err) => opts.onError?.(err));
-  const streams = new Set<ServerResponse>();
 
   const replicas = async (): Promise<ReplicaView[]> => {
     const [replies, last] = await Promise.all([
@@ -152,9 +151,10 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     throw new HttpError(404, 'not-found', `no such route: ${path}`);
   };
 
+  // the pages following live, each with how to send it an event
+  const senders = new Map<ServerResponse, (event: string, data: unknown) => void>();
   // one poll of the replicas' status for every page that follows live, and none while no page does:
   // each status answer hashes the replica's state
-  const senders = new Map<ServerResponse, (event: string, data: unknown) => void>();
   let lastReplicas: { replicas: ReplicaView[] } | null = null;
   let poll: NodeJS.Timeout | null = null;
   const pollReplicas = (): void => {
@@ -177,10 +177,9 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   };
 
   const openStream = (res: ServerResponse): void => {
-    if (streams.size >= MAX_STREAMS) throw new HttpError(503, 'busy', `at most ${MAX_STREAMS} pages follow live at once`);
+    if (senders.size >= MAX_STREAMS) throw new HttpError(503, 'busy', `at most ${MAX_STREAMS} pages follow live at once`);
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
     res.write(`retry: 1000\n\n`);
-    streams.add(res);
     const send = (event: string, data: unknown): void => {
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
@@ -205,9 +204,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     res.on('close', () => {
       unlisten();
       if (timer !== null) clearTimeout(timer);
-      streams.delete(res);
       senders.delete(res);
-      if (streams.size === 0) stopPolling();
+      if (senders.size === 0) stopPolling();
     });
   };
 
@@ -268,7 +266,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     close: () =>
       (closing ??= (async () => {
         stopPolling();
-        for (const res of streams) res.end();
+        for (const res of senders.keys()) res.end();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
