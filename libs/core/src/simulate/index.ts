@@ -1,9 +1,7 @@
 export { runScenario, runScenarioText } from './runScenario.ts';
 export type { ScenarioOptions, ScenarioRun } from './runScenario.ts';
 export { parseScenario } from './scenario.ts';
-export type { Scenario, Step, StepsScenario } from './scenario.ts';
+export type { Scenario, Step } from './scenario.ts';
 export type { WorkloadEntry, WorkloadScenario } from './workloadScenario.ts';
-export type { Distribution } from './distribution.ts';
-export type { Utilisation } from './usageMeter.ts';
 export { WorkloadRecorder } from './workloadRecorder.ts';
 export type { RecordedWorkload } from './workloadRecorder.ts';

@@ -1,5 +1,4 @@
-import { validateNodeSpec } from '../contract/index.ts';
-import { validatePolicySpec } from '../contract/validatePolicySpec.ts';
+import { validateNodeSpec, validatePolicySpec } from '../contract/index.ts';
 import type { TurnTransaction } from '../turn/turn.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';

@@ -11,10 +11,8 @@ import type { WorkloadScenario } from './workloadScenario.ts';
 /** Bounded slowdown's floor on the run time (DESIGN.md §11): (wait + run) / max(run, 10 s). */
 const SLOWDOWN_FLOOR_MS = 10_000;
 
-/** What a workload run knows of one accepted job. */
+/** What a workload run knows of one accepted job beyond the state: how long its members run, and its first commit. */
 interface JobTrack {
-  jobId: string;
-  submittedAt: number;
   runMs: number;
   startedAt: number | null;
 }
@@ -32,9 +30,9 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
   const completions = new CompletionQueue();
   const meter = new UsageMeter((nodeId) => shardGet(sim.state.nodes, nodeId)?.spec.capacity.slots !== undefined);
   let arriving: number | null = null;
-  sim.onEvent = (event, at) => {
+  sim.onEvent = (event) => {
     if (event.type === 'JobSubmitted') {
-      if (arriving !== null) tracks.set(event.job.id, { jobId: event.job.id, submittedAt: at, runMs: arriving, startedAt: null });
+      if (arriving !== null) tracks.set(event.job.id, { runMs: arriving, startedAt: null });
     } else if (event.type === 'GangCommitted') {
       meter.commit(event);
       const track = tracks.get(event.jobId);
@@ -75,13 +73,10 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
     sim.now = t;
     // members that finish at an instant finish before its session checks the limits
     for (const c of completions.takeUntil(t)) {
-      const job = shardGet(sim.state.jobs, c.jobId);
-      if (job === undefined || !runs(c)) continue;
-      for (const [member, bound] of job.members.entries()) {
-        if (bound !== null && !bound.done) sim.input(`muster.in.node.${bound.node}.done`, { jobId: c.jobId, member, ok: true });
-      }
+      if (!runs(c)) continue;
+      sim.complete(c.jobId);
       // a kept-warm gang holds its hosts until closed: its run time is how long it holds them
-      if (job.spec.minInstances > 0) sim.input('muster.in.close', { jobId: c.jobId });
+      if (shardGet(sim.state.jobs, c.jobId)!.spec.minInstances > 0) sim.input('muster.in.close', { jobId: c.jobId });
     }
     while (next < entries.length && entries[next]!.at === t) {
       const entry = entries[next++]!;
@@ -103,20 +98,13 @@ function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: n
   const lines: string[] = [];
   const waits: number[] = [];
   const slowdowns: number[] = [];
-  for (const track of tracks.values()) {
-    const job = shardGet(sim.state.jobs, track.jobId);
+  for (const [jobId, track] of tracks) {
+    // no workload retires a job: every accepted one is in the state
+    const job = shardGet(sim.state.jobs, jobId)!;
     const started = track.startedAt;
-    const endedAt = started === null ? null : (job?.finishedAt ?? null);
-    const waitMs = started === null ? null : started - track.submittedAt;
-    lines.push(JSON.stringify({
-      type: 'JobStats',
-      jobId: track.jobId,
-      submittedAt: track.submittedAt,
-      startedAt: started,
-      endedAt,
-      waitMs,
-      outcome: job?.status ?? 'unknown',
-    }));
+    const endedAt = started === null ? null : job.finishedAt;
+    const waitMs = started === null ? null : started - job.submittedAt;
+    lines.push(JSON.stringify({ type: 'JobStats', jobId, submittedAt: job.submittedAt, startedAt: started, endedAt, waitMs, outcome: job.status }));
     if (started === null || waitMs === null) continue;
     // a gang still running at the end has run until then
     const run = (endedAt ?? end) - started;

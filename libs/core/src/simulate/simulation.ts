@@ -35,8 +35,8 @@ export class Simulation {
   readonly transactions: TurnTransaction[] = [];
   /** The simulated time: the stamp of the next turn. */
   now = 0;
-  /** Called with every event written, and the stamp of its transaction, in log order. */
-  onEvent: ((event: SchedulerEvent, at: number) => void) | null = null;
+  /** Called with every event written, in log order. */
+  onEvent: ((event: SchedulerEvent) => void) | null = null;
   private readonly context = new TurnContext();
   private prev: string | null = null;
   private inputSeq = 0;
@@ -93,7 +93,7 @@ export class Simulation {
     for (const { tx } of result.transactions) {
       this.counts.events += tx.events.length;
       for (const event of tx.events) {
-        this.onEvent?.(event, tx.at);
+        this.onEvent?.(event);
         if (!PRINTED.has(event.type)) continue;
         if (event.type === 'GangCommitted') this.counts.committed++;
         else if (event.type === 'GangAborted') this.counts.aborted++;

@@ -1,6 +1,6 @@
-import type { AllocationReleased, GangCommitted } from '../events.ts';
+import type { AllocationReleased, AllocationResources, GangCommitted } from '../events.ts';
 import type { Resources } from '../resources.ts';
-import { zeroResources } from '../resources.ts';
+import { addResources, zeroResources } from '../resources.ts';
 
 /** Allocated resource-time over capacity-time per resource, 0..1; null where the capacity-time is 0 (no GPUs, no slot limits). */
 export type Utilisation = Record<keyof Resources, number | null>;
@@ -24,29 +24,24 @@ export class UsageMeter {
   advance(at: number, capacity: Resources): void {
     const dt = at - this.last;
     if (dt <= 0) return;
-    for (const k of KEYS) {
-      this.allocatedTime[k] += this.allocated[k] * dt;
-      this.capacityTime[k] += capacity[k] * dt;
-    }
+    addResources(this.allocatedTime, this.allocated, dt);
+    addResources(this.capacityTime, capacity, dt);
     this.last = at;
   }
 
   /** A gang committed: it holds its allocations from now. */
   commit(event: GangCommitted): void {
-    for (const a of event.allocations) {
-      this.allocated.cpu += a.resources.cpu;
-      this.allocated.memoryMb += a.resources.memoryMb;
-      this.allocated.gpus += a.resources.gpus;
-      if (this.slotLimited(a.node)) this.allocated.slots += a.members.length;
-    }
+    for (const a of event.allocations) this.hold(a.node, a.resources, a.members.length, 1);
   }
 
   /** Part of an allocation was given back. */
   release(event: AllocationReleased): void {
-    this.allocated.cpu -= event.resources.cpu;
-    this.allocated.memoryMb -= event.resources.memoryMb;
-    this.allocated.gpus -= event.resources.gpus;
-    if (this.slotLimited(event.node)) this.allocated.slots -= event.members.length;
+    this.hold(event.node, event.resources, event.members.length, -1);
+  }
+
+  /** Adds (factor 1) or gives back (-1) what `members` members hold on `node`. */
+  private hold(node: string, resources: AllocationResources, members: number, factor: 1 | -1): void {
+    addResources(this.allocated, { ...resources, slots: this.slotLimited(node) ? members : 0 }, factor);
   }
 
   /** Utilisation per resource so far, rounded to four decimals. */

@@ -79,12 +79,14 @@ export class WorkloadRecorder {
       let runMs: number;
       if (seen.committedAt !== null && seen.endedAt !== null) {
         runMs = seen.endedAt - seen.committedAt;
-      } else if (seen.spec.runtimeMs !== undefined) {
-        runMs = seen.spec.runtimeMs;
-        notes.push(`job ${id} ${seen.committedAt === null ? 'never ran' : 'was still running at the end of the log'}: it runs its runtimeMs hint, ${runMs} ms`);
       } else {
-        notes.push(`job ${id} ${seen.committedAt === null ? 'never ran' : 'was still running at the end of the log'} and gives no runtimeMs hint: left out`);
-        continue;
+        const why = `job ${id} ${seen.committedAt === null ? 'never ran' : 'was still running at the end of the log'}`;
+        if (seen.spec.runtimeMs === undefined) {
+          notes.push(`${why} and gives no runtimeMs hint: left out`);
+          continue;
+        }
+        runMs = seen.spec.runtimeMs;
+        notes.push(`${why}: it runs its runtimeMs hint, ${runMs} ms`);
       }
       workload.push({ at: seen.submittedAt - origin, submit: seen.spec, runMs });
     }
