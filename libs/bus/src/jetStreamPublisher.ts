@@ -87,22 +87,11 @@ export class JetStreamPublisher implements StreamPublisher {
     nc.subscribe(`${this.prefix}*`, { callback: (_err, msg) => this.settle(msg) });
   }
 
-  /**
-   * Publishes one message to a stream's subject and resolves with the stream's ack; with an arena,
-   * its headers are encoded there (a caller publishing many messages keeps one for all of them).
-   */
-  publish(subject: string, payload: Uint8Array, opts: PublishOptions = {}, arena?: ByteArena): Promise<StreamAck> {
-    const id = this.next++;
-    const h = encodedHeaders(opts, arena);
+  /** Publishes one message to a stream's subject and resolves with the stream's ack. */
+  publish(subject: string, payload: Uint8Array, opts: PublishOptions = {}): Promise<StreamAck> {
+    const h = natsHeaders(opts);
     return new Promise<StreamAck>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, round: null, index: 0, deadline: performance.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
-      try {
-        this.nc.publish(subject, payload, { reply: `${this.prefix}${id}`, headers: h });
-      } catch (err) {
-        this.pending.delete(id);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      }
+      this.send(subject, payload, h, { resolve, reject, round: null, index: 0, deadline: performance.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
     });
   }
 
@@ -116,18 +105,22 @@ export class JetStreamPublisher implements StreamPublisher {
     const now = performance.now();
     for (let index = 0; index < msgs.length; index++) {
       const { subject, payload, opts } = msgs[index]!;
-      const id = this.next++;
-      const h = encodedHeaders(opts, arena);
-      this.pending.set(id, { resolve: null, reject: null, round, index, deadline: now + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
-      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
-      try {
-        this.nc.publish(subject, payload, { reply: `${this.prefix}${id}`, headers: h });
-      } catch (err) {
-        this.pending.delete(id);
-        round.put(index, { status: 'rejected', reason: err instanceof Error ? err : new Error(String(err)) });
-      }
+      this.send(subject, payload, encodedHeaders(opts, arena), { resolve: null, reject: null, round, index, deadline: now + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
     }
     return round.done;
+  }
+
+  /** Publishes one message with its ack inbox; its outcome goes to `waiting` (at once if the publish throws). */
+  private send(subject: string, payload: Uint8Array, h: MsgHdrs, waiting: Pending): void {
+    const id = this.next++;
+    this.pending.set(id, waiting);
+    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
+    try {
+      this.nc.publish(subject, payload, { reply: `${this.prefix}${id}`, headers: h });
+    } catch (err) {
+      this.pending.delete(id);
+      failed(waiting, err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private settle(msg: Msg): void {
@@ -191,8 +184,8 @@ const HEADER_KEY = /^[!-9;-~]+$/;
 const HEADER_VALUE_BREAK = /[\r\n]/;
 const MSG_ID = 'Nats-Msg-Id';
 
-/** The headers of one publish: a msg id, then the caller's, each once; written in `arena` when given. */
-function encodedHeaders(opts: PublishOptions, arena: ByteArena | undefined): MsgHdrs {
+/** The headers of one publish: a msg id, then the caller's, each once; written in `arena`. */
+function encodedHeaders(opts: PublishOptions, arena: ByteArena): MsgHdrs {
   const entries: [string, string][] = [];
   if (opts.msgId !== undefined) entries.push([MSG_ID, opts.msgId]);
   if (opts.headers !== undefined) {
@@ -204,7 +197,7 @@ function encodedHeaders(opts: PublishOptions, arena: ByteArena | undefined): Msg
       entries.push([k, opts.headers[k]!]);
     }
   }
-  if (entries.length === 0 || arena === undefined) return natsHeaders(opts);
+  if (entries.length === 0) return natsHeaders(opts);
   // a value nats.js refuses: let it throw as it does
   for (const entry of entries) if (HEADER_VALUE_BREAK.test(entry[1])) return natsHeaders(opts);
   arena.text('NATS/1.0');
@@ -247,7 +240,7 @@ export function jetStreamPublisher(bus: Bus): StreamPublisher {
   return publisherOf(bus);
 }
 
-/** The same publisher, with the package's own options (an arena for headers). */
+/** The same publisher, with the package's own calls (`publishRound`, headers in an arena). */
 export function publisherOf(bus: Bus): JetStreamPublisher {
   const { nc, inboxPrefix } = natsOf(bus);
   let publisher = PUBLISHERS.get(nc);
