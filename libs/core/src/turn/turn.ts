@@ -111,7 +111,8 @@ export function turn(
     const command = commands[i]!;
     if ('session' in command) {
       const result = runSession(current, at, { term: stamp.term, hosts: context.hosts, ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }) });
-      session = result.stats;
+      // a session that was not needed wrote nothing and ran nothing
+      if (result.parts.length > 0) session = result.stats;
       const number = current.session + 1;
       result.parts.forEach((events, k) => planned.push({ kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
       current = result.state;
