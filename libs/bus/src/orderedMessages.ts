@@ -1,6 +1,7 @@
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './bus.ts';
 import { natsOf } from './natsBus.ts';
+import { streamInfo } from './streamInfo.ts';
 
 /** Options of `orderedMessages`. */
 export interface OrderedReadOptions {
@@ -74,8 +75,8 @@ export async function* orderedMessages(
 export async function* orderedBatches(bus: Bus, stream: string, opts: BatchReadOptions = {}): AsyncGenerator<JsMsg[], void, undefined> {
   const fromSeq = startSeq(opts.fromSeq);
   if (opts.signal?.aborted === true) return;
-  const { js, jsm } = natsOf(bus);
-  const endSeq = (await (await jsm).streams.info(stream)).state.last_seq;
+  const { js } = natsOf(bus);
+  const endSeq = (await streamInfo(bus, stream)).lastSeq;
   if (endSeq < fromSeq) return;
   const consumer = await js.consumers.get(stream, { opt_start_seq: fromSeq });
   const reader = new ReadAhead(consumer, endSeq, opts.batch ?? BATCH);
