@@ -8,6 +8,8 @@ import type { MusterClient } from '@muster/client';
 import { createStack, freePort } from '@muster/stack';
 import type { Stack } from '@muster/stack';
 import { eventually } from '../support/schedulerProcess.ts';
+import { parse, value } from './promText.ts';
+import type { Sample } from './promText.ts';
 
 const NAMES = [
   'muster_jobs',
@@ -26,30 +28,6 @@ const NAMES = [
   'muster_queue_guaranteed',
   'muster_reservations',
 ];
-
-/** One sample of the text format: name, labels, value. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parse(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (m === null) throw new Error(`not Prometheus text format: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1] ?? ''] = l[2] ?? '';
-    samples.push({ name: m[1] ?? '', labels, value: Number(m[3]) });
-  }
-  return samples;
-}
-
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
-}
 
 describe('Prometheus metrics on every replica', () => {
   let stack: Stack;

@@ -9,11 +9,7 @@ import { freePort } from '@muster/stack';
 import type { JobSummary, NodeSummary } from '@muster/client';
 import { eventually } from '../support/schedulerProcess.ts';
 import { runMuster, spawnMuster } from '../cli/runMuster.ts';
-
-function gauge(text: string, name: string, labels = ''): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}`) || (labels === '' && l.startsWith(`${name} `)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
+import { parse, value } from './promText.ts';
 
 describe('muster up with metrics and the dashboard', () => {
   const dir = mkdtempSync(join(tmpdir(), 'muster-up-metrics-'));
@@ -31,7 +27,7 @@ describe('muster up with metrics and the dashboard', () => {
       const page = await fetch(`http://127.0.0.1:${uiPort}/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<script type="module" src="/app.js">');
-      const metrics = async (): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const metrics = async () => parse(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
       // the workload moves: compare only when the log did not move between the two scrapes
       const agreed = await eventually(async () => {
         const before = await metrics();
@@ -40,18 +36,18 @@ describe('muster up with metrics and the dashboard', () => {
           runMuster(['nodes', '--json', '--nats', nats]).then((r) => JSON.parse(r.stdout) as NodeSummary[]),
         ]);
         const after = await metrics();
-        const seq = gauge(before, 'muster_log_sequence');
-        return seq !== undefined && seq === gauge(after, 'muster_log_sequence') ? { text: after, jobs, nodes } : null;
+        const seq = value(before, 'muster_log_sequence');
+        return seq !== undefined && seq === value(after, 'muster_log_sequence') ? { samples: after, jobs, nodes } : null;
       }, 60_000, 'a quiet moment to compare');
-      const { text, jobs, nodes } = agreed;
+      const { samples, jobs, nodes } = agreed;
       for (const state of ['pending', 'running', 'succeeded', 'failed']) {
-        expect([state, gauge(text, 'muster_jobs', `state="${state}"`)]).toEqual([state, jobs.filter((j) => j.status === state).length]);
+        expect([state, value(samples, 'muster_jobs', { state })]).toEqual([state, jobs.filter((j) => j.status === state).length]);
       }
-      expect(gauge(text, 'muster_nodes', 'state="up"')).toBe(nodes.filter((n) => n.status === 'up').length);
-      expect(gauge(text, 'muster_allocated', 'resource="cpu"')).toBe(nodes.reduce((s, n) => s + n.cpu.used, 0));
-      expect(gauge(text, 'muster_allocated', 'resource="gpus"')).toBe(nodes.reduce((s, n) => s + n.gpus.used, 0));
-      expect(gauge(text, 'muster_capacity', 'resource="memoryMb"')).toBe(nodes.reduce((s, n) => s + n.memoryMb.total, 0));
-      expect(gauge(text, 'muster_replica_leader')).toBe(1);
+      expect(value(samples, 'muster_nodes', { state: 'up' })).toBe(nodes.filter((n) => n.status === 'up').length);
+      expect(value(samples, 'muster_allocated', { resource: 'cpu' })).toBe(nodes.reduce((s, n) => s + n.cpu.used, 0));
+      expect(value(samples, 'muster_allocated', { resource: 'gpus' })).toBe(nodes.reduce((s, n) => s + n.gpus.used, 0));
+      expect(value(samples, 'muster_capacity', { resource: 'memoryMb' })).toBe(nodes.reduce((s, n) => s + n.memoryMb.total, 0));
+      expect(value(samples, 'muster_replica_leader')).toBe(1);
     } finally {
       up.child.kill('SIGINT');
     }
