@@ -28,6 +28,7 @@ import type { DrillReport } from './drillReport.ts';
 import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
 import type { SettleResult } from './drillSettle.ts';
+import { sleepUntil } from './drillSleep.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { startDrillWorkload } from './drillWorkload.ts';
 import type { DrillWorkload } from './drillWorkload.ts';
@@ -107,7 +108,7 @@ async function exercise(
     // faults draw from their own stream, so changing them leaves the workload as it was
     const ctx = { cluster, opts, random: drillRandom(opts.seed ^ 0x5bd1e995), busy: new Set<string>(), progress };
     const schedule = runFaultSchedule(ctx, { startAt: workloadStart + WARM_UP_MS, lastAt: endAt - LAST_FAULT_BEFORE_END_MS, signal: stop.signal });
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, Math.max(0, endAt - Date.now()))), new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }))]);
+    await sleepUntil(endAt, stop.signal);
     stop.abort();
     faults = await schedule;
   } finally {

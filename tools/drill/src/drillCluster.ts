@@ -13,6 +13,7 @@ import type { DrillOptions } from './drillOptions.ts';
 /** What `muster.replica.<id>.status` answers (defined by the scheduler that answers it). */
 export type { ReplicaStatus } from '@muster/scheduler';
 import type { ReplicaStatus } from '@muster/scheduler';
+import { sleep } from './drillSleep.ts';
 
 /** The drill's cluster: three NATS nodes, three replica processes, simulated agents, and the drill's own connection. */
 export interface DrillCluster {
@@ -87,7 +88,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
         const leaders = [...(await statuses(500)).values()].filter((s): s is ReplicaStatus => s !== null && s.role === 'leader' && s.id !== except);
         if (leaders.length > 0) return leaders.reduce((a, b) => (b.term > a.term ? b : a));
         if (Date.now() >= deadline) return null;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
     };
     // replica processes rebuild from the log before they answer: give them time on a loaded machine

@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statfsSync } from 'node:fs';
-import { within } from '@muster/stack';
-import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import { sleep } from './drillSleep.ts';
+import { pickNatsNode, restartNatsNode } from './drillTargets.ts';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 
 /** Why this machine cannot fill a NATS node's disk (not root, or no mount), or null when it can. */
@@ -23,19 +22,8 @@ export function diskFaultUnavailable(): string | null {
  * nodes keep the R3 streams' quorum throughout; muster must lose nothing.
  */
 export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<void> {
-  const why = diskFaultUnavailable();
-  if (why !== null) {
-    record.skipped = why;
-    return;
-  }
-  const nodes = ctx.cluster.nats.nodes;
-  if (nodes.some((node) => !node.running || ctx.busy.has(node.name))) {
-    record.skipped = 'another NATS node is down';
-    return;
-  }
-  const node = ctx.random.pick(nodes);
-  ctx.busy.add(node.name);
-  record.target = node.name;
+  const node = pickNatsNode(record, ctx);
+  if (node === null) return;
   record.at = Date.now();
   const store = node.storeDir;
   const onDisk = `${store}.disk`;
@@ -44,11 +32,11 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
     await node.kill('SIGTERM');
     renameSync(store, onDisk);
     mkdirSync(store);
-    const usedMb = Math.ceil(Number(run('du', ['-sm', onDisk]).split(/\s/)[0] ?? '0'));
-    run('mount', ['-t', 'tmpfs', '-o', `size=${usedMb + ctx.opts.diskHeadroomMb}m`, 'muster-drill-full', store]);
+    const sizeMb = Math.ceil(Number(run('du', ['-sm', onDisk]).split(/\s/)[0] ?? '0')) + ctx.opts.diskHeadroomMb;
+    run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'muster-drill-full', store]);
     mounted = true;
     run('cp', ['-a', `${onDisk}/.`, `${store}/`]);
-    await restart(node);
+    await restartNatsNode(node);
     // take every free byte: the store's writes on this node fail until it is freed
     const filler = `${store}/filler`;
     try {
@@ -57,7 +45,7 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
       // dd ends with ENOSPC: the disk is full
     }
     const free = statfsSync(store);
-    record.disk = { mb: usedMb + ctx.opts.diskHeadroomMb, freeBytesWhenFull: free.bavail * free.bsize, fullMs: ctx.opts.diskFullMs };
+    record.disk = { mb: sizeMb, freeBytesWhenFull: free.bavail * free.bsize, fullMs: ctx.opts.diskFullMs };
     await sleep(ctx.opts.diskFullMs);
     rmSync(filler, { force: true });
     // freed: a node that disabled JetStream on the write errors gets it back at its restart, on disk again
@@ -78,10 +66,6 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
       rmSync(store, { recursive: true, force: true });
       renameSync(onDisk, store);
     }
-    if (!node.running) await restart(node);
+    if (!node.running) await restartNatsNode(node);
   }
-}
-
-async function restart(node: NatsServerHandle): Promise<void> {
-  if ((await within(node.restart().then(() => true), 45_000)) === null) throw new Error(`nats ${node.name} not ready 45 s after its restart`);
 }

@@ -1,11 +1,12 @@
 import { lastLogSequence } from '@muster/bus';
-import { within } from '@muster/stack';
 import { libfaketime } from './drillCluster.ts';
-import { fillDisk } from './drillDiskFault.ts';
-import { partitionLeader, partitionNats } from './drillPartition.ts';
+import { diskFaultUnavailable, fillDisk } from './drillDiskFault.ts';
+import { partitionLeader, partitionNats, partitionUnavailable } from './drillPartition.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
+import { sleep } from './drillSleep.ts';
+import { currentLeader, pickNatsNode, restartNatsNode } from './drillTargets.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */
 export interface FaultRecord {
@@ -24,9 +25,9 @@ export interface FaultRecord {
   error: string | null;
   /** For a leader fault: the replica that answered as leader next, as seen by polling statuses. */
   nextLeader: string | null;
-  /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
   /** full-disk: the tmpfs's size, the bytes left free once filled, and how long it stayed full. */
   disk?: { mb: number; freeBytesWhenFull: number; fullMs: number };
+  /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
   fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
 
@@ -39,42 +40,28 @@ export interface FaultContext {
   progress: (line: string) => void;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+type Injector = (record: FaultRecord, ctx: FaultContext) => Promise<void>;
+
+/** Each kind's injection, and why this machine cannot inject it (skipped, the record says why), or null when it can. */
+const FAULTS: Record<FaultKind, { inject: Injector; unavailable?: () => string | null }> = {
+  'kill-leader': { inject: killLeader },
+  'pause-leader': { inject: pauseLeader },
+  'restart-nats': { inject: restartNats },
+  'restart-standby': { inject: restartStandby },
+  'fast-clock': { inject: fastClock, unavailable: () => (libfaketime() === null ? 'libfaketime is not installed (apt-get install -y faketime)' : null) },
+  'full-disk': { inject: fillDisk, unavailable: diskFaultUnavailable },
+  'partition-leader': { inject: partitionLeader, unavailable: partitionUnavailable },
+  'partition-nats': { inject: partitionNats, unavailable: partitionUnavailable },
+};
 
 /** Injects one fault of `kind` and brings back what it took down; never throws (errors are recorded). */
 export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext): Promise<FaultRecord> {
   const record: FaultRecord = { n, kind, target: null, at: Date.now(), endedAt: 0, skipped: null, error: null, nextLeader: null };
   try {
-    switch (kind) {
-      case 'kill-leader':
-        await killLeader(record, ctx);
-        break;
-      case 'pause-leader':
-        await pauseLeader(record, ctx);
-        break;
-      case 'restart-nats':
-        await restartNats(record, ctx);
-        break;
-      case 'restart-standby':
-        await restartStandby(record, ctx);
-        break;
-      case 'fast-clock':
-        await fastClock(record, ctx);
-        break;
-      case 'full-disk':
-        await fillDisk(record, ctx);
-        break;
-      case 'partition-leader':
-        await partitionLeader(record, ctx);
-        break;
-      case 'partition-nats':
-        await partitionNats(record, ctx);
-        break;
-      default: {
-        const unknown: never = kind;
-        throw new Error(`unknown fault ${String(unknown)}`);
-      }
-    }
+    const fault = FAULTS[kind] as (typeof FAULTS)[FaultKind] | undefined;
+    if (fault === undefined) throw new Error(`unknown fault ${String(kind)}`);
+    record.skipped = fault.unavailable?.() ?? null;
+    if (record.skipped === null) await fault.inject(record, ctx);
   } catch (err) {
     record.error = err instanceof Error ? err.message : String(err);
   } finally {
@@ -92,30 +79,6 @@ export function faultLine(r: FaultRecord): string {
   if (r.error !== null) return `${what}: ERROR ${r.error}`;
   const next = r.nextLeader === null ? '' : `, ${r.nextLeader} leads`;
   return `${what}: done in ${r.endedAt - r.at} ms${next}`;
-}
-
-/** A replica other than `id` that runs, is not paused and is not under a fault: someone who can take over. */
-function healthyOthers(ctx: FaultContext, id: string): string[] {
-  return ctx.cluster.replicaIds.filter((r) => r !== id && !ctx.busy.has(r) && !ctx.cluster.paused.has(r) && ctx.cluster.replica(r).running);
-}
-
-async function currentLeader(record: FaultRecord, ctx: FaultContext): Promise<string | null> {
-  const leader = await ctx.cluster.leader(5_000);
-  if (leader === null) {
-    record.skipped = 'no replica answered as leader';
-    return null;
-  }
-  if (ctx.busy.has(leader.id)) {
-    record.skipped = `leader ${leader.id} is under another fault`;
-    return null;
-  }
-  if (healthyOthers(ctx, leader.id).length === 0) {
-    record.skipped = 'no healthy standby to take over';
-    return null;
-  }
-  ctx.busy.add(leader.id);
-  record.target = leader.id;
-  return leader.id;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */
@@ -158,19 +121,12 @@ async function pauseLeader(record: FaultRecord, ctx: FaultContext): Promise<void
 }
 
 async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void> {
-  const nodes = ctx.cluster.nats.nodes;
-  // one node down at a time: two would take the R3 streams' quorum, which no drill should expect to survive
-  if (nodes.some((node) => !node.running || ctx.busy.has(node.name))) {
-    record.skipped = 'another NATS node is down';
-    return;
-  }
-  const node = ctx.random.pick(nodes);
-  ctx.busy.add(node.name);
-  record.target = node.name;
+  const node = pickNatsNode(record, ctx);
+  if (node === null) return;
   record.at = Date.now();
   await node.kill('SIGKILL');
   await sleep(ctx.opts.natsDownMs);
-  if ((await within(node.restart().then(() => true), 45_000)) === null) throw new Error(`nats ${node.name} not ready 45 s after its restart`);
+  await restartNatsNode(node);
 }
 
 async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<void> {
@@ -198,10 +154,6 @@ async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<v
  * The drill then checks that no stamp ran ahead of the drill's own clock (drillClock.ts).
  */
 async function fastClock(record: FaultRecord, ctx: FaultContext): Promise<void> {
-  if (libfaketime() === null) {
-    record.skipped = 'libfaketime is not installed (apt-get install -y faketime)';
-    return;
-  }
   const statuses = [...(await ctx.cluster.statuses(1_000)).values()].filter((s): s is ReplicaStatus => s !== null);
   const leader = statuses.find((s) => s.role === 'leader');
   const standbys = statuses.filter((s) => s.role === 'standby' && !ctx.busy.has(s.id) && !ctx.cluster.paused.has(s.id));

@@ -1,5 +1,6 @@
 import { streamDefinitions, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
+import { sleep } from './drillSleep.ts';
 
 /** A stretch of time, ms since the epoch. */
 export interface Interval {
@@ -34,7 +35,7 @@ export async function watchJetStream(bus: Bus, opts: { intervalMs?: number; time
         down.push({ from: downSince, to: at });
         downSince = null;
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, (opts.intervalMs ?? 250) - (Date.now() - at))));
+      await sleep(Math.max(0, (opts.intervalMs ?? 250) - (Date.now() - at)));
     }
   })();
   return {

@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import { sleep } from './drillSleep.ts';
+import { currentLeader, pickNatsNode } from './drillTargets.ts';
 
 // the cgroup v2 hierarchy: beside v1 controllers (hybrid), or on its own
 const CGROUP2 = existsSync('/sys/fs/cgroup/unified/cgroup.procs') ? '/sys/fs/cgroup/unified' : existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/cgroup' : null;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const iptables = (args: string[]): void => {
   execFileSync('iptables', ['-w', ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
 };
@@ -32,34 +33,40 @@ export function partitionUnavailable(): string | null {
  * whatever happens.
  */
 export async function partitionLeader(record: FaultRecord, ctx: FaultContext): Promise<void> {
-  const why = partitionUnavailable();
-  if (why !== null) {
-    record.skipped = why;
-    return;
-  }
-  const leader = await ctx.cluster.leader(5_000);
-  if (leader === null || ctx.busy.has(leader.id)) {
-    record.skipped = leader === null ? 'no replica answered as leader' : `leader ${leader.id} is under another fault`;
-    return;
-  }
-  const others = ctx.cluster.replicaIds.filter((r) => r !== leader.id && !ctx.busy.has(r) && !ctx.cluster.paused.has(r) && ctx.cluster.replica(r).running);
-  if (others.length === 0) {
-    record.skipped = 'no healthy standby to take over';
-    return;
-  }
-  ctx.busy.add(leader.id);
-  record.target = leader.id;
-  const proc = ctx.cluster.replica(leader.id);
-  const rel = `muster-drill-${process.pid}-${record.n}`;
-  const dir = join(CGROUP2 as string, rel);
+  const id = await currentLeader(record, ctx);
+  if (id === null) return;
+  const proc = ctx.cluster.replica(id);
   // a socket keeps the cgroup it was made in: the cgroup rule cuts the connections the leader makes
   // from now on, the port rules the ones it has (both directions, loopback only)
-  const rules: string[][] = [['OUTPUT', '-o', 'lo', '-m', 'cgroup', '--path', rel, '-j', 'DROP']];
+  await cutOff(record, proc, null, (rel) => [['OUTPUT', '-o', 'lo', '-m', 'cgroup', '--path', rel, '-j', 'DROP']], async () => {
+    const next = ctx.cluster.leader(ctx.opts.partitionMs, id);
+    await sleep(ctx.opts.partitionMs);
+    record.nextLeader = (await next)?.id ?? null;
+  });
+}
+
+/**
+ * Cuts a process off on loopback while `during` runs: it is moved into a cgroup of the drill's own
+ * (for fault `record.n`), and iptables rules drop `rules(cgroup)` and every packet to and from the
+ * local ports of its TCP connections (to `peers` only, unless null); `record.at` is when the rules
+ * went in. The rules go, the process goes back to the root cgroup and the cgroup is removed
+ * whatever happens.
+ */
+async function cutOff(
+  record: FaultRecord,
+  proc: { readonly pid: number; readonly running: boolean },
+  peers: ReadonlySet<number> | null,
+  rulesFor: (cgroup: string) => string[][],
+  during: () => Promise<void>,
+): Promise<void> {
+  const rel = `muster-drill-${process.pid}-${record.n}`;
+  const dir = join(CGROUP2 as string, rel);
+  const rules = rulesFor(rel);
   mkdirSync(dir, { recursive: true });
   const added: string[][] = [];
   try {
     writeFileSync(join(dir, 'cgroup.procs'), String(proc.pid));
-    for (const port of localPorts(proc.pid)) {
+    for (const port of localPorts(proc.pid, peers)) {
       rules.push(['OUTPUT', '-o', 'lo', '-p', 'tcp', '--sport', String(port), '-j', 'DROP'], ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport', String(port), '-j', 'DROP']);
     }
     record.at = Date.now();
@@ -67,9 +74,7 @@ export async function partitionLeader(record: FaultRecord, ctx: FaultContext): P
       iptables(['-A', ...rule]);
       added.push(rule);
     }
-    const next = ctx.cluster.leader(ctx.opts.partitionMs, leader.id);
-    await sleep(ctx.opts.partitionMs);
-    record.nextLeader = (await next)?.id ?? null;
+    await during();
   } finally {
     for (const rule of added) iptables(['-D', ...rule]);
     // back to the root cgroup, then the drill's cgroup goes
@@ -106,45 +111,15 @@ function clusterPort(node: NatsServerHandle): number {
  * nats-server's raft election timeout; clients stay connected to it and get no JetStream from it.
  */
 export async function partitionNats(record: FaultRecord, ctx: FaultContext): Promise<void> {
-  const why = partitionUnavailable();
-  if (why !== null) {
-    record.skipped = why;
-    return;
-  }
-  const nodes = ctx.cluster.nats.nodes;
   // a node cut off counts as down: two would take the quorum
-  if (nodes.some((node) => !node.running || ctx.busy.has(node.name))) {
-    record.skipped = 'another NATS node is down';
-    return;
-  }
-  const node = ctx.random.pick(nodes);
-  ctx.busy.add(node.name);
-  record.target = node.name;
+  const node = pickNatsNode(record, ctx);
+  if (node === null) return;
   const own = clusterPort(node);
-  const others = new Set(nodes.filter((n) => n !== node).map(clusterPort));
-  const rel = `muster-drill-${process.pid}-${record.n}`;
-  const dir = join(CGROUP2 as string, rel);
-  const rules: string[][] = [
+  const others = new Set(ctx.cluster.nats.nodes.filter((n) => n !== node).map(clusterPort));
+  const rules = (rel: string): string[][] => [
     ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport', String(own), '-j', 'DROP'],
     ['OUTPUT', '-o', 'lo', '-p', 'tcp', '--sport', String(own), '-j', 'DROP'],
     ['OUTPUT', '-o', 'lo', '-m', 'cgroup', '--path', rel, '-p', 'tcp', '-m', 'multiport', '--dports', [...others].join(','), '-j', 'DROP'],
   ];
-  mkdirSync(dir, { recursive: true });
-  const added: string[][] = [];
-  try {
-    writeFileSync(join(dir, 'cgroup.procs'), String(node.pid));
-    for (const port of localPorts(node.pid, others)) {
-      rules.push(['OUTPUT', '-o', 'lo', '-p', 'tcp', '--sport', String(port), '-j', 'DROP'], ['INPUT', '-i', 'lo', '-p', 'tcp', '--dport', String(port), '-j', 'DROP']);
-    }
-    record.at = Date.now();
-    for (const rule of rules) {
-      iptables(['-A', ...rule]);
-      added.push(rule);
-    }
-    await sleep(ctx.opts.natsPartitionMs);
-  } finally {
-    for (const rule of added) iptables(['-D', ...rule]);
-    if (node.running) writeFileSync(join(CGROUP2 as string, 'cgroup.procs'), String(node.pid));
-    rmdirSync(dir);
-  }
+  await cutOff(record, node, others, rules, () => sleep(ctx.opts.natsPartitionMs));
 }

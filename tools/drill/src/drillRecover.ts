@@ -1,5 +1,6 @@
 import { within } from '@muster/stack';
 import type { DrillCluster } from './drillCluster.ts';
+import { sleep } from './drillSleep.ts';
 
 /**
  * Brings the cluster back whole: resumes paused replicas, restarts dead ones and stopped NATS
@@ -26,7 +27,7 @@ export async function recoverCluster(cluster: DrillCluster, timeoutMs = 60_000):
     const leaders = statuses.filter(([, s]) => s?.role === 'leader').map(([id]) => id);
     if (silent.length === 0 && leaders.length === 1) return null;
     last = silent.length > 0 ? `${silent.join(', ')} not answering` : `${leaders.length} replicas answer as leader`;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
   return `cluster not whole after ${timeoutMs} ms: ${last}`;
 }

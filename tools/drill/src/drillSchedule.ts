@@ -2,6 +2,7 @@ import { within } from '@muster/stack';
 import { injectFault } from './drillFaults.ts';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 import { recoverCluster } from './drillRecover.ts';
+import { sleepUntil } from './drillSleep.ts';
 
 /** When faults may start: not before `startAt`, none after `lastAt` (both ms since the epoch). */
 export interface FaultWindow {
@@ -52,17 +53,4 @@ async function chaotic(ctx: FaultContext, window: FaultWindow): Promise<FaultRec
   const records = await within(Promise.all(running), 180_000);
   if (records === null) throw new Error('faults still running 180 s after the last one was injected');
   return records;
-}
-
-function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, at - Date.now()));
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import { IN_STREAM, lastLogSequence, streamInfo } from '@muster/bus';
 import type { MusterClient } from '@muster/client';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
+import { sleep } from './drillSleep.ts';
 
 /** Where the cluster came to rest after the workload. */
 export interface SettleResult {
@@ -21,8 +22,6 @@ export interface SettleResult {
   /** MUSTER_LOG growth over the wait's last 10 s, transactions a second (0 when at rest). */
   logRate: number;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits (at most `timeoutMs`) until the cluster is at rest: every input ingested, no job pending

@@ -31,19 +31,17 @@ export interface Spread {
 }
 
 /**
- * For each leader kill or pause: the first LeaderElected by another replica stamped after the
- * fault, and the first decision another replica logged after that election. All processes run on
- * one machine, so the stamped times of the log and the drill's clock are the same clock.
+ * For each leader fault (a kill, a pause, a partition, the fast clock's kill): the first
+ * LeaderElected by another replica stamped after the fault, and the first decision another replica
+ * logged after that election. All processes run on one machine, so the stamped times of the log
+ * and the drill's clock are the same clock.
  */
 export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[], unavailable: readonly Interval[] = []): Takeover[] {
   const out: Takeover[] = [];
   for (const f of faults) {
-    if (f.skipped !== null || f.target === null) continue;
-    // a fast-clock fault kills the leader so that the fast standby takes over: a takeover from that kill
-    const hit = f.kind === 'fast-clock' ? (f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { from: f.fastClock.killed, at: f.fastClock.killedAt } : null) : f.kind === 'kill-leader' || f.kind === 'pause-leader' || f.kind === 'partition-leader' ? { from: f.target, at: f.at } : null;
+    const hit = leaderHit(f);
     if (hit === null) continue;
-    const from = hit.from;
-    const at = hit.at;
+    const { from, at } = hit;
     const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= at);
     // the first elected may lose the log again before it decides: whoever decides first took over
     const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader !== from && l.tx.events.some(isDecision));
@@ -51,7 +49,7 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
     const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
     out.push({
       fault: f.n,
-      kind: f.kind as Takeover['kind'],
+      kind: hit.kind,
       from,
       to: decided?.tx.leader ?? null,
       electedMs: elected === undefined ? null : elected.tx.at - at,
@@ -61,6 +59,22 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
     });
   }
   return out;
+}
+
+// the leader a fault took down and when, or null when it did not hit one (a fast-clock fault kills
+// the leader so that the fast standby takes over: a takeover from that kill)
+function leaderHit(f: FaultRecord): { kind: Takeover['kind']; from: string; at: number } | null {
+  if (f.skipped !== null || f.target === null) return null;
+  switch (f.kind) {
+    case 'kill-leader':
+    case 'pause-leader':
+    case 'partition-leader':
+      return { kind: f.kind, from: f.target, at: f.at };
+    case 'fast-clock':
+      return f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { kind: f.kind, from: f.fastClock.killed, at: f.fastClock.killedAt } : null;
+    default:
+      return null;
+  }
 }
 
 /** The spread of the non-null values. */

@@ -3,6 +3,7 @@ import type { MusterClient } from '@muster/client';
 import { within } from '@muster/stack';
 import { drillJob } from './drillJobs.ts';
 import type { DrillRandom } from './drillRandom.ts';
+import { sleep, sleepUntil } from './drillSleep.ts';
 
 /** A submission the scheduler acknowledged: from then on it must reach a decision. */
 export interface AcceptedJob {
@@ -57,7 +58,7 @@ export function startDrillWorkload(deps: { client: MusterClient; random: DrillRa
         // invalid is the drill's own bug: retrying cannot help
         if (isMusterError(err, 'invalid')) break;
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await sleep(wait);
       wait = Math.min(wait * 2, 2_000);
     }
     unacknowledged.push(id);
@@ -89,16 +90,4 @@ export function startDrillWorkload(deps: { client: MusterClient; random: DrillRa
       await within(Promise.all([...inFlight]), waitMs);
     },
   };
-}
-
-function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, Math.max(0, at - Date.now()));
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
