@@ -28,8 +28,11 @@ export interface NodeState {
   jobs: Record<string, number>;
 }
 
+/** Every status a job can have, in the order of its life. */
+export const JOB_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'closed', 'cancelled', 'timedout', 'runtime-limit'] as const;
+
 /** Where a job is in its life. */
-export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'closed' | 'cancelled' | 'timedout' | 'runtime-limit';
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** One bound member of a running gang. */
 export interface MemberState {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { shardGet } from '@muster/core';
+import { JOB_STATUSES, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 import { summarise } from './stateSummary.ts';
 import type { StateSummary } from './stateSummary.ts';
@@ -10,7 +10,7 @@ import type { StateSummary } from './stateSummary.ts';
 // replica id): never a job or node id, so the number of series does not grow with the workload.
 
 /** Job statuses, each exported even at zero (so a rule can compare them from the first scrape). */
-const JOB_STATES = ['pending', 'running', 'succeeded', 'failed', 'closed', 'cancelled', 'timedout', 'runtime-limit'] as const;
+const JOB_STATES = JOB_STATUSES;
 /** Node statuses. */
 const NODE_STATES = ['up', 'drained', 'lost'] as const;
 /** The resources a node has, as the state counts them. */

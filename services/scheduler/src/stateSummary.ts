@@ -1,4 +1,4 @@
-import { shardEntriesSorted } from '@muster/core';
+import { shardLeaves } from '@muster/core';
 import type { State } from '@muster/core';
 
 /** An amount per resource a node has, as the state counts them. */
@@ -35,13 +35,14 @@ export function summarise(state: State): StateSummary {
     allocated: { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 },
     capacity: { cpu: 0, memoryMb: 0, gpus: 0, slots: 0 },
   };
-  for (const [, job] of shardEntriesSorted(state.jobs)) {
+  // counting needs no order: every leaf as it is, none sorted
+  for (const [, leaf] of shardLeaves(state.jobs)) for (const job of leaf) {
     bump(summary.jobsByStatus, job.status);
     if (job.status !== 'pending') continue;
     bump(summary.pendingByReason, job.pendReason?.category ?? 'new');
     if (job.reservation !== undefined) summary.reservations += 1;
   }
-  for (const [, node] of shardEntriesSorted(state.nodes)) {
+  for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) {
     bump(summary.nodesByStatus, node.status);
     if (node.status === 'lost') continue;
     const { allocated: a, capacity: c } = summary;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { lastLogSequence, requestAll, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { MusterClient, isMusterError } from '@muster/client';
-import { ID_PATTERN } from '@muster/core';
+import { ID_PATTERN, JOB_STATUSES } from '@muster/core';
 import { LogFollower } from './logFollower.ts';
 import type { LogFollowerOptions } from './logFollower.ts';
 import type { FeedItem } from './storyIndex.ts';
@@ -48,7 +48,7 @@ export interface ReplicaView {
 
 const MAX_URL = 2048;
 const MAX_STREAMS = 64;
-const JOB_STATUSES = new Set(['pending', 'running', 'succeeded', 'failed', 'closed', 'cancelled', 'timedout', 'runtime-limit']);
+const STATUSES: ReadonlySet<string> = new Set(JOB_STATUSES);
 const SECURITY_HEADERS = {
   // the page loads only its own files and talks only to this server: no external request can happen
   'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
@@ -128,7 +128,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     if (path === '/api/jobs') {
       onlyParams(query, ['status']);
       const status = query.get('status');
-      if (status !== null && !JOB_STATUSES.has(status)) throw new HttpError(400, 'invalid', `status must be one of ${[...JOB_STATUSES].join(', ')}`);
+      if (status !== null && !STATUSES.has(status)) throw new HttpError(400, 'invalid', `status must be one of ${JOB_STATUSES.join(', ')}`);
       return once(`jobs:${status ?? ''}`, async () => ({ jobs: await client.jobs(status === null ? {} : { status }) }));
     }
     if (path.startsWith('/api/jobs/')) {
