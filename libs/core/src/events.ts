@@ -1,5 +1,5 @@
 import type { Resources } from './resources.ts';
-import type { JobSpec, NodeSpec, PolicySpec } from './contract/types.ts';
+import type { JobSpec, NodeSpec, PolicySpec, QueueSpec } from './contract/types.ts';
 
 // The event catalogue: every fact muster records, one discriminated union (DESIGN.md §3).
 // Events are JSON-only data, past tense. `v` marks shapes that may change. The full reference,
@@ -22,7 +22,9 @@ export type AbortCategory =
   | 'timeout'
   | 'cancelled'
   | 'reserved'
-  | 'runtime-limit';
+  | 'runtime-limit'
+  | 'quota'
+  | 'preempted';
 
 /** Why a gang was not (or is no longer) placed, with a count of hosts per host-level reason. */
 export interface AbortReason {
@@ -31,6 +33,8 @@ export interface AbortReason {
   hosts: Record<string, number>;
   /** Served from the unsatisfiable cache without running the allocator. */
   cached?: true;
+  /** `preempted`: the job whose commit stopped this gang. */
+  by?: string;
 }
 
 /** Resources of one role on one host, as published in a decision (DESIGN.md §4). */
@@ -50,7 +54,7 @@ export interface Allocation {
 }
 
 /** Why an allocation was given back. */
-export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost' | 'runtime-limit';
+export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost' | 'runtime-limit' | 'preempted';
 
 // ---- ingest: facts that came from outside (MUSTER_IN) or from the leader's own observation ----
 
@@ -253,6 +257,16 @@ export interface PolicySet {
 }
 
 /**
+ * An operator's `muster.in.queue.<name>.set` (DESIGN.md §12): the queue of that name is created or
+ * replaced, in a fact transaction. A log with no QueueSet has every job in the implicit `default` queue.
+ */
+export interface QueueSet {
+  type: 'QueueSet';
+  inputSeq: number;
+  queue: QueueSpec;
+}
+
+/**
  * Session: a blocked job is reserved (DESIGN.md §11): the earliest time `startAt` it is planned to
  * fit from, and the hosts that placement would take. Written only when the job had no reservation
  * or its start or hosts changed. Holds no debit.
@@ -310,6 +324,7 @@ export type SchedulerEvent =
   | AllocationReleased
   | Checkpoint
   | PolicySet
+  | QueueSet
   | GangReserved
   | ReservationCleared;
 

@@ -12,13 +12,13 @@ import type {
 } from './events.ts';
 import { addResources, zeroResources } from './resources.ts';
 import type { Resources } from './resources.ts';
-import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardOf } from './shard.ts';
+import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardLeaves, shardOf } from './shard.ts';
 import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { parseSelect } from './select/index.ts';
 import { DEFAULT_POLICY, unsatisfiableKey } from './contract/index.ts';
-import type { Identity, NodeSpec } from './contract/types.ts';
+import type { Identity, NodeSpec, QueueSpec } from './contract/types.ts';
 
 // evolve: the one recipe that folds a fact into state, and the drivers that run it.
 //
@@ -106,6 +106,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       state.session = Math.max(state.session, event.session);
       state.sessionEpoch = state.epoch;
       state.unsatisfiable = w.created(emptyRecord());
+      if (state.guarded !== undefined) unguardExpired(w, state, event.at);
       return;
     case 'HostDebited': {
       debit(w, state, event.node, event.resources, event.gpuIds, 1);
@@ -185,6 +186,13 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       if (event.inputSeq !== undefined) seenInput(state, event.inputSeq);
       state.policy = w.created({ ...(state.policy ?? DEFAULT_POLICY), ...event.policy });
       // every pending job may decide differently under another policy
+      state.freeEpoch = ++state.epoch;
+      return;
+    case 'QueueSet':
+      seenInput(state, event.inputSeq);
+      if (state.queues === undefined) state.queues = w.created(emptyRecord<QueueSpec>());
+      w.writableRecord(state, 'queues')![event.queue.name] = event.queue;
+      // quotas, guarantees and the order may all change
       state.freeEpoch = ++state.epoch;
       return;
     case 'GangReserved': {
@@ -326,10 +334,32 @@ function limit(w: Writer, state: State, shard: number, id: string): void {
 /** A gang stops running: out of the table of limited gangs (if it is there). */
 function unlimit(w: Writer, state: State, shard: number, id: string): void {
   if (state.limited !== undefined) remove(w, state, 'limited', shard, id);
+  if (state.guarded !== undefined) remove(w, state, 'guarded', shard, id);
+}
+
+/** Puts a gang just committed under a minimum runtime before preemption into the guarded table. */
+function guard(w: Writer, state: State, shard: number, id: string): void {
+  if (state.guarded === undefined) state.guarded = w.created(emptySharded<string>());
+  if (entry(state.guarded, shard, id) === undefined) insert(w, w.writable(state, 'guarded') as Sharded<string>, shard, id);
+}
+
+/** A session at `at`: gangs whose guard ran out by then leave the guarded table (they may be victims now). */
+function unguardExpired(w: Writer, state: State, at: number): void {
+  const guarded = state.guarded!;
+  const min = state.policy?.minRuntimeBeforePreemptionMs ?? 0;
+  const expired: [number, string][] = [];
+  for (const [shard, ids] of shardLeaves(guarded)) {
+    const jobs = shardLeaf(state.jobs, shard);
+    for (const id of ids) {
+      const committedAt = leafGet(jobs, id)?.committedAt;
+      if (committedAt === undefined || committedAt + min <= at) expired.push([shard, id]);
+    }
+  }
+  for (const [shard, id] of expired) remove(w, state, 'guarded', shard, id);
 }
 
 /** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
-function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited', shard: number, id: string): void {
+function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited' | 'guarded', shard: number, id: string): void {
   const table0 = state[key];
   if (table0 === undefined) return;
   const leaf = shardLeaf<ShardEntry>(table0, shard);
@@ -482,6 +512,7 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
   if (state.policy !== undefined) {
     written.committedAt = event.at;
     if (job.spec.runtimeLimitMs !== undefined) limit(w, state, n, event.jobId);
+    if (state.queues !== undefined && (state.policy.minRuntimeBeforePreemptionMs ?? 0) > 0) guard(w, state, n, event.jobId);
   }
   written.allocations = event.allocations;
   if (job.provisional.length > 0) written.provisional = w.created([]);
@@ -512,7 +543,7 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
     unlimit(w, state, n, event.jobId);
     return;
   }
-  if (event.reason.category === 'node-lost') {
+  if (event.reason.category === 'node-lost' || event.reason.category === 'preempted') {
     // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
     written.allocations = w.created([]);
     written.members = w.created(job.members.map(() => null));
@@ -530,7 +561,7 @@ function releaseAllocation(w: Writer, state: State, event: AllocationReleased): 
   debit(w, state, event.node, event.resources, event.gpuIds, -1);
   // a gang stopped at its limit is stopped by a session, which tries every pending job with what
   // it freed; only a release from outside a session is news for the next one
-  if (event.cause !== 'runtime-limit') state.freeEpoch = ++state.epoch;
+  if (event.cause !== 'runtime-limit' && event.cause !== 'preempted') state.freeEpoch = ++state.epoch;
   const n = shardOf(event.jobId);
   const job = entry(state.jobs, n, event.jobId);
   if (job === undefined) return;

@@ -26,6 +26,7 @@ export type { OutboundMessage, BindMessage, BindPart, StopMessage } from './deci
 export { decisionMessages } from './decisionMessages.ts';
 export * from './simulate/index.ts';
 export * from './session/index.ts';
+export * from './queues/index.ts';
 export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';

@@ -3,7 +3,9 @@ import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
-import { ID_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec } from './contract/index.ts';
+import { ID_PATTERN, QUEUE_NAME_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec, validateQueueSpec } from './contract/index.ts';
+import type { JobSpec } from './contract/index.ts';
+import { isLeafQueue, queueRuntimeLimits, queueSetIssue } from './queues/queueTree.ts';
 import { canonicalJson } from './canonical.ts';
 import type { CanonicalHasher } from './canonical.ts';
 
@@ -63,6 +65,9 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
       ];
     }
   }
+
+  const queueSubject = /^muster\.in\.queue\.([^.]+)\.set$/.exec(input.subject);
+  if (queueSubject !== null) return ingestQueue(state, inputSeq, queueSubject[1]!, body.value);
 
   const nodeSubject = /^muster\.in\.node\.([^.]+)\.(register|drain|lost|done)$/.exec(input.subject);
   if (nodeSubject === null) return reject({ category: 'unknown', path: '', message: `unknown subject ${input.subject}` });
@@ -132,7 +137,42 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>, has
   if (isJobIdTaken(state, spec.value.id)) {
     return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
   }
-  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: spec.value, fingerprint: jobFingerprint(spec.value, hasher) }];
+  const job = state.queues === undefined ? { ok: true as const, value: spec.value } : inQueue(state.queues, spec.value);
+  if (!job.ok) return rejected(job.error);
+  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: job.value, fingerprint: jobFingerprint(job.value, hasher) }];
+}
+
+/**
+ * Once queues are defined (DESIGN.md §12): the job names a leaf queue, its runtime limit is within
+ * the smallest maximum on that queue's path, and a job with none takes the queue's default (or
+ * that maximum), written into the accepted spec.
+ */
+function inQueue(queues: NonNullable<State['queues']>, spec: JobSpec): Parsed<JobSpec> {
+  const name = spec.identity.queue;
+  if (queues[name] === undefined) return { ok: false, error: { category: 'unknown', path: 'identity.queue', message: `identity.queue: unknown queue ${name}` } };
+  if (!isLeafQueue(queues, name)) return { ok: false, error: invalid('identity.queue', `identity.queue: queue ${name} has child queues; jobs go to a leaf queue`) };
+  const limits = queueRuntimeLimits(queues, name);
+  if (limits.max === undefined) {
+    return { ok: true, value: spec.runtimeLimitMs !== undefined || limits.default === undefined ? spec : { ...spec, runtimeLimitMs: limits.default } };
+  }
+  if (spec.runtimeLimitMs !== undefined && spec.runtimeLimitMs > limits.max) {
+    return { ok: false, error: invalid('runtimeLimitMs', `runtimeLimitMs: ${spec.runtimeLimitMs} is above queue ${name}'s maximum of ${limits.max}`) };
+  }
+  return { ok: true, value: spec.runtimeLimitMs !== undefined ? spec : { ...spec, runtimeLimitMs: Math.min(limits.default ?? limits.max, limits.max) } };
+}
+
+/** `muster.in.queue.<name>.set`: a QueueSpec whose name is the subject's, that keeps the queues a tree. */
+function ingestQueue(state: State, inputSeq: number, name: string, value: unknown): SchedulerEvent[] {
+  const reject = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'InputRejected', inputSeq, subject: `muster.in.queue.${name}.set`, reason }];
+  if (!QUEUE_NAME_PATTERN.test(name)) return reject(invalid('name', `queue name in subject must match ${QUEUE_NAME_PATTERN.source}`));
+  const spec = validateQueueSpec(value);
+  if (!spec.ok) return reject({ category: 'invalid', ...spec.error });
+  if (spec.value.name !== name) return reject(invalid('name', `name: queue ${spec.value.name} does not match the subject's ${name}`));
+  const queues = state.queues ?? {};
+  const issue = queueSetIssue(queues, spec.value);
+  const unknownParent = spec.value.parent !== undefined && queues[spec.value.parent] === undefined;
+  if (issue !== null) return reject({ category: unknownParent ? 'unknown' : 'invalid', ...issue });
+  return [{ type: 'QueueSet', inputSeq, queue: spec.value }];
 }
 
 /** The rejection for a job the state does not hold: never seen, or finished and retired. */

@@ -4,7 +4,7 @@ import { zeroResources } from './resources.ts';
 import { emptyRecord } from './copyOnWrite.ts';
 import { emptySharded } from './shard.ts';
 import type { Sharded } from './shard.ts';
-import type { JobSpec, NodeSpec, Policy } from './contract/types.ts';
+import type { JobSpec, NodeSpec, Policy, QueueSpec } from './contract/types.ts';
 import type { SelectAst } from './select/index.ts';
 
 /**
@@ -151,6 +151,16 @@ export interface State {
    * under contract v1 (no reservations, no runtime limits) and folds and hashes as it always did.
    */
   policy?: Policy;
+  /**
+   * The queue tree (DESIGN.md §12): specs by name, prototype-less. Absent until the first
+   * QueueSet: every job is then in the implicit `default` queue, as in contract v1.
+   */
+  queues?: Record<string, QueueSpec>;
+  /**
+   * Ids of running gangs still within the policy's minimum runtime before preemption (made on the
+   * first commit under a guard; a session at or after a gang's guard expiry takes it out).
+   */
+  guarded?: Sharded<string>;
 }
 
 /** The state before any event. */

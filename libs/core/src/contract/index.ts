@@ -1,6 +1,6 @@
 export type {
   GpuDevice, Identity, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
-  RoleSpec, SpecIssue, Validated,
+  QueueResources, QueueSpec, RoleSpec, SpecIssue, Validated,
 } from './types.ts';
 export {
   ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
@@ -9,6 +9,8 @@ export {
 export { validateJobSpec } from './validateJobSpec.ts';
 export { validateNodeSpec } from './validateNodeSpec.ts';
 export { validatePolicySpec } from './validatePolicySpec.ts';
+export { validateQueueSpec } from './validateQueueSpec.ts';
+export { MAX_QUEUE_DEPTH, MAX_QUEUES, QUEUE_NAME_PATTERN, queueSpecSchema } from './queueSpecSchema.ts';
 export { DEFAULT_POLICY } from './defaultPolicy.ts';
 export { MAX_RESERVE_DEPTH, policySpecSchema } from './policySpecSchema.ts';
 export { parseJobSpecJson, parseNodeSpecJson } from './parseSpecJson.ts';
@@ -18,4 +20,4 @@ export { jobSpecSchema } from './jobSpecSchema.ts';
 export type { NodeSpecWire } from './nodeSpecSchema.ts';
 export { nodeSpecSchema } from './nodeSpecSchema.ts';
 export type { JsonSchema } from './specJsonSchemas.ts';
-export { jobSpecJsonSchema, nodeSpecJsonSchema, policySpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';
+export { jobSpecJsonSchema, nodeSpecJsonSchema, policySpecJsonSchema, queueSpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jobSpecSchema } from './jobSpecSchema.ts';
 import { nodeSpecSchema } from './nodeSpecSchema.ts';
 import { policySpecSchema } from './policySpecSchema.ts';
+import { queueSpecSchema } from './queueSpecSchema.ts';
 import { MAX_GANG_SIZE } from './specLimits.ts';
 
 /** A JSON Schema document, as plain JSON data. */
@@ -63,11 +64,28 @@ export function policySpecJsonSchema(): JsonSchema {
   };
 }
 
+/** The published JSON Schema of the QueueSpec (schemas/queue-spec.schema.json). */
+export function queueSpecJsonSchema(): JsonSchema {
+  const { $schema, ...body } = z.toJSONSchema(queueSpecSchema, { io: 'input' });
+  return {
+    $schema,
+    $id: 'urn:muster:schema:queue-spec:v1.1',
+    title: 'muster QueueSpec',
+    description: [
+      'A muster QueueSpec, contract v1.1 (DESIGN.md section 12). Publish on muster.in.queue.<name>.set (an operator\'s input), where <name> equals the name field; it creates or replaces that queue.',
+      'Rules this schema cannot express, which the scheduler enforces: the parent exists and the queues stay a tree;',
+      'a guarantee is within the queue\'s own max; defaultRuntimeLimitMs is within maxRuntimeLimitMs.',
+    ].join(' '),
+    ...body,
+  };
+}
+
 /** Published schema files by repository path, in the exact text `npm run schemas` writes. */
 export function specSchemaFiles(): Record<string, string> {
   return {
     'schemas/job-spec.schema.json': `${JSON.stringify(jobSpecJsonSchema(), null, 2)}\n`,
     'schemas/node-spec.schema.json': `${JSON.stringify(nodeSpecJsonSchema(), null, 2)}\n`,
     'schemas/policy-spec.schema.json': `${JSON.stringify(policySpecJsonSchema(), null, 2)}\n`,
+    'schemas/queue-spec.schema.json': `${JSON.stringify(queueSpecJsonSchema(), null, 2)}\n`,
   };
 }

@@ -21,6 +21,15 @@ export interface RoleSpec {
 /** Where members go: `pack` (fewest hosts), `spread` (distinct hosts), `same-node` (one host). */
 export type PlacementPolicy = 'pack' | 'spread' | 'same-node';
 
+/** How a topology constraint binds: `required` (one domain or wait) or `preferred` (the fewest domains). */
+export type TopologyMode = 'required' | 'preferred';
+
+/** Placement beyond a node (contract v1.1): the gang within hosts that share the value of label `key`. */
+export interface TopologySpec {
+  key: string;
+  mode: TopologyMode;
+}
+
 /** Placement options of a job. */
 export interface PlacementSpec {
   policy: PlacementPolicy;
@@ -28,6 +37,8 @@ export interface PlacementSpec {
   ptile?: number;
   /** The GPUs a gang takes on one host lie within one NVLink domain. */
   gpuLocality: boolean;
+  /** Topology domains (absent: none; a job without it fingerprints as before topology existed). */
+  topology?: TopologySpec;
 }
 
 /** Who a job runs for; DRF shares and the unsatisfiable cache key use it. */
@@ -93,10 +104,37 @@ export interface PolicySpec {
   reserveDepth?: number;
   /** How long a running gang without a limit is assumed to run, for planning. */
   assumedRuntimeMs?: number;
+  /** A gang that started less than this long ago is not a victim of preemption (absent: 0). */
+  minRuntimeBeforePreemptionMs?: number;
+  /** Half-life of the decayed usage that orders sibling queues (absent: current use). */
+  fairShareHalfLifeMs?: number;
 }
 
-/** The policy in force: every field set. */
-export type Policy = Required<PolicySpec>;
+/**
+ * The policy in force: the fields of contract v1.1's first defaults always set; the later ones
+ * absent where never set (so a log whose policy never named them folds and hashes as before).
+ */
+export type Policy = Required<Pick<PolicySpec, 'reserveDepth' | 'assumedRuntimeMs'>> & PolicySpec;
+
+/** An amount per resource a queue names (guarantee or max); a resource left out is not named. */
+export interface QueueResources {
+  cpu?: number;
+  memoryMb?: number;
+  gpus?: number;
+}
+
+/** A validated QueueSpec (DESIGN.md §12): a node of the queue tree. */
+export interface QueueSpec {
+  name: string;
+  /** Absent: a root queue. */
+  parent?: string;
+  weight: number;
+  guaranteed: QueueResources;
+  max: QueueResources;
+  preemption: { withinQueue: 'never' | 'lower-priority'; reclaim: boolean };
+  defaultRuntimeLimitMs?: number;
+  maxRuntimeLimitMs?: number;
+}
 
 /** The result of validating outside input: the normalised value, or the first issue found. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: SpecIssue };

@@ -14,6 +14,8 @@ export function validatePolicySpec(input: unknown): Validated<PolicySpec> {
     value: {
       ...(wire.reserveDepth === undefined ? {} : { reserveDepth: wire.reserveDepth }),
       ...(wire.assumedRuntimeMs === undefined ? {} : { assumedRuntimeMs: wire.assumedRuntimeMs }),
+      ...(wire.minRuntimeBeforePreemptionMs === undefined ? {} : { minRuntimeBeforePreemptionMs: wire.minRuntimeBeforePreemptionMs }),
+      ...(wire.fairShareHalfLifeMs === undefined ? {} : { fairShareHalfLifeMs: wire.fairShareHalfLifeMs }),
     },
   };
 }

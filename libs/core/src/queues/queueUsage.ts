@@ -1,0 +1,102 @@
+import type { AllocationResources } from '../events.ts';
+import type { QueueResources } from '../contract/types.ts';
+import { shardLeaves } from '../shard.ts';
+import type { State } from '../state.ts';
+import type { QueueTable } from './queueTree.ts';
+import { DEFAULT_QUEUE, effectiveQueue, isLeafQueue, queuePath } from './queueTree.ts';
+
+/** The resources a queue guarantee, max or use is judged on. */
+export const QUEUE_RESOURCES = ['cpu', 'memoryMb', 'gpus'] as const;
+
+/** One queue resource. */
+export type QueueResource = (typeof QUEUE_RESOURCES)[number];
+
+function zero(): AllocationResources {
+  return { cpu: 0, memoryMb: 0, gpus: 0 };
+}
+
+/**
+ * What every queue uses now, its children's use included: the state's use per named queue, each
+ * counted in the queue it is scheduled in (`effectiveQueue`) and in every ancestor. The implicit
+ * `default` queue is a root beside the defined ones (unless one is named so).
+ */
+export function subtreeUsage(state: State): Map<string, AllocationResources> {
+  const queues: QueueTable = state.queues ?? {};
+  const out = new Map<string, AllocationResources>();
+  for (const name of Object.keys(queues)) out.set(name, zero());
+  if (!out.has(DEFAULT_QUEUE)) out.set(DEFAULT_QUEUE, zero());
+  for (const [name, use] of Object.entries(state.usage.queues)) {
+    const leaf = effectiveQueue(queues, name);
+    const path = queuePath(queues, leaf);
+    for (const q of path.length === 0 ? [DEFAULT_QUEUE] : path.map((p) => p.name)) {
+      const sum = out.get(q)!;
+      sum.cpu += use.cpu;
+      sum.memoryMb += use.memoryMb;
+      sum.gpus += use.gpus;
+    }
+  }
+  return out;
+}
+
+/** Use above the guarantee on each resource the guarantee names (a queue that names none borrows all it uses). */
+export function borrowed(use: AllocationResources, guaranteed: QueueResources): AllocationResources {
+  const names = QUEUE_RESOURCES.some((r) => guaranteed[r] !== undefined);
+  const out = zero();
+  for (const r of QUEUE_RESOURCES) {
+    const g = guaranteed[r];
+    out[r] = !names ? use[r] : g === undefined ? 0 : Math.max(0, use[r] - g);
+  }
+  return out;
+}
+
+/** One row of `muster.api.queues.list` (and of `muster queues`). */
+export interface QueueView {
+  name: string;
+  /** Null: a root queue. */
+  parent: string | null;
+  leaf: boolean;
+  weight: number;
+  guaranteed: QueueResources;
+  max: QueueResources;
+  /** What the queue and its children hold now. */
+  used: AllocationResources;
+  /** Use above the guarantee (DESIGN.md §12). */
+  borrowed: AllocationResources;
+  /** Pending and running jobs scheduled in the queue and its children. */
+  pending: number;
+  running: number;
+  /** The implicit `default` queue, not defined by an operator. */
+  implicit: boolean;
+}
+
+/** Every queue with its use, guarantee, max, borrowing and job counts, by name. */
+export function queueViews(state: State): QueueView[] {
+  const queues: QueueTable = state.queues ?? {};
+  const usage = subtreeUsage(state);
+  const counts = new Map<string, { pending: number; running: number }>();
+  for (const name of usage.keys()) counts.set(name, { pending: 0, running: 0 });
+  for (const [, jobs] of shardLeaves(state.jobs)) {
+    for (const job of jobs) {
+      if (job.status !== 'pending' && job.status !== 'running') continue;
+      const leaf = effectiveQueue(queues, job.spec.identity.queue);
+      const path = queuePath(queues, leaf);
+      for (const q of path.length === 0 ? [DEFAULT_QUEUE] : path.map((p) => p.name)) counts.get(q)![job.status]++;
+    }
+  }
+  const rows: QueueView[] = [];
+  for (const [name, used] of usage) {
+    const spec = queues[name];
+    const row = counts.get(name)!;
+    if (spec === undefined) {
+      // the implicit default queue: shown only while it is the only one or holds jobs
+      if (Object.keys(queues).length > 0 && row.pending === 0 && row.running === 0) continue;
+      rows.push({ name, parent: null, leaf: true, weight: 1, guaranteed: {}, max: {}, used, borrowed: borrowed(used, {}), ...row, implicit: true });
+      continue;
+    }
+    rows.push({
+      name, parent: spec.parent ?? null, leaf: isLeafQueue(queues, name), weight: spec.weight, guaranteed: spec.guaranteed, max: spec.max,
+      used, borrowed: borrowed(used, spec.guaranteed), ...row, implicit: false,
+    });
+  }
+  return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
