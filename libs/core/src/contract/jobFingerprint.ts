@@ -6,7 +6,8 @@ import type { Identity, JobSpec } from './types.ts';
 
 /**
  * A stable 16-hex-digit fingerprint of what a job asks of the cluster: each role's count and
- * resources (in role order), the placement, and the select in canonical form. Id, identity,
+ * resources (in role order), the placement (its topology included when given: absent, it adds
+ * nothing, so a job without one fingerprints as before), and the select in canonical form. Id, identity,
  * priority, timeouts, commands and env do not contribute; role names neither. A hasher (the
  * turn's context) makes it cheaper, never different.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, NAME_PATTERN,
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, NAME_PATTERN, NODE_LABEL_PATTERN,
 } from './specLimits.ts';
 
 const ID_MESSAGE = 'must be 1 to 128 characters from A-Z, a-z, 0-9, _ and - (and not __proto__)';
@@ -39,6 +39,14 @@ export const roleSpecSchema = z.strictObject({
   ).optional().meta({ description: 'Extra environment variables for each member\'s command.' }),
 });
 
+/** Placement beyond a node (contract v1.1): keep the gang within hosts that share a label's value. */
+export const topologySpecSchema = z.strictObject({
+  key: z.string().max(MAX_NAME_LENGTH).regex(NODE_LABEL_PATTERN, { error: 'label name must match [A-Za-z_][A-Za-z0-9_.-]*' })
+    .meta({ description: 'The node label whose value names a topology domain (e.g. "rack").' }),
+  mode: z.enum(['required', 'preferred'])
+    .meta({ description: 'required: every member on hosts with one value of the label (hosts without it are not candidates); preferred: the fewest distinct values (hosts without it are each a domain of their own).' }),
+}).meta({ description: 'Topology placement: the gang within one domain of a node label (DESIGN.md section 13).' });
+
 /** Placement options, on the wire. */
 export const placementSpecSchema = z.strictObject({
   policy: z.enum(['pack', 'spread', 'same-node']).default('pack')
@@ -47,6 +55,7 @@ export const placementSpecSchema = z.strictObject({
     .meta({ description: 'Only with pack: members per host (the last host takes the remainder). Absent: balanced plans.' }),
   gpuLocality: z.boolean().default(false)
     .meta({ description: 'The GPUs the gang takes on any one host lie within one nvlinkDomain.' }),
+  topology: topologySpecSchema.optional(),
 });
 
 /** The identity a job runs for, on the wire. */

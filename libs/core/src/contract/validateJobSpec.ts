@@ -28,6 +28,8 @@ export function validateJobSpec(input: unknown): Validated<JobSpec> {
       policy: wire.placement.policy,
       ...(wire.placement.ptile === undefined ? {} : { ptile: wire.placement.ptile }),
       gpuLocality: wire.placement.gpuLocality,
+      // absent stays absent: a job without topology normalises, fingerprints and hashes as before
+      ...(wire.placement.topology === undefined ? {} : { topology: { key: wire.placement.topology.key, mode: wire.placement.topology.mode } }),
     },
     select: wire.select,
     minInstances: wire.minInstances,
