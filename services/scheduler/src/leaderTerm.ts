@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { lastLogSequence, nativeStateHashInSlices, payloadHash, saveSnapshot } from '@muster/bus';
+import { LOG_STREAM, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
 import { STATE_SCHEMA, TurnContext, nextDeadline, turn } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
@@ -232,11 +232,13 @@ export class LeaderTerm {
           return;
         }
         // the log, not the lease, keeps history linear: check it has not shrunk under us (against
-        // what was appended before asking: a turn may append while the request is in flight)
+        // what was appended before asking: a turn may append while the request is in flight);
+        // an answer with no stream leader behind it is a member's own copy (nats-server 2.9.10
+        // answers so while the group has no leader), maybe a stale one: not evidence
         const appended = this.ledger.seq;
-        const last = await lastLogSequence(this.deps.bus);
-        if (last < appended) {
-          log.error({ seq: appended, last }, 'ALARM: MUSTER_LOG went backwards: stepping down');
+        const { lastSeq: last, leader } = await streamInfo(this.deps.bus, LOG_STREAM);
+        if (leader !== '' && last < appended) {
+          log.error({ seq: appended, last, leader }, 'ALARM: MUSTER_LOG went backwards: stepping down');
           this.finish('error');
           return;
         }

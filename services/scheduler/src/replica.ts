@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { lastLogSequence, loadLatestSnapshot, readLog, readLogMessage } from '@muster/bus';
+import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
 import type { Bus, LeaderLease, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { State } from '@muster/core';
@@ -7,6 +7,7 @@ import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
+import { LogShrinkWatch } from './logShrinkWatch.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
 import { StampClock } from './stampClock.ts';
@@ -49,7 +50,8 @@ export class Replica {
   readonly ledger: Ledger;
   private currentRole: Role = 'standby';
   private refusal: string | null = null;
-  private highestLastSeq = 0;
+  private readonly shrink = new LogShrinkWatch();
+  private suspecting = false;
   private readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
   private term: LeaderTerm | null = null;
@@ -122,7 +124,7 @@ export class Replica {
     const log = this.log.child({ component: 'rebuild' });
     const started = performance.now();
     const lastSeq = await lastLogSequence(this.deps.bus);
-    this.highestLastSeq = lastSeq;
+    this.shrink.reset(lastSeq);
     const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.bus, { schema: STATE_SCHEMA });
     for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
     let snapshotSeq: number | null = null;
@@ -202,8 +204,8 @@ export class Replica {
         await sleep(tick, this.stopController.signal);
         if (this.stopped) return null;
         try {
-          await this.checkLogNotShrunk();
-          if (this.refusal !== null) continue;
+          // a log end behind what was seen, not yet confirmed, holds the lease back too
+          if (!(await this.checkLogNotShrunk()) || this.refusal !== null) continue;
           const won = await this.keeper.tryAcquire(this.ledger.state.term);
           if (won === null) continue;
           tailStop.abort();
@@ -246,21 +248,26 @@ export class Replica {
     );
   }
 
-  /** Alarms (and refuses to lead) when the stream's last sequence goes backwards. */
-  private async checkLogNotShrunk(): Promise<void> {
+  /**
+   * Alarms (and refuses to lead) when the stream's last sequence goes backwards and stays so
+   * (LogShrinkWatch: an answer no stream leader stood behind is not evidence); false while an
+   * answer behind what was seen is not yet confirmed (or confirmed: the replica refuses).
+   */
+  private async checkLogNotShrunk(): Promise<boolean> {
     // the tail folds on while the stream info is in flight: compare with what was folded before asking
     const folded = this.ledger.seq;
-    const last = await lastLogSequence(this.deps.bus);
+    const { lastSeq: last, leader } = await streamInfo(this.deps.bus, LOG_STREAM);
     // an ordered consumer can stall without an error when a NATS node restarts
     if (last > folded && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
       this.log.warn({ seq: folded, last }, 'log tail stalled: restarting it');
       this.lastFold = performance.now();
       this.restartTail();
     }
-    if (last < this.highestLastSeq || last < folded) {
-      this.refuse(`MUSTER_LOG went backwards: last sequence ${last}, seen ${Math.max(this.highestLastSeq, folded)}`);
-    }
-    this.highestLastSeq = Math.max(this.highestLastSeq, last);
+    const verdict = this.shrink.observe(last, leader, folded);
+    if (verdict === 'suspect' && !this.suspecting) this.log.warn({ reason: this.shrink.reason }, 'log end behind what was seen: not leading until it is confirmed or gone');
+    this.suspecting = verdict === 'suspect';
+    if (verdict === 'shrunk') this.refuse(this.shrink.reason);
+    return verdict === 'ok' || verdict === 'unknown';
   }
 }
 
