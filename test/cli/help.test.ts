@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runMuster } from './runMuster.ts';
 
-const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'policy', 'scheduler', 'agent', 'simulate'];
+const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'policy', 'queue', 'queues', 'scheduler', 'agent', 'simulate'];
 
 describe('muster --help', () => {
   it('lists every subcommand', async () => {
@@ -17,8 +17,16 @@ describe('muster --help', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Usage: muster ${name}`);
-    // every networked subcommand takes --nats (simulate runs offline, but reads a live log with --from-log)
-    expect(run.stdout).toContain('--nats <url>');
+    // every networked subcommand takes --nats (simulate runs offline, but reads a live log with --from-log); queue only groups set
+    if (name !== 'queue') expect(run.stdout).toContain('--nats <url>');
+    if (name === 'queue') expect(run.stdout).toMatch(/^\s+set \[options\] <file>/m);
     if (name === 'simulate') expect(run.stdout).toContain('--from-log');
+  });
+
+  it('queue set --help shows its usage, with --nats', async () => {
+    const run = await runMuster(['queue', 'set', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: muster queue set [options] <file>');
+    expect(run.stdout).toContain('--nats <url>');
   });
 });

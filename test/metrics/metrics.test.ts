@@ -117,4 +117,21 @@ describe('Prometheus metrics on every replica', () => {
     expect((await fetch(`http://127.0.0.1:${ports.m1}/`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${ports.m1}/metrics`, { method: 'POST' })).status).toBe(405);
   });
+  it('exports each defined queue\'s use and guarantee from the queue tree (DESIGN.md §12)', async () => {
+    await client.setQueue({ name: 'research', guaranteed: { gpus: 4, cpu: 2000 } });
+    await client.setQueue({ name: 'vision', parent: 'research', guaranteed: { gpus: 2 } });
+    const samples = await eventually(async () => {
+      const s = await scrape('m1');
+      return value(s, 'muster_queue_guaranteed', { queue: 'vision', resource: 'gpus' }) === 2 ? s : null;
+    }, 20_000, 'the queues in the metrics');
+    expect(value(samples, 'muster_queue_guaranteed', { queue: 'research', resource: 'gpus' })).toBe(4);
+    expect(value(samples, 'muster_queue_guaranteed', { queue: 'research', resource: 'cpu' })).toBe(2000);
+    // a resource the guarantee does not name is guaranteed nothing
+    expect(value(samples, 'muster_queue_guaranteed', { queue: 'research', resource: 'memoryMb' })).toBe(0);
+    expect(value(samples, 'muster_queue_used', { queue: 'research', resource: 'gpus' })).toBe(0);
+    // the gang accepted before any queue existed stays in the implicit default queue, which is still shown while it holds jobs
+    expect(value(samples, 'muster_queue_used', { queue: 'default', resource: 'gpus' })).toBe(4);
+    const rows = await client.queues();
+    expect(rows.map((q) => [q.name, q.parent, q.implicit])).toEqual([['default', null, true], ['research', null, false], ['vision', 'research', false]]);
+  });
 });

@@ -18,6 +18,8 @@ export const subjects = {
   close: 'muster.in.close',
   /** A PolicySpec: an operator sets the scheduling policy (contract v1.1). */
   policy: 'muster.in.policy',
+  /** A QueueSpec: an operator creates or replaces the queue `<name>` (contract v1.1, DESIGN.md §12). */
+  queueSet: (name: string): string => `muster.in.queue.${name}.set`,
   /** An input about one node, on a subject that carries its id (so permissions can confine an agent to it). */
   nodeInput: (nodeId: string, kind: NodeInputKind): string => `muster.in.node.${nodeId}.${kind}`,
   /** The subject every log transaction is appended on. */
@@ -48,6 +50,8 @@ export const subjects = {
   apiJobsList: 'muster.api.jobs.list',
   /** The request/reply API: the nodes. */
   apiNodesList: 'muster.api.nodes.list',
+  /** The request/reply API: the queues with their use, guarantee and max (DESIGN.md §12). */
+  apiQueuesList: 'muster.api.queues.list',
   /** The request/reply API: why a job is where it is. */
   apiExplain: 'muster.api.explain',
   /** Every API subject (what a replica serves). */

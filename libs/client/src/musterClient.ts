@@ -1,8 +1,8 @@
 import { DECISIONS_STREAM, publishInput, subjectMessages, subjects, submitMsgId } from '@muster/bus';
 import type { Bus } from '@muster/bus';
-import { ID_PATTERN, canonicalHash, validateJobSpec, validatePolicySpec } from '@muster/core';
+import { ID_PATTERN, canonicalHash, validateJobSpec, validatePolicySpec, validateQueueSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
-import type { Explanation, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted } from './apiTypes.ts';
+import type { Explanation, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted } from './apiTypes.ts';
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
 import { fromBusError } from './fromBusError.ts';
@@ -118,6 +118,23 @@ export class MusterClient {
   }
 
   /**
+   * Creates or replaces a queue (an operator's input, DESIGN.md §12): the QueueSpec is validated
+   * here first (an `invalid` error names the field), then published on `muster.in.queue.<name>.set`.
+   * What depends on the queues already defined (the parent exists, no cycle) the scheduler checks
+   * at ingest: a refusal there is an `InputRejected` in the log, and nothing is applied. Only a user
+   * allowed to publish there (an operator) can.
+   */
+  async setQueue(spec: unknown): Promise<{ name: string; inputSeq: number }> {
+    const valid = validateQueueSpec(spec);
+    if (!valid.ok) throw new MusterError('invalid', valid.error.message, { path: valid.error.path });
+    const { name } = valid.value;
+    // one key per call (setting a queue is idempotent, so a resend costs nothing): setting a queue
+    // back to a spec it had a minute ago must not be dropped by MUSTER_IN's dedupe window
+    const msgId = `queue:${name}:${canonicalHash(valid.value).slice(0, 12)}:${globalThis.crypto.randomUUID().slice(0, 8)}`;
+    return { name, inputSeq: await this.publish(subjects.queueSet(name), valid.value, msgId, `set queue ${name}`) };
+  }
+
+  /**
    * The decisions about one job, oldest first, then live as they come: it replays
    * `muster.decision.<jobId>` from the start, so a watcher that comes late still sees every
    * decision. Ends after a final abort or when `signal` aborts.
@@ -171,6 +188,11 @@ export class MusterClient {
   /** Every node the scheduler knows, with used and total capacity. */
   async nodes(): Promise<NodeSummary[]> {
     return field<NodeSummary[]>(await this.request(subjects.apiNodesList, {}, 'list nodes'), 'nodes', 'array');
+  }
+
+  /** Every queue with its use, guarantee, max, borrowing and pending and running counts, by name (DESIGN.md §12). */
+  async queues(): Promise<QueueView[]> {
+    return field<QueueView[]>(await this.request(subjects.apiQueuesList, {}, 'list queues'), 'queues', 'array');
   }
 
   /** Why a job is where it is (for a pending one: its reason and how many hosts failed which check). */

@@ -27,7 +27,7 @@ export { decisionMessages } from './decisionMessages.ts';
 export * from './simulate/index.ts';
 export * from './session/index.ts';
 export * from './queues/index.ts';
-export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
+export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
 export { turn } from './turn/turn.ts';

@@ -11,6 +11,7 @@ import { explainCommand } from './commands/explain.ts';
 import { jobsCommand } from './commands/jobs.ts';
 import { nodesCommand } from './commands/nodes.ts';
 import { policyCommand } from './commands/policy.ts';
+import { queueCommand, queuesCommand } from './commands/queue.ts';
 import { schedulerCommand } from './commands/scheduler.ts';
 import { simulateCommand } from './commands/simulate.ts';
 import { submitCommand } from './commands/submit.ts';
@@ -29,6 +30,8 @@ const COMMANDS: (() => Command)[] = [
   cancelCommand,
   closeCommand,
   policyCommand,
+  queueCommand,
+  queuesCommand,
   schedulerCommand,
   agentCommand,
   simulateCommand,
@@ -43,7 +46,8 @@ const program = new Command('muster')
   .version(version)
   .showSuggestionAfterError(true);
 for (const make of COMMANDS) program.addCommand(make());
-for (const cmd of [program, ...program.commands]) {
+const everyCommand = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(everyCommand)];
+for (const cmd of everyCommand(program)) {
   // commander would print its own error and exit: report it our way instead (one line, exit 2)
   cmd.exitOverride().configureOutput({ outputError: () => undefined });
 }

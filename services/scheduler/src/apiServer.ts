@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { publishInput, subjects, submitMsgId } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
-import { explain, isJobIdTaken, isRetired, retiredJob, shardGet, validateJobSpec } from '@muster/core';
+import { explain, isJobIdTaken, isRetired, queueViews, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
@@ -16,7 +16,7 @@ export interface ApiError {
 export type ApiReply = ({ ok: true } & Record<string, unknown>) | { ok: false; error: ApiError };
 
 /** The subjects the API answers. */
-export const API_SUBJECTS = [subjects.apiSubmit, subjects.apiJobGet, subjects.apiJobsList, subjects.apiNodesList, subjects.apiExplain] as const;
+export const API_SUBJECTS = [subjects.apiSubmit, subjects.apiJobGet, subjects.apiJobsList, subjects.apiNodesList, subjects.apiQueuesList, subjects.apiExplain] as const;
 
 /**
  * Serves the request/reply API from this replica's folded state (any replica answers; one per
@@ -82,6 +82,8 @@ export class ApiServer {
       }
       case subjects.apiNodesList:
         return { ok: true, nodes: listNodes(state), seq: state.seq };
+      case subjects.apiQueuesList:
+        return { ok: true, queues: queueViews(state), seq: state.seq };
       case subjects.apiExplain: {
         const jobId = field(request, 'jobId');
         if (jobId === null) return failure('invalid', 'jobId must be a string', 'jobId');

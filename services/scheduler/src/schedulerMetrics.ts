@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { JOB_STATUSES, shardGet } from '@muster/core';
-import type { LoggedTransaction, State } from '@muster/core';
+import { JOB_STATUSES, QUEUE_RESOURCES, queueViews, shardGet } from '@muster/core';
+import type { LoggedTransaction, QueueView, State } from '@muster/core';
 import { summarise } from './stateSummary.ts';
 import type { StateSummary } from './stateSummary.ts';
 
@@ -15,10 +15,6 @@ const JOB_STATES = JOB_STATUSES;
 const NODE_STATES = ['up', 'drained', 'lost'] as const;
 /** The resources a node has, as the state counts them. */
 const RESOURCES = ['cpu', 'memoryMb', 'gpus', 'slots'] as const;
-/** A queue's resources (what usage.queues records). */
-const QUEUE_RESOURCES = ['cpu', 'memoryMb', 'gpus'] as const;
-/** The implicit queue of every job while no queue is defined (DESIGN.md §12). */
-const DEFAULT_QUEUE = 'default';
 /** The event types counted as decisions, with the field their category comes from. */
 const DECISION_TYPES = new Set(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'JobRejected', 'InputRejected']);
 
@@ -97,16 +93,20 @@ export class SchedulerMetrics {
     gauge(this.registry, 'muster_capacity', 'Capacity of the nodes not lost (slots: of the nodes that limit them)', ['resource'], (g) => {
       for (const resource of RESOURCES) g.set({ resource }, summary().capacity[resource]);
     });
-    gauge(this.registry, 'muster_queue_used', "Resources allocated to each queue's running gangs (only the implicit default queue until queues exist)", ['queue', 'resource'], (g) => {
+    // one queueViews per scrape serves both queue gauges (each collects in turn, the state unchanged between)
+    let views: { state: State; rows: QueueView[] } | null = null;
+    const queues = (): QueueView[] => {
+      const state = progress.state();
+      if (views === null || views.state !== state) views = { state, rows: queueViews(state) };
+      return views.rows;
+    };
+    gauge(this.registry, 'muster_queue_used', "Resources held by each queue's running gangs, its child queues' included (the implicit default queue while no queue is defined, or while it holds jobs)", ['queue', 'resource'], (g) => {
       g.reset();
-      for (const queue of queueNames(progress.state())) {
-        const used = progress.state().usage.queues[queue];
-        for (const resource of QUEUE_RESOURCES) g.set({ queue, resource }, used?.[resource] ?? 0);
-      }
+      for (const q of queues()) for (const resource of QUEUE_RESOURCES) g.set({ queue: q.name, resource }, q.used[resource]);
     });
-    gauge(this.registry, 'muster_queue_guaranteed', "Each queue's guarantee (0: the implicit default queue is guaranteed nothing)", ['queue', 'resource'], (g) => {
+    gauge(this.registry, 'muster_queue_guaranteed', "Each queue's guarantee on the resources it names (0 where it names none; the implicit default queue is guaranteed nothing)", ['queue', 'resource'], (g) => {
       g.reset();
-      for (const queue of queueNames(progress.state())) for (const resource of QUEUE_RESOURCES) g.set({ queue, resource }, 0);
+      for (const q of queues()) for (const resource of QUEUE_RESOURCES) g.set({ queue: q.name, resource }, q.guaranteed[resource] ?? 0);
     });
   }
 
@@ -152,7 +152,3 @@ function categoryOf(event: object): string {
   return '';
 }
 
-/** The implicit default queue, and every queue with use recorded, sorted. */
-function queueNames(state: State): string[] {
-  return [...new Set([DEFAULT_QUEUE, ...Object.keys(state.usage.queues)])].sort();
-}

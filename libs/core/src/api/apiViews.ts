@@ -1,8 +1,8 @@
 // The wire types of the scheduler's request/reply API (`muster.api.*`, DESIGN.md §2): what the
 // scheduler answers (services/scheduler) and what the client reads (libs/client), defined once.
 // Plain types: nothing here runs.
-import type { AbortReason, Allocation } from '../events.ts';
-import type { JobSpec } from '../contract/types.ts';
+import type { AbortReason, Allocation, AllocationResources } from '../events.ts';
+import type { JobSpec, QueueResources } from '../contract/types.ts';
 import type { JobStatus, NodeStatus } from '../state.ts';
 
 /** Used and total amount of one resource of a node. */
@@ -77,4 +77,24 @@ export interface GpuDeviceUse {
 export interface Submitted {
   jobId: string;
   inputSeq: number;
+}
+
+/** One row of `muster.api.queues.list` (and of `muster queues`). */
+export interface QueueView {
+  name: string;
+  /** Null: a root queue. */
+  parent: string | null;
+  leaf: boolean;
+  weight: number;
+  guaranteed: QueueResources;
+  max: QueueResources;
+  /** What the queue and its children hold now. */
+  used: AllocationResources;
+  /** Use above the guarantee (DESIGN.md §12). */
+  borrowed: AllocationResources;
+  /** Pending and running jobs scheduled in the queue and its children. */
+  pending: number;
+  running: number;
+  /** The implicit `default` queue, not defined by an operator. */
+  implicit: boolean;
 }

@@ -1,5 +1,6 @@
 import type { AllocationResources } from '../events.ts';
 import type { QueueResources } from '../contract/types.ts';
+import type { QueueView } from '../api/apiViews.ts';
 import { shardLeaves } from '../shard.ts';
 import type { State } from '../state.ts';
 import type { QueueTable } from './queueTree.ts';
@@ -47,26 +48,6 @@ export function borrowed(use: AllocationResources, guaranteed: QueueResources): 
     out[r] = !names ? use[r] : g === undefined ? 0 : Math.max(0, use[r] - g);
   }
   return out;
-}
-
-/** One row of `muster.api.queues.list` (and of `muster queues`). */
-export interface QueueView {
-  name: string;
-  /** Null: a root queue. */
-  parent: string | null;
-  leaf: boolean;
-  weight: number;
-  guaranteed: QueueResources;
-  max: QueueResources;
-  /** What the queue and its children hold now. */
-  used: AllocationResources;
-  /** Use above the guarantee (DESIGN.md §12). */
-  borrowed: AllocationResources;
-  /** Pending and running jobs scheduled in the queue and its children. */
-  pending: number;
-  running: number;
-  /** The implicit `default` queue, not defined by an operator. */
-  implicit: boolean;
 }
 
 /** Every queue with its use, guarantee, max, borrowing and job counts, by name. */
