@@ -7,6 +7,8 @@ import { HostIterator } from './hostIterator.ts';
 import type { Plan } from './planIterator.ts';
 import { planIterator } from './planIterator.ts';
 import { Statement } from './statement.ts';
+import { domainShare, gangTotals, hostShare, topologyGroups } from './topologyDomains.ts';
+import type { TopologyDomain, TopologyGroups } from './topologyDomains.ts';
 
 /** Counters of the allocator's work, for tests and the benchmark. */
 export interface AllocatorCounters {
@@ -26,7 +28,8 @@ export type Avoid = (host: number, demand: BucketDemand) => boolean;
 /**
  * Places a whole gang on the index, all or nothing: the statement of debits (and reversals of
  * failed plans) when every member has a host, or null with the index exactly as it was.
- * `classes` are the host classes that pass the job's select.
+ * `classes` are the host classes that pass the job's select. A placement topology (DESIGN.md §13)
+ * is kept here, so every caller (a session, a reservation's plan, the empty-cluster check) keeps it.
  */
 export function allocateGang(
   index: HostIndex,
@@ -36,15 +39,206 @@ export function allocateGang(
   counters: AllocatorCounters = allocatorCounters(),
   avoid: Avoid | null = null,
 ): Statement | null {
+  const topology = shape.placement.topology;
+  // a job without topology takes exactly the path it took before topology existed
+  if (topology !== undefined) {
+    return topology.mode === 'required'
+      ? allocateRequired(index, jobId, shape, topologyGroups(classes, topology.key).domains, counters, avoid)
+      : allocatePreferred(index, jobId, shape, classes, topologyGroups(classes, topology.key), counters, avoid);
+  }
   const stmt = new Statement(index, jobId);
-  const ok = shape.placement.policy === 'same-node'
-    ? placeSameNode(index, stmt, shape, classes, counters, avoid)
-    : shape.placement.policy === 'spread'
-      ? placeSpread(index, stmt, shape, classes, counters, avoid)
-      : shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters, avoid));
-  if (ok) return stmt;
+  if (placeGang(index, stmt, shape, classes, counters, avoid, null, null)) return stmt;
   // never hold a partial gang: every debit of the attempt is given back
   stmt.discard();
+  return null;
+}
+
+/**
+ * Places every role of the gang on `classes` into `stmt` (false: it did not fit, with debits left
+ * for the caller to discard). With `limit`, only a placement whose plan ranks strictly before it
+ * counts (plan indices per role in placement order, compared in that order); `ranks`, when
+ * given, receives the plan index each role took (0 under spread and same-node: one plan each).
+ */
+function placeGang(
+  index: HostIndex,
+  stmt: Statement,
+  shape: GangShape,
+  classes: readonly HostClass[],
+  counters: AllocatorCounters,
+  avoid: Avoid | null,
+  limit: readonly number[] | null,
+  ranks: number[] | null,
+): boolean {
+  const policy = shape.placement.policy;
+  if (policy !== 'pack' || shape.placement.ptile !== undefined) {
+    // one plan per role: nothing ranks strictly before another placement
+    if (limit !== null) return false;
+    if (ranks !== null) ranks.fill(0);
+    if (policy === 'same-node') return placeSameNode(index, stmt, shape, classes, counters, avoid);
+    if (policy === 'spread') return placeSpread(index, stmt, shape, classes, counters, avoid);
+    return shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters, avoid, Number.POSITIVE_INFINITY) >= 0);
+  }
+  // lexicographic bound: while every role so far took the limit's plan, the next may take no later one
+  let tight = limit !== null;
+  const last = shape.roles.length - 1;
+  for (let i = 0; i <= last; i++) {
+    // the last role must rank strictly before the limit's plan if every role before it tied
+    const max = tight ? limit![i]! - (i === last ? 1 : 0) : Number.POSITIVE_INFINITY;
+    const plan = placePackedRole(index, stmt, shape, shape.roles[i]!, classes, counters, avoid, max);
+    if (plan < 0) return false;
+    if (ranks !== null) ranks[i] = plan;
+    if (tight && plan < limit![i]!) tight = false;
+  }
+  // equal to the limit is not before it: the earlier domain keeps a tie
+  return !tight;
+}
+
+/**
+ * `required` topology (DESIGN.md §13): the gang within one domain. Domains are tried in their
+ * order; the one whose placement's plans rank first wins, ties to the earlier domain (by label
+ * value), so after a first fit only a strictly better plan is looked for, and a fit at the first
+ * plans ends the search. A domain whose summed free capacity cannot hold the gang is not tried.
+ * Domains are disjoint, so the best placement so far stays held while others are tried, and is
+ * given back exactly when a better one is found.
+ */
+function allocateRequired(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): Statement | null {
+  return bestDomain(index, jobId, shape, domains, counters, avoid)?.stmt ?? null;
+}
+
+interface DomainFit {
+  stmt: Statement;
+  ranks: number[];
+}
+
+function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): DomainFit | null {
+  if (domains.length === 0) return null;
+  const sums = index.classFree();
+  const need = gangTotals(shape);
+  let best: DomainFit | null = null;
+  for (const d of domains) {
+    if (domainShare(sums, d.classes, need) < 1) continue;
+    const stmt = new Statement(index, jobId);
+    const ranks = new Array<number>(shape.roles.length).fill(0);
+    if (!placeGang(index, stmt, shape, d.classes, counters, avoid, best?.ranks ?? null, ranks)) {
+      stmt.discard();
+      continue;
+    }
+    best?.stmt.discard();
+    best = { stmt, ranks };
+    // nothing ranks before every role's first plan
+    if (ranks.every((r) => r === 0)) break;
+  }
+  return best;
+}
+
+/** How many times `preferred` grows its set of domains by one before it takes every candidate host. */
+const PREFERRED_GROWTH = 2;
+
+/**
+ * `preferred` topology (DESIGN.md §13): the fewest domains, hosts without the label each a domain
+ * of their own. One domain first: the best of the labelled domains as under `required`, or one
+ * host without the label when that ranks strictly before it (all the gang on one host: every
+ * role's first plan). Failing that, domains (and unlabelled hosts) by the share of the gang their
+ * free capacity could hold, most first (ties: labelled domains in their order, then hosts by
+ * rank): the fewest of them that could hold it all, then one more at a time, up to
+ * PREFERRED_GROWTH times, then every candidate host, so a preferred topology never keeps out a
+ * gang that fits without it.
+ */
+function allocatePreferred(
+  index: HostIndex,
+  jobId: string,
+  shape: GangShape,
+  classes: readonly HostClass[],
+  groups: TopologyGroups,
+  counters: AllocatorCounters,
+  avoid: Avoid | null,
+): Statement | null {
+  const everywhere = (): Statement | null => {
+    const stmt = new Statement(index, jobId);
+    if (placeGang(index, stmt, shape, classes, counters, avoid, null, null)) return stmt;
+    stmt.discard();
+    return null;
+  };
+  if (groups.domains.length === 0) return everywhere();
+  const best = bestDomain(index, jobId, shape, groups.domains, counters, avoid);
+  if (best !== null && best.ranks.every((r) => r === 0)) return best.stmt;
+  if (groups.unlabelled.length > 0 && oneHostPossible(shape)) {
+    const stmt = new Statement(index, jobId);
+    if (placeSameNode(index, stmt, shape, groups.unlabelled, counters, avoid)) {
+      best?.stmt.discard();
+      return stmt;
+    }
+    stmt.discard();
+  }
+  if (best !== null) return best.stmt;
+  return severalDomains(index, jobId, shape, groups, counters, avoid) ?? everywhere();
+}
+
+// All the gang on one host is a placement its plans allow: pack (each role's first plan, roles
+// sharing the host), ptile when every role fits one bucket, spread for one member, same-node.
+function oneHostPossible(shape: GangShape): boolean {
+  const p = shape.placement;
+  if (p.policy === 'spread') return shape.size === 1;
+  if (p.policy === 'pack' && p.ptile !== undefined) return shape.roles.every((r) => r.count <= p.ptile!);
+  return true;
+}
+
+/** A candidate domain of `preferred` beyond the first: a labelled domain, or one host without the label. */
+interface Candidate {
+  share: number;
+  domain: TopologyDomain | null;
+  host: number;
+  order: number;
+}
+
+// The fewest domains whose free capacity could hold the gang, grown one at a time (see
+// allocatePreferred); null when none of those sets takes it (or no set could).
+function severalDomains(index: HostIndex, jobId: string, shape: GangShape, groups: TopologyGroups, counters: AllocatorCounters, avoid: Avoid | null): Statement | null {
+  const sums = index.classFree();
+  const need = gangTotals(shape);
+  const candidates: Candidate[] = groups.domains.map((domain, order) => ({ share: domainShare(sums, domain.classes, need), domain, host: -1, order }));
+  for (const c of groups.unlabelled) for (const h of c.hosts) candidates.push({ share: hostShare(index, h, need), domain: null, host: h, order: groups.domains.length + h });
+  candidates.sort((a, b) => b.share - a.share || a.order - b.order);
+  let total = 0;
+  let fewest = -1;
+  for (let k = 0; k < candidates.length; k++) {
+    total += candidates[k]!.share;
+    if (total >= 1) {
+      fewest = k + 1;
+      break;
+    }
+  }
+  // one domain was tried already; all of them is the caller's last resort
+  if (fewest < 0) return null;
+  const unlabelled = new Set(groups.unlabelled.map((c) => c.index));
+  const saved = index.memo;
+  try {
+    for (let k = Math.max(2, fewest); k < Math.min(candidates.length, fewest + PREFERRED_GROWTH + 1); k++) {
+      const chosen = candidates.slice(0, k);
+      const hosts = new Set<number>();
+      const set = new Set<HostClass>();
+      for (const c of chosen) {
+        if (c.domain !== null) for (const cls of c.domain.classes) set.add(cls);
+        else {
+          hosts.add(c.host);
+          set.add(index.classes[index.cls[c.host]!]!);
+        }
+      }
+      const chosenClasses = [...set].sort((a, b) => a.index - b.index);
+      // hosts without the label that were not chosen are passed over; a search that passes hosts
+      // over says nothing about the cluster, so it feeds no memo of failures
+      const unchosen = (h: number): boolean => unlabelled.has(index.cls[h]!) && !hosts.has(h);
+      const skip: Avoid | null = hosts.size === 0 ? avoid : (h, d) => unchosen(h) || (avoid !== null && avoid(h, d));
+      if (hosts.size > 0 && index.memo === 'on') index.memo = 'read';
+      const stmt = new Statement(index, jobId);
+      const ok = placeGang(index, stmt, shape, chosenClasses, counters, skip, null, null);
+      index.memo = saved;
+      if (ok) return stmt;
+      stmt.discard();
+    }
+  } finally {
+    index.memo = saved;
+  }
   return null;
 }
 
@@ -83,16 +277,20 @@ function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostC
 /**
  * One role under `pack`: its plans in order, a fresh host search per bucket excluding hosts this
  * plan already claimed (hosts other roles of the gang claimed stay candidates). A plan that
- * fails midway reverses its own debits before the next plan.
+ * fails midway reverses its own debits before the next plan. Returns the index of the plan that
+ * fit (plans after `maxPlan` are not tried), or -1.
  */
-function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
+function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, maxPlan: number): number {
   const locality = shape.placement.gpuLocality;
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
   const laterGpus = later.reduce((n, r) => n + r.count * r.resources.gpus, 0);
   // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
   const exact = new Map<number, number>();
+  let rank = -1;
   for (const plan of planIterator(role.count, shape.placement)) {
+    // plans after `maxPlan` would rank after a placement already found (topology domains)
+    if (++rank > maxPlan) break;
     if (provablyInfeasible(plan, exact)) {
       counters.plansSkipped++;
       continue;
@@ -123,13 +321,13 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
       claimed.add(h);
       member += n;
     }
-    if (failedAt < 0) return true;
+    if (failedAt < 0) return rank;
     // buckets are largest first, so each claimed host could also take the failed bucket and no
     // other host could: exactly `failedAt` hosts take a bucket of this size (from the role's start)
     exact.set(plan[failedAt]!, failedAt);
     stmt.reverseTo(mark);
   }
-  return false;
+  return -1;
 }
 
 /**

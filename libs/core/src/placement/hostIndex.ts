@@ -158,6 +158,12 @@ export class HostIndex {
   memo: 'on' | 'read' | 'off' = 'on';
   /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
   deferred: Set<HostClass> | null = null;
+  /**
+   * Per class, the free CPU, memory, slots and GPU devices summed over its hosts (four values per
+   * class, at 4 × class index), kept from the first `classFree()` on (topology placement bounds a
+   * domain by them); null until then, so placement without topology never pays for it.
+   */
+  private freeSums: Float64Array | null = null;
 
   /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
   constructor(sources: readonly HostSource[]) {
@@ -258,6 +264,7 @@ export class HostIndex {
   debit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): IndexUndo {
     const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: [...gpuIndices] };
     const c = this.classes[this.cls[h]!]!;
+    if (this.freeSums !== null) this.addSums(c, -cpu, -mem, c.slotLimited ? -slots : 0, -gpuIndices.length);
     this.freeCpu[h] = undo.cpu - cpu;
     this.freeMem[h] = undo.mem - mem;
     if (c.slotLimited) this.freeSlots[h] = undo.slots - slots;
@@ -274,6 +281,7 @@ export class HostIndex {
   /** Gives resources and devices back to host `h` (the inverse of a `debit` of the same amounts, whatever happened between). */
   credit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): void {
     const c = this.classes[this.cls[h]!]!;
+    if (this.freeSums !== null) this.addSums(c, cpu, mem, c.slotLimited ? slots : 0, gpuIndices.length);
     this.freeCpu[h] = this.freeCpu[h]! + cpu;
     this.freeMem[h] = this.freeMem[h]! + mem;
     if (c.slotLimited) this.freeSlots[h] = this.freeSlots[h]! + slots;
@@ -290,6 +298,9 @@ export class HostIndex {
   restore(undo: IndexUndo): void {
     const h = undo.host;
     const c = this.classes[this.cls[h]!]!;
+    if (this.freeSums !== null) {
+      this.addSums(c, undo.cpu - this.freeCpu[h]!, undo.mem - this.freeMem[h]!, c.slotLimited ? undo.slots - this.freeSlots[h]! : 0, undo.gpuIndices.length);
+    }
     this.freeCpu[h] = undo.cpu;
     this.freeMem[h] = undo.mem;
     this.freeSlots[h] = undo.slots;
@@ -305,6 +316,7 @@ export class HostIndex {
   /** Sets host `h`'s free values from what is used on it (as the constructor does) and its tree leaf. */
   refresh(h: number, s: HostSource): void {
     const c = this.classes[this.cls[h]!]!;
+    const before = this.freeSums === null ? null : [this.freeCpu[h]!, this.freeMem[h]!, this.freeSlots[h]!, this.freeGpu[h]!] as const;
     this.freeCpu[h] = s.spec.capacity.cpu - s.usedCpu;
     this.freeMem[h] = s.spec.capacity.memoryMb - s.usedMemoryMb;
     this.freeSlots[h] = c.slotLimited ? (s.spec.capacity.slots ?? 0) - s.usedSlots : NO_LIMIT;
@@ -323,6 +335,36 @@ export class HostIndex {
     this.freeGpu[h] = free;
     this.key[h] = this.hostKey(h, c);
     updateLeaf(this, c, this.leaf[h]!);
+    if (before !== null) {
+      this.addSums(c, this.freeCpu[h]! - before[0], this.freeMem[h]! - before[1], c.slotLimited ? this.freeSlots[h]! - before[2] : 0, free - before[3]);
+    }
+  }
+
+  /**
+   * The free CPU, memory, slots (Infinity for a class without a slot limit) and GPU devices summed
+   * over each class's hosts, at 4 × class index; built at the first call, kept up to date after.
+   */
+  classFree(): Float64Array {
+    if (this.freeSums !== null) return this.freeSums;
+    const sums = new Float64Array(4 * this.classes.length);
+    for (let h = 0; h < this.ids.length; h++) {
+      const b = 4 * this.cls[h]!;
+      sums[b] = sums[b]! + this.freeCpu[h]!;
+      sums[b + 1] = sums[b + 1]! + this.freeMem[h]!;
+      sums[b + 2] = sums[b + 2]! + this.freeSlots[h]!;
+      sums[b + 3] = sums[b + 3]! + this.freeGpu[h]!;
+    }
+    this.freeSums = sums;
+    return sums;
+  }
+
+  private addSums(c: HostClass, cpu: number, mem: number, slots: number, gpus: number): void {
+    const sums = this.freeSums!;
+    const b = 4 * c.index;
+    sums[b] = sums[b]! + cpu;
+    sums[b + 1] = sums[b + 1]! + mem;
+    sums[b + 2] = sums[b + 2]! + slots;
+    sums[b + 3] = sums[b + 3]! + gpus;
   }
 
   /**

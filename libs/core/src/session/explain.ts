@@ -2,6 +2,8 @@ import type { AbortReason } from '../events.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounter.ts';
 import { freshIndexFromState } from '../placement/sessionIndex.ts';
+import { topologyRoom } from '../placement/topologyDomains.ts';
+import type { DomainRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
 import type { JobStatus, State } from '../state.ts';
@@ -45,6 +47,11 @@ export interface Explanation {
   reservation?: { startAt: number; hosts: string[]; waitsFor: { jobId: string; endsAt: number }[] };
   /** A running gang's runtime limit: when the first session at or after it stops the gang. */
   limitAt?: number;
+  /**
+   * A pending job with a required topology (DESIGN.md §13): per domain (value of the label), its
+   * matching hosts and how many of them could take that member now; hosts without the label.
+   */
+  topology?: { key: string; domains: DomainRoom[]; unlabelled: number };
   /** One line for people. */
   text: string;
 }
@@ -69,7 +76,9 @@ export function explain(state: State, jobId: string): Explanation | null {
   const ast = job.selectAst;
   const classes = index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
   const heaviest = shape.roles[0]!;
-  const counts = new HostCounter(index, offline).count(classes, heaviest.resources, shape.placement.gpuLocality);
+  const counter = new HostCounter(index, offline);
+  const counts = counter.count(classes, heaviest.resources, shape.placement.gpuLocality);
+  const room = topologyRoom(index, classes, shape, counter);
   const summary = Object.entries(counts.hosts).map(([k, n]) => `${n} ${k}`).join(', ');
   const why = recorded === null ? 'not tried yet' : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
   const reservation = job.reservation === undefined || state.policy === undefined ? undefined : {
@@ -82,9 +91,11 @@ export function explain(state: State, jobId: string): Explanation | null {
     : `; reserved to start at ${reservation.startAt} on ${reservation.hosts.join(', ')}`
       + (reservation.waitsFor.length === 0 ? '' : `, waiting for ${reservation.waitsFor.map((g) => `${g.jobId} (ends ${g.endsAt})`).join(', ')}`);
   const text = `job ${jobId} is pending (${why}): ${shape.size} member(s); ${counts.fit} of ${counts.eligible} matching hosts `
-    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}${plan}`;
+    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}`
+    + `${room === null ? '' : `; all in one ${room.key}: ${room.message}`}${plan}`;
   return {
     ...base, hosts: counts.hosts, fit: counts.fit, eligible: counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job),
-    ...(reservation === undefined ? {} : { reservation }), text,
+    ...(reservation === undefined ? {} : { reservation }),
+    ...(room === null ? {} : { topology: { key: room.key, domains: room.domains, unlabelled: room.unlabelled } }), text,
   };
 }
