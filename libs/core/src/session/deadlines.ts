@@ -10,14 +10,28 @@ export function deadlineOf(job: JobState): number | null {
   return job.spec.timeoutMs === undefined ? null : job.pendingSince + job.spec.timeoutMs;
 }
 
+// running gangs' commits, over the table of gangs within their minimum runtime before preemption
+const guards = new JobDeadlines((job) => job.committedAt ?? null);
+
 /**
- * The earliest time a session must run by itself, or null: a pending job's timeout or (under a
- * policy) a running gang's runtime limit, when the leader must wake up to abort or stop one.
+ * When the first guarded gang may become a victim of preemption (DESIGN.md §12), or null: its
+ * commit plus the policy's `minRuntimeBeforePreemptionMs`.
+ */
+export function nextGuardExpiry(state: State): number | null {
+  if (state.guarded === undefined) return null;
+  const first = guards.earliest(state.guarded, state.jobs);
+  return first === null ? null : first + (state.policy?.minRuntimeBeforePreemptionMs ?? 0);
+}
+
+/**
+ * The earliest time a session must run by itself, or null: a pending job's timeout, (under a
+ * policy) a running gang's runtime limit, or a gang's guard against preemption running out, when
+ * the leader must wake up to abort, stop or preempt.
  */
 export function nextDeadline(state: State): number | null {
-  const limit = nextLimit(state);
-  const timeout = timeouts.earliest(state.pending, state.jobs);
-  return limit === null ? timeout : timeout === null ? limit : Math.min(limit, timeout);
+  let d: number | null = null;
+  for (const t of [nextLimit(state), timeouts.earliest(state.pending, state.jobs), nextGuardExpiry(state)]) if (t !== null && (d === null || t < d)) d = t;
+  return d;
 }
 
 /**

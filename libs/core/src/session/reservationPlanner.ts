@@ -1,13 +1,14 @@
 import type { Policy } from '../contract/types.ts';
-import { memberResources } from '../lifecycle.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
 import { shardLeaves } from '../shard.ts';
-import type { JobState, State } from '../state.ts';
+import type { State } from '../state.ts';
 import { expectedEnd } from './runtimeLimits.ts';
+import { change, heldUses } from './hostUses.ts';
+import type { HostUse } from './hostUses.ts';
 
 // Reservations and backfill (DESIGN.md §11), planned on the session's own host index:
 //
@@ -25,16 +26,6 @@ import { expectedEnd } from './runtimeLimits.ts';
 //   without reservations stands when it keeps to that (`violates`); otherwise the search runs
 //   again passing over the hosts where a bucket would not (`avoid`); each commit spends the
 //   allowances of the reservations it runs past.
-
-/** Resources and devices of one gang or plan on one host of the index. */
-interface HostUse {
-  host: number;
-  cpu: number;
-  mem: number;
-  slots: number;
-  /** Device indices within the host's class. */
-  gpus: number[];
-}
 
 /** A running gang (or one committed this session) as planning sees it: when it ends, what it holds. */
 interface Running {
@@ -185,6 +176,11 @@ export class ReservationPlanner {
     }
   }
 
+  /** A running gang was stopped by preemption in this session: what it held is free now, not at its expected end. */
+  preempted(jobId: string): void {
+    if (this.running !== null) this.running = this.running.filter((g) => g.jobId !== jobId);
+  }
+
   /** The reservation a placement on `hosts` of a job ending at `end` would delay: the first it meets, else the first it runs past. */
   delayed(end: number, hosts: readonly number[]): PlannedReservation | null {
     const relevant = this.reservations.filter((r) => r.startAt < end);
@@ -279,20 +275,6 @@ export class ReservationPlanner {
   }
 }
 
-/** Changes to the index above this many hosts are made with its trees rebuilt once, not a path per change. */
-const BULK = 128;
-
-/** Gives `uses` back to their hosts (1) or takes them (-1), with the index's trees rebuilt once when they are many. */
-function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1): void {
-  const bulk = uses.length > BULK;
-  if (bulk) index.deferTrees();
-  for (const u of uses) {
-    if (sign === 1) index.credit(u.host, u.cpu, u.mem, u.slots, u.gpus);
-    else index.debit(u.host, u.cpu, u.mem, u.slots, u.gpus);
-  }
-  if (bulk) index.flushTrees();
-}
-
 /** What a debit of the statement takes, as a host use. */
 function useOf(index: HostIndex, d: LiveDebit): HostUse {
   const r = d.event.resources;
@@ -314,31 +296,6 @@ function usesByHost(index: HostIndex, debits: readonly LiveDebit[]): Map<number,
     }
   }
   return byHost;
-}
-
-/** What a running job's members that still hold resources take, per host of the index. */
-function heldUses(index: HostIndex, hostOf: ReadonlyMap<string, number>, job: JobState): HostUse[] {
-  const byHost = new Map<number, HostUse>();
-  job.members.forEach((m) => {
-    if (m === null || m.released) return;
-    const h = hostOf.get(m.node);
-    if (h === undefined) return;
-    const r = memberResources(job, m.role);
-    const c = index.classes[index.cls[h]!]!;
-    let use = byHost.get(h);
-    if (use === undefined) {
-      use = { host: h, cpu: 0, mem: 0, slots: 0, gpus: [] };
-      byHost.set(h, use);
-    }
-    use.cpu += r.cpu;
-    use.mem += r.memoryMb;
-    use.slots += r.slots;
-    for (const id of m.gpuIds) {
-      const g = c.gpuIds.indexOf(id);
-      if (g >= 0) use.gpus.push(g);
-    }
-  });
-  return [...byHost.values()].sort((a, b) => a.host - b.host);
 }
 
 function byEnd(a: Running, b: Running): number {

@@ -1,6 +1,6 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
-import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
@@ -15,7 +15,12 @@ import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
-import { dueJobs, needsSession } from './deadlines.ts';
+import { dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
+import { QueueLedger, gangRequest } from './queueLedger.ts';
+import type { QuotaIssue } from './queueLedger.ts';
+import { QueueOrder } from './queueOrder.ts';
+import { RunningGangs, chooseVictims } from './preemption.ts';
+import type { Preemptor, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
 import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
@@ -59,6 +64,11 @@ export interface SessionStats extends AllocatorCounters {
   reserved: number;
   /** Attempts that would have fitted but for a reservation (category `reserved`). */
   backfillRefused: number;
+  /** Attempts refused by a queue's max (category `quota`). */
+  quotaRefused: number;
+  /** Commits that stopped running gangs (DESIGN.md §12), and the gangs they stopped. */
+  preemptions: number;
+  preempted: number;
   /** Pending jobs tried this session. */
   attempted: number;
   /** Pending jobs not tried: nothing they could use changed since their last attempt. */
@@ -92,7 +102,7 @@ export interface SessionResult {
 function emptyStats(): SessionStats {
   // written out: a spread into a literal this size is several times slower to build
   return {
-    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
     failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }
@@ -135,6 +145,13 @@ class Session {
   private readonly selectClasses = new Map<string, HostClass[]>();
   private readonly emptyFits = new Map<string, boolean>();
   private readonly shares = { user: new Map<string, number>(), queue: new Map<string, number>() };
+  // with queues defined (DESIGN.md §12): their use and rules, the gangs preemption may stop, and
+  // the requests whose preemption found no victim set this session (fingerprint, leaf, priority)
+  private ledger: QueueLedger | null = null;
+  private running: RunningGangs | null = null;
+  private readonly noVictims = new Set<string>();
+  // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
+  private readonly free = { cpu: 0, memoryMb: 0, gpus: 0 };
 
   constructor(
     private readonly base: State,
@@ -185,7 +202,9 @@ class Session {
     // session, or all of them when capacity could have grown since (a release, a node joining, a
     // runtime limit just now, a new policy); under a policy also every reserved job and every job
     // held back by a reservation, since the reservations of this session are planned anew
-    const retryAll = base.freeEpoch > prevSessionEpoch || this.stats.limitsStopped > 0 || reservationFreed;
+    // (a gang whose guard against preemption ran out may now be stopped for a job that waits)
+    const guardExpired = (nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= this.at;
+    const retryAll = base.freeEpoch > prevSessionEpoch || this.stats.limitsStopped > 0 || reservationFreed || guardExpired;
     const policy = base.policy;
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's
@@ -212,7 +231,20 @@ class Session {
       this.index = index;
       this.counter = new HostCounter(index, offline);
       this.planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, this.draft, policy, this.at, this.stats);
-      const queue = new JobQueue(queued, (kind, name) => this.shareOf(kind, name));
+      const share = (kind: 'user' | 'queue', name: string): number => this.shareOf(kind, name);
+      let queue: { next(): QueuedJob | null };
+      if (base.queues === undefined) queue = new JobQueue(queued, share);
+      else {
+        const ledger = new QueueLedger(this.draft, base.capacity);
+        this.ledger = ledger;
+        this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session);
+        for (let h = 0; h < index.ids.length; h++) {
+          this.free.cpu += index.freeCpu[h]!;
+          this.free.memoryMb += index.freeMem[h]!;
+          this.free.gpus += index.freeGpu[h]!;
+        }
+        queue = new QueueOrder(queued, ledger, share, (job) => ledger.leafOf(records.get(job.id)!.spec));
+      }
       try {
         for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
       } finally {
@@ -240,8 +272,23 @@ class Session {
     const id = job.spec.id;
     const shape = gangShape(job.spec);
     stats.attempted++;
+    const ledger = this.ledger;
+    const leaf = ledger?.leafOf(job.spec) ?? '';
+    const request = ledger === null ? null : gangRequest(job.spec);
+    const quota = ledger === null ? null : ledger.quotaIssue(leaf, request!);
+    if (quota !== null) {
+      // above a queue's max: only stopping gangs of its own queues can make room (never cached)
+      if (this.preempt(job, shape, leaf, request!)) return;
+      stats.failed++;
+      stats.quotaRefused++;
+      const wrote = this.pend(job, 'quota', () => quotaReason(quota));
+      this.clearReservation(job);
+      this.report(id, shape.size, 'failed', wrote);
+      return;
+    }
     const cacheKey = cacheKeyOf(job);
     const hit = this.unsatisfiable.get(cacheKey);
+    if (hit !== undefined && hit.category === 'insufficient-resources' && ledger !== null && this.preempt(job, shape, leaf, request!)) return;
     if (hit !== undefined) {
       // an identical request already exhausted every plan this session: pend without the allocator
       stats.cacheHits++;
@@ -301,10 +348,12 @@ class Session {
       this.report(id, shape.size, 'committed', true);
       return;
     }
-    stats.failed++;
     const category: AbortCategory = classes.length === 0
       ? 'no-matching-hosts'
       : this.fitsEmpty(job, shape, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
+    // a blocked job that may preempt does so rather than reserve (DESIGN.md §11, §12)
+    if (category === 'insufficient-resources' && ledger !== null && this.preempt(job, shape, leaf, request!)) return;
+    stats.failed++;
     this.unsatisfiable.set(cacheKey, { category, jobId: id });
     const wrote = this.pend(job, category, () => this.reasonFor(job, shape, classes, category));
     if (category === 'insufficient-resources' && planner !== null && planner.room > 0) this.reserve(job, shape, classes, runtime);
@@ -345,7 +394,62 @@ class Session {
     return true;
   }
 
-  private commit(job: JobState, shape: GangShape, stmt: Statement): void {
+  /**
+   * Tries to place a blocked job by stopping running gangs (DESIGN.md §12): the victims' stops and
+   * requeues and the job's commit are one unit, so one transaction. False when no victim set
+   * makes it fit (everything is then as it was).
+   */
+  private preempt(job: JobState, shape: GangShape, leaf: string, request: AllocationResources): boolean {
+    const ledger = this.ledger!;
+    const key = `${job.fingerprint}\u0000${leaf}\u0000${job.spec.priority}`;
+    if (this.noVictims.has(key)) return false;
+    const classes = this.classesFor(job);
+    if (classes.length === 0) return false;
+    const end = this.at + (this.planner === null ? 0 : plannedRuntime(job, this.base.policy!));
+    const p: Preemptor = { job, leaf, shape, classes, request, avoid: this.planner?.avoid(end) ?? null };
+    const victims = chooseVictims(p, ledger, this.index, this.running!, this.stats, this.free);
+    if (victims === null) {
+      this.noVictims.add(key);
+      return false;
+    }
+    // more is free now than what this session learnt about failures assumed
+    for (const c of this.index.classes) c.negatives = [];
+    this.unsatisfiable.clear();
+    this.noVictims.clear();
+    const stmt = allocateGang(this.index, job.spec.id, shape, classes, this.stats, p.avoid);
+    if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
+    this.stats.preemptions++;
+    this.planner?.committed(job.spec.id, stmt.held, end);
+    this.commit(job, shape, stmt, this.stops(job, leaf, victims));
+    this.report(job.spec.id, shape.size, 'committed', true);
+    return true;
+  }
+
+  /** The victims' releases, aborts (category `preempted`, by the preemptor) and requeues, in the order taken. */
+  private stops(preemptor: JobState, leaf: string, victims: Victims): SchedulerEvent[] {
+    const out: SchedulerEvent[] = [];
+    const by = preemptor.spec.id;
+    for (const { gang, kind } of victims.gangs) {
+      const v = gang.job;
+      const why = kind === 'reclaim'
+        ? `queue ${leaf} reclaims its guarantee from queue ${gang.leaf}, which borrows`
+        : `priority ${preemptor.spec.priority} is above its ${v.spec.priority} in queue ${leaf}`;
+      const reason: AbortReason = { category: 'preempted', message: `preempted by job ${by}: ${why}; the whole gang is released and requeued`, hosts: {}, by };
+      out.push(...releaseAll(v, 'preempted'), { type: 'GangAborted', jobId: v.spec.id, session: this.session, at: this.at, final: false, reason }, { type: 'JobPended', jobId: v.spec.id, at: this.at });
+      for (const u of gang.uses) this.index.touch(u.host);
+      this.running!.remove(v.spec.id);
+      this.planner?.preempted(v.spec.id);
+      this.shares.user.delete(v.spec.identity.user);
+      this.shares.queue.delete(v.spec.identity.queue);
+      this.stats.preempted++;
+      this.free.cpu += gang.request.cpu;
+      this.free.memoryMb += gang.request.memoryMb;
+      this.free.gpus += gang.request.gpus;
+    }
+    return out;
+  }
+
+  private commit(job: JobState, shape: GangShape, stmt: Statement, before: readonly SchedulerEvent[] = []): void {
     const id = job.spec.id;
     const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
     const bound: MemberBound[] = new Array<MemberBound>(shape.size);
@@ -366,7 +470,14 @@ class Session {
     }
     const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations };
     // the whole Statement in order: debits and reversals (failed plans included), binds, decision
-    this.emit([...stmt.events, ...bound, committed]);
+    this.emit([...before, ...stmt.events, ...bound, committed]);
+    if (this.ledger !== null) {
+      const request = gangRequest(job.spec);
+      this.ledger.add(this.ledger.leafOf(job.spec), request, 1);
+      this.free.cpu -= request.cpu;
+      this.free.memoryMb -= request.memoryMb;
+      this.free.gpus -= request.gpus;
+    }
     this.stats.committed++;
     this.stats.membersPlaced += shape.size;
     this.shares.user.delete(job.spec.identity.user);
@@ -430,6 +541,14 @@ class Session {
 function cacheKeyOf(job: JobState): string {
   const { user, queue, project } = job.spec.identity;
   return `${job.fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
+}
+
+function quotaReason(q: QuotaIssue): AbortReason {
+  return {
+    category: 'quota',
+    message: `queue ${q.queue}: ${q.resource} in use ${q.used} plus this gang's ${q.request} would pass its max of ${q.max}`,
+    hosts: {},
+  };
 }
 
 function describePlacement(shape: GangShape): string {

@@ -25,6 +25,11 @@ export function policy(spec: Record<string, unknown>): Step {
   return { kind: 'policy', spec };
 }
 
+/** An operator creates or replaces a queue (DESIGN.md §12), on `muster.in.queue.<name>.set`. */
+export function queue(spec: Record<string, unknown>): Step {
+  return { kind: 'input', subject: `muster.in.queue.${String(spec.name)}.set`, body: spec };
+}
+
 /** Registers a node (body from `node()`). */
 export function register(body: Record<string, unknown>): Step {
   return { kind: 'input', subject: `muster.in.node.${String(body.id)}.register`, body };

@@ -1,0 +1,215 @@
+import type { AllocationResources } from '../events.ts';
+import type { Avoid, AllocatorCounters } from '../placement/allocateGang.ts';
+import { allocateGang } from '../placement/allocateGang.ts';
+import type { GangShape } from '../placement/gangShape.ts';
+import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
+import { shardLeaves } from '../shard.ts';
+import type { JobState, State } from '../state.ts';
+import { change, heldUses } from './hostUses.ts';
+import type { HostUse } from './hostUses.ts';
+import { gangRequest } from './queueLedger.ts';
+import type { QueueLedger } from './queueLedger.ts';
+
+// Whole-gang preemption (DESIGN.md §12). A pending gang that does not fit may stop running gangs:
+// reclaim (its request keeps its queue within its guarantee; victims from queues that borrow,
+// most over guarantee first, never taking a victim's queue below its guarantee, unless that queue
+// turned reclaim off) and, with `withinQueue: "lower-priority"`, gangs of strictly lower priority
+// in its own queue. Victims are taken in a fixed order until the preemptor fits (its queues'
+// `max` and a placement, as an attempt would find them), then those it does not need are spared,
+// last first. Every change to the index and the ledger is taken back unless the caller keeps the
+// victims. Gangs committed in this session, or within the policy's minimum runtime, are never victims.
+
+/** A running gang as preemption sees it. */
+export interface RunningGang {
+  job: JobState;
+  leaf: string;
+  request: AllocationResources;
+  uses: HostUse[];
+  /** Reclaim (0) or within the queue (1), then the order key of §12. */
+  over: number;
+}
+
+/** Why a gang was chosen: the reclaim of a guarantee, or a lower priority in the preemptor's queue. */
+export type VictimKind = 'reclaim' | 'within-queue';
+
+/** A victim set that lets the preemptor fit, in the order taken. */
+export interface Victims {
+  gangs: { gang: RunningGang; kind: VictimKind }[];
+}
+
+/** The running gangs a session may preempt, by leaf queue (built once, on the first attempt that needs it). */
+export class RunningGangs {
+  private byLeaf: Map<string, RunningGang[]> | null = null;
+  private readonly gone = new Set<string>();
+
+  constructor(private readonly state: State, private readonly index: HostIndex, private readonly ledger: QueueLedger, private readonly at: number, private readonly session: number) {}
+
+  /** The gangs of a leaf that may be victims now, by id. */
+  of(leaf: string): readonly RunningGang[] {
+    if (this.byLeaf === null) this.byLeaf = this.build();
+    return (this.byLeaf.get(leaf) ?? []).filter((g) => !this.gone.has(g.job.spec.id));
+  }
+
+  /** Every leaf with gangs. */
+  leaves(): string[] {
+    if (this.byLeaf === null) this.byLeaf = this.build();
+    return [...this.byLeaf.keys()].sort();
+  }
+
+  /** A gang was stopped: it is no victim again this session. */
+  remove(jobId: string): void {
+    this.gone.add(jobId);
+  }
+
+  private build(): Map<string, RunningGang[]> {
+    const min = this.state.policy?.minRuntimeBeforePreemptionMs ?? 0;
+    const hostOf = new Map<string, number>();
+    this.index.ids.forEach((id, h) => hostOf.set(id, h));
+    const out = new Map<string, RunningGang[]>();
+    for (const [, leaf] of shardLeaves(this.state.jobs)) {
+      for (const job of leaf) {
+        if (job.status !== 'running' || job.session === this.session) continue;
+        if (min > 0 && (job.committedAt ?? Number.NEGATIVE_INFINITY) + min > this.at) continue;
+        const uses = heldUses(this.index, hostOf, job);
+        if (uses.length === 0) continue;
+        const q = this.ledger.leafOf(job.spec);
+        const list = out.get(q);
+        const gang: RunningGang = { job, leaf: q, request: gangRequest(job.spec), uses, over: 0 };
+        if (list === undefined) out.set(q, [gang]);
+        else list.push(gang);
+      }
+    }
+    for (const list of out.values()) list.sort((a, b) => (a.job.spec.id < b.job.spec.id ? -1 : 1));
+    return out;
+  }
+}
+
+/** Victims taken in §12's order within a group: lowest priority, latest start, fewest members, id. */
+function victimOrder(a: RunningGang, b: RunningGang): number {
+  return a.job.spec.priority - b.job.spec.priority
+    || (b.job.committedAt ?? 0) - (a.job.committedAt ?? 0)
+    || a.job.members.length - b.job.members.length
+    || (a.job.spec.id < b.job.spec.id ? -1 : a.job.spec.id > b.job.spec.id ? 1 : 0);
+}
+
+/** What one preemption attempt needs to know of the preemptor. */
+export interface Preemptor {
+  job: JobState;
+  leaf: string;
+  shape: GangShape;
+  classes: readonly HostClass[];
+  request: AllocationResources;
+  avoid: Avoid | null;
+}
+
+/**
+ * The candidates a preemptor may stop, in the order they are taken: reclaim victims (queues most
+ * over guarantee first) before within-queue ones.
+ */
+export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs): { gang: RunningGang; kind: VictimKind }[] {
+  const out: { gang: RunningGang; kind: VictimKind }[] = [];
+  const mine = new Set(ledger.path(p.leaf));
+  if (ledger.withinGuarantee(p.leaf, p.request)) {
+    const reclaim: RunningGang[] = [];
+    for (const leaf of running.leaves()) {
+      if (leaf === p.leaf || ledger.queues[leaf]?.preemption.reclaim === false) continue;
+      // the victim's side of the tree: its queues that are not the preemptor's
+      const side = ledger.path(leaf).filter((q) => !mine.has(q));
+      if (side.length === 0 || !side.some((q) => ledger.borrowing(q))) continue;
+      const over = Math.max(...side.map((q) => ledger.over(q)));
+      for (const g of running.of(leaf)) {
+        g.over = over;
+        reclaim.push(g);
+      }
+    }
+    reclaim.sort((a, b) => b.over - a.over || victimOrder(a, b));
+    for (const gang of reclaim) out.push({ gang, kind: 'reclaim' });
+  }
+  if (ledger.queues[p.leaf]?.preemption.withinQueue === 'lower-priority') {
+    const lower = running.of(p.leaf).filter((g) => g.job.spec.priority < p.job.spec.priority);
+    lower.sort(victimOrder);
+    for (const gang of lower) out.push({ gang, kind: 'within-queue' });
+  }
+  return out;
+}
+
+/**
+ * The minimal victim set, in §12's order, that lets the preemptor fit, or null (none at all when it
+ * would still not fit). On success the victims stay freed on the index and out of the ledger, so
+ * the caller places the preemptor and writes the victims' stops; on null everything is as it was.
+ */
+export function chooseVictims(
+  p: Preemptor,
+  ledger: QueueLedger,
+  index: HostIndex,
+  running: RunningGangs,
+  counters: AllocatorCounters,
+  free: AllocationResources,
+): Victims | null {
+  const list = candidates(p, ledger, running);
+  if (list.length === 0) return null;
+  // what is free in the cluster and what the victims so far hold must at least add up to the
+  // request before a placement is worth trying (a necessary condition, never a sufficient one)
+  const freed = { cpu: free.cpu, memoryMb: free.memoryMb, gpus: free.gpus };
+  const covered = (): boolean => freed.cpu >= p.request.cpu && freed.memoryMb >= p.request.memoryMb && freed.gpus >= p.request.gpus;
+  let enough = covered();
+  if (!enough) {
+    const all = { ...freed };
+    for (const c of list) {
+      all.cpu += c.gang.request.cpu;
+      all.memoryMb += c.gang.request.memoryMb;
+      all.gpus += c.gang.request.gpus;
+    }
+    if (all.cpu < p.request.cpu || all.memoryMb < p.request.memoryMb || all.gpus < p.request.gpus) return null;
+  }
+  const taken: { gang: RunningGang; kind: VictimKind }[] = [];
+  const release = (g: RunningGang, sign: 1 | -1): void => {
+    change(index, g.uses, sign);
+    ledger.add(g.leaf, g.request, sign === 1 ? -1 : 1);
+  };
+  const saved = index.memo;
+  // more is free than the session's memo of failures knew
+  index.memo = 'off';
+  try {
+    let fits = false;
+    for (const c of list) {
+      // reclaim never takes a victim's queue below its guarantee
+      if (c.kind === 'reclaim' && ledger.path(c.gang.leaf).some((q) => !ledger.path(p.leaf).includes(q) && ledger.wouldFallBelow(q, c.gang.request))) continue;
+      release(c.gang, 1);
+      taken.push(c);
+      if (!enough) {
+        freed.cpu += c.gang.request.cpu;
+        freed.memoryMb += c.gang.request.memoryMb;
+        freed.gpus += c.gang.request.gpus;
+        enough = covered();
+        if (!enough) continue;
+      }
+      if (fitsNow(p, ledger, index, counters)) {
+        fits = true;
+        break;
+      }
+    }
+    if (!fits) {
+      for (let i = taken.length - 1; i >= 0; i--) release(taken[i]!.gang, -1);
+      return null;
+    }
+    // spare, last first, every victim the preemptor does not need
+    for (let i = taken.length - 2; i >= 0; i--) {
+      release(taken[i]!.gang, -1);
+      if (fitsNow(p, ledger, index, counters)) taken.splice(i, 1);
+      else release(taken[i]!.gang, 1);
+    }
+    return { gangs: taken };
+  } finally {
+    index.memo = saved;
+  }
+}
+
+// The preemptor's queues admit it and a placement exists, as the index and ledger are now.
+function fitsNow(p: Preemptor, ledger: QueueLedger, index: HostIndex, counters: AllocatorCounters): boolean {
+  if (ledger.quotaIssue(p.leaf, p.request) !== null) return false;
+  const stmt = allocateGang(index, p.job.spec.id, p.shape, p.classes, counters, p.avoid);
+  if (stmt === null) return false;
+  stmt.discard();
+  return true;
+}
