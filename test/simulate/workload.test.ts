@@ -138,7 +138,8 @@ describe('muster simulate, workload mode', () => {
   it.each([
     ['both steps and workload', { steps: [], workload: [] }, /both steps and workload/],
     ['neither steps nor workload', { nodes: [] }, /needs steps .* or workload/],
-    ['queues', { workload: [], queues: [] }, /queues is not supported yet/],
+    ['queues that are not a list', { workload: [], queues: 3 }, /^scenario: queues must be an array/],
+    ['a bad queue', { workload: [], queues: [{ name: 'a', guaranteed: { gpus: -1 } }] }, /^queues\.0\.guaranteed\.gpus/],
     ['until with steps', { steps: [], until: 5 }, /until belongs to a workload/],
     ['a workload that is not a list', { workload: {} }, /^workload: must be an array/],
     ['a negative at', { workload: [{ ...entry, at: -1 }] }, /^workload\.0\.at: must be an integer ≥ 0/],

@@ -52,4 +52,17 @@ describe('WorkloadRecorder', () => {
     const rerun = runScenario(r.scenario);
     expect(rerun.ok && JSON.parse(rerun.lines.at(-1)!)).toMatchObject({ type: 'Summary' });
   });
+  it('takes the queues in force at the log\'s end, each after its parent, and the recorded workload runs under them', () => {
+    const r = recorded([
+      { queue: { name: 'child', parent: 'root' } },
+      { queue: { name: 'root' } }, { queue: { name: 'child', parent: 'root', weight: 2 } },
+      { queue: { name: 'b-team', guaranteed: { cpu: 1 } } },
+      { queue: { name: 'child', parent: 'b-team', weight: 3 } },
+      { submit: job('c', 1, { identity: { user: 'u', queue: 'child' } }) }, { schedule: {} }, { advanceMs: 10 }, { complete: { jobId: 'c' } },
+    ]);
+    // the first set of child was refused (no parent yet); its last spec moved it under b-team, defined after root
+    expect(r.scenario.queues?.map((q) => [q.name, q.parent ?? null, q.weight])).toEqual([['root', null, 1], ['b-team', null, 1], ['child', 'b-team', 3]]);
+    const rerun = runScenario(r.scenario);
+    expect(rerun.ok && rerun.lines.some((l) => l.includes('"GangCommitted"') && l.includes('"c"'))).toBe(true);
+  });
 });

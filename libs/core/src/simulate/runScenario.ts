@@ -40,6 +40,8 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
   sim.start();
   if (scenario.policy !== undefined) sim.input('muster.in.policy', scenario.policy);
   if (options.policy !== undefined) sim.input('muster.in.policy', options.policy);
+  const queues = setQueues(sim, scenario.queues ?? []);
+  if (queues !== null) return { ok: false, error: queues };
   for (const node of scenario.nodes) sim.register(node);
   if ('workload' in scenario) return { ok: true, lines: runWorkload(sim, scenario), transactions: sim.transactions };
   for (const step of scenario.steps) runStep(sim, step);
@@ -50,6 +52,7 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
 function runStep(sim: Simulation, step: Step): void {
   if ('submit' in step) sim.input('muster.in.submit', step.submit);
   else if ('policy' in step) sim.input('muster.in.policy', step.policy);
+  else if ('queue' in step) sim.setQueue(step.queue);
   else if ('schedule' in step) sim.schedule();
   else if ('complete' in step) sim.complete(step.complete.jobId);
   else if ('done' in step) sim.done(step.done.jobId, step.done.member, step.done.ok ?? true);
@@ -58,4 +61,24 @@ function runStep(sim: Simulation, step: Step): void {
   else if ('node' in step) sim.register(step.node);
   else if ('nodeLost' in step) sim.input(`muster.in.node.${step.nodeLost.nodeId}.lost`, {});
   else sim.now += step.advanceMs;
+}
+
+/**
+ * Sets a scenario's top-level queues, in order, through the core's ingest; a queue the ingest
+ * refuses (its parent unknown, a cycle) is a scenario error naming it, and the run does not start.
+ */
+function setQueues(sim: Simulation, queues: readonly unknown[]): string | null {
+  let refused: string | null = null;
+  sim.onEvent = (event) => {
+    if (event.type === 'InputRejected') refused ??= event.reason.message;
+  };
+  try {
+    for (const [i, queue] of queues.entries()) {
+      sim.setQueue(queue);
+      if (refused !== null) return `queues.${i}.${refused}`;
+    }
+    return null;
+  } finally {
+    sim.onEvent = null;
+  }
 }

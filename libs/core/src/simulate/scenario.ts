@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { validateQueueSpec } from '../contract/validateQueueSpec.ts';
+import type { QueueSpec } from '../contract/types.ts';
 import { parseWorkloadScenario } from './workloadScenario.ts';
 import type { WorkloadScenario } from './workloadScenario.ts';
 
@@ -12,6 +14,7 @@ const jobRef = z.strictObject({ jobId: z.string() });
 const stepBodies = {
   submit: z.unknown(),
   policy: z.unknown(),
+  queue: z.unknown(),
   schedule: z.strictObject({}),
   complete: jobRef,
   done: z.strictObject({ jobId: z.string(), member: z.number().int().min(0), ok: z.boolean().optional() }),
@@ -26,6 +29,7 @@ const stepBodies = {
 export type Step =
   | { submit: unknown }
   | { policy: unknown }
+  | { queue: unknown }
   | { schedule: Record<string, never> }
   | { complete: { jobId: string } }
   | { done: { jobId: string; member: number; ok?: boolean | undefined } }
@@ -35,10 +39,15 @@ export type Step =
   | { nodeLost: { nodeId: string } }
   | { advanceMs: number };
 
-/** A scenario of steps: the initial nodes, a policy (validated as the operator's input it is), and the steps. */
+/**
+ * A scenario of steps: the initial nodes, a policy and queues (validated as the operator's inputs
+ * they are), and the steps.
+ */
 export interface StepsScenario {
   nodes: unknown[];
   policy?: unknown;
+  /** QueueSpecs set before the first step, in order (parents first), checked by `parseQueues`. */
+  queues?: QueueSpec[];
   steps: Step[];
 }
 
@@ -64,15 +73,14 @@ export function parseScenario(text: string): { ok: true; scenario: Scenario } | 
   const record = raw as Record<string, unknown>;
   const extra = Object.keys(record).find((k) => !TOP_LEVEL.includes(k));
   if (extra !== undefined) return { ok: false, error: `scenario: unknown field ${extra}` };
-  if ('queues' in record) {
-    return { ok: false, error: 'scenario: queues is not supported yet (queues, quotas and fair share arrive with DESIGN.md §12); remove the field' };
-  }
   const nodes = record.nodes ?? [];
   if (!Array.isArray(nodes)) return { ok: false, error: 'scenario: nodes must be an array' };
   if ('steps' in record && 'workload' in record) {
     return { ok: false, error: 'scenario: both steps and workload given; a scenario is one or the other' };
   }
-  if ('workload' in record) return parseWorkloadScenario(record, nodes);
+  const queues = parseQueues(record.queues);
+  if (!queues.ok) return queues;
+  if ('workload' in record) return parseWorkloadScenario(record, nodes, queues.queues);
   if ('until' in record) return { ok: false, error: 'scenario: until belongs to a workload (in steps, time moves with advanceMs)' };
   if (!Array.isArray(record.steps)) {
     return { ok: false, error: `scenario: ${'steps' in record ? 'steps must be an array' : 'needs steps (a list of steps) or workload (a list of arrivals)'}` };
@@ -94,5 +102,25 @@ export function parseScenario(text: string): { ok: true; scenario: Scenario } | 
     }
     steps.push({ [key]: parsed.data } as Step);
   }
-  return { ok: true, scenario: { nodes, steps, ...(record.policy === undefined ? {} : { policy: record.policy }) } };
+  return {
+    ok: true,
+    scenario: { nodes, steps, ...(record.policy === undefined ? {} : { policy: record.policy }), ...(queues.queues === undefined ? {} : { queues: queues.queues }) },
+  };
+}
+
+/**
+ * A scenario's top-level `queues` (DESIGN.md §12): an array of QueueSpecs, each validated as the
+ * operator's input it is; what depends on the queues before it (the parent exists, no cycle) is
+ * checked when the run sets them, through the same ingest the leader uses.
+ */
+export function parseQueues(value: unknown): { ok: true; queues: QueueSpec[] | undefined } | { ok: false; error: string } {
+  if (value === undefined) return { ok: true, queues: undefined };
+  if (!Array.isArray(value)) return { ok: false, error: 'scenario: queues must be an array of QueueSpecs (parents before their children)' };
+  const queues: QueueSpec[] = [];
+  for (const [i, spec] of value.entries()) {
+    const valid = validateQueueSpec(spec);
+    if (!valid.ok) return { ok: false, error: `queues.${i}.${valid.error.message}` };
+    queues.push(valid.value);
+  }
+  return { ok: true, queues };
 }

@@ -58,6 +58,15 @@ export class Simulation {
     this.input(`muster.in.node.${typeof id === 'string' && id !== '' ? id : '_'}.register`, node);
   }
 
+  /**
+   * An operator sets a queue (DESIGN.md §12) on `muster.in.queue.<name>.set`, the name taken from
+   * the spec (`_` when it has none that can be a subject token: the ingest then names the field).
+   */
+  setQueue(spec: unknown): void {
+    const name = typeof spec === 'object' && spec !== null ? (spec as { name?: unknown }).name : undefined;
+    this.input(`muster.in.queue.${typeof name === 'string' && /^[^.*>\s]+$/.test(name) ? name : '_'}.set`, spec);
+  }
+
   /** Finishes every running member of a job, each as its node's agent would report it. */
   complete(jobId: string): void {
     const job = shardGet(this.state.jobs, jobId);

@@ -1,4 +1,4 @@
-import type { NodeSpec, PolicySpec, JobSpec } from '../contract/types.ts';
+import type { NodeSpec, PolicySpec, JobSpec, QueueSpec } from '../contract/types.ts';
 import type { LoggedTransaction } from '../envelope.ts';
 import type { WorkloadEntry, WorkloadScenario } from './workloadScenario.ts';
 
@@ -25,12 +25,13 @@ export interface RecordedWorkload {
  * JobSubmitted as an arrival at its stamped time, times counted from the first arrival; as its run
  * time, what was observed of its gang's last run, from commit to its last member's completion (or
  * its stop); a job whose run did not end in the log takes its `runtimeMs` hint, or is left out and
- * noted. The policy is the one in force at the log's end.
+ * noted. The policy and the queues are the ones in force at the log's end (the queues parents first).
  */
 export class WorkloadRecorder {
   private readonly nodes = new Map<string, NodeSpec>();
   private readonly jobs = new Map<string, Seen>();
   private policy: PolicySpec | undefined;
+  private readonly queues = new Map<string, QueueSpec>();
 
   /** Reads one transaction, in log order. */
   add({ tx }: LoggedTransaction): void {
@@ -41,6 +42,9 @@ export class WorkloadRecorder {
           break;
         case 'PolicySet':
           this.policy = { ...this.policy, ...event.policy };
+          break;
+        case 'QueueSet':
+          this.queues.set(event.queue.name, event.queue);
           break;
         case 'JobSubmitted':
           this.jobs.set(event.job.id, { spec: event.job, submittedAt: tx.at, committedAt: null, endedAt: null });
@@ -57,8 +61,8 @@ export class WorkloadRecorder {
           this.ended(event.jobId, event.at);
           break;
         case 'GangAborted':
-          // a gang requeued after a node loss runs again later; a final abort of a running gang ends its run
-          if (event.reason.category === 'node-lost') this.interrupted(event.jobId);
+          // a gang requeued after a node loss or a preemption runs again later; a final abort of a running gang ends its run
+          if (event.reason.category === 'node-lost' || event.reason.category === 'preempted') this.interrupted(event.jobId);
           else if (event.final) this.ended(event.jobId, event.at);
           break;
         default:
@@ -91,7 +95,12 @@ export class WorkloadRecorder {
       workload.push({ at: seen.submittedAt - origin, submit: seen.spec, runMs });
     }
     return {
-      scenario: { nodes: [...this.nodes.values()], ...(this.policy === undefined ? {} : { policy: this.policy }), workload },
+      scenario: {
+        nodes: [...this.nodes.values()],
+        ...(this.policy === undefined ? {} : { policy: this.policy }),
+        ...(this.queues.size === 0 ? {} : { queues: parentsFirst(this.queues) }),
+        workload,
+      },
       notes,
     };
   }
@@ -105,4 +114,19 @@ export class WorkloadRecorder {
     const seen = this.jobs.get(jobId);
     if (seen !== undefined && seen.endedAt === null) seen.committedAt = null;
   }
+}
+
+/** The queues in an order the ingest takes them in: each after its parent (the log kept them a tree). */
+function parentsFirst(queues: ReadonlyMap<string, QueueSpec>): QueueSpec[] {
+  const out: QueueSpec[] = [];
+  const placed = new Set<string>();
+  const place = (q: QueueSpec, depth: number): void => {
+    if (placed.has(q.name) || depth > queues.size) return;
+    const parent = q.parent === undefined ? undefined : queues.get(q.parent);
+    if (parent !== undefined) place(parent, depth + 1);
+    placed.add(q.name);
+    out.push(q);
+  };
+  for (const q of queues.values()) place(q, 0);
+  return out;
 }

@@ -1,5 +1,5 @@
 import { validatePolicySpec } from '../contract/validatePolicySpec.ts';
-import type { PolicySpec } from '../contract/types.ts';
+import type { PolicySpec, QueueSpec } from '../contract/types.ts';
 
 /** One arrival of a workload: a JobSpec submitted at `at`, each of whose members runs `runMs` from its gang's commit. */
 export interface WorkloadEntry {
@@ -10,11 +10,13 @@ export interface WorkloadEntry {
 
 /**
  * A workload scenario (DESIGN.md §11, "What-if on a workload"): nodes present from time 0, a
- * policy, arrivals in time order, and the time to stop at (absent: when nothing is left to happen).
+ * policy and queues (§12), arrivals in time order, and the time to stop at (absent: when nothing is left to happen).
  */
 export interface WorkloadScenario {
   nodes: unknown[];
   policy?: PolicySpec;
+  /** QueueSpecs set before the first instant, in order (parents first). */
+  queues?: QueueSpec[];
   workload: WorkloadEntry[];
   until?: number;
 }
@@ -37,7 +39,7 @@ function shown(v: unknown): string {
  * or says which one is wrong, by path: `workload.3.runMs: ...`. Submitted JobSpecs are left to
  * the core's ingest, which answers an invalid one with a JobRejected line, as the service does.
  */
-export function parseWorkloadScenario(record: Record<string, unknown>, nodes: unknown[]): { ok: true; scenario: WorkloadScenario } | { ok: false; error: string } {
+export function parseWorkloadScenario(record: Record<string, unknown>, nodes: unknown[], queues?: QueueSpec[]): { ok: true; scenario: WorkloadScenario } | { ok: false; error: string } {
   const fail = (error: string) => ({ ok: false as const, error });
   if (!Array.isArray(record.workload)) return fail(`workload: must be an array of arrivals {at, submit, runMs}, got ${shown(record.workload)}`);
   let until: number | undefined;
@@ -78,6 +80,12 @@ export function parseWorkloadScenario(record: Record<string, unknown>, nodes: un
   }
   return {
     ok: true,
-    scenario: { nodes, workload, ...(policy === undefined ? {} : { policy }), ...(until === undefined ? {} : { until }) },
+    scenario: {
+      nodes,
+      workload,
+      ...(policy === undefined ? {} : { policy }),
+      ...(queues === undefined ? {} : { queues }),
+      ...(until === undefined ? {} : { until }),
+    },
   };
 }
