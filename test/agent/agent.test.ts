@@ -30,7 +30,7 @@ describe('node agent on a real nats-server', () => {
   const agents: Agent[] = [];
   let seq = 0;
 
-  const start = async (nodeId: string, extra: { simulate?: boolean; stateDir?: string } = {}): Promise<Agent> => {
+  const start = async (nodeId: string, extra: { simulate?: boolean; stateDir?: string; deviceWaitMs?: number } = {}): Promise<Agent> => {
     const agent = await startAgent({
       natsUrl: bus.urls,
       nodes: [node(nodeId)],
@@ -39,6 +39,7 @@ describe('node agent on a real nats-server', () => {
       stopGraceMs: 500,
       stateDir: extra.stateDir ?? join(dir, nodeId),
       ...(extra.simulate === undefined ? {} : { simulate: extra.simulate }),
+      ...(extra.deviceWaitMs === undefined ? {} : { deviceWaitMs: extra.deviceWaitMs }),
     });
     agents.push(agent);
     return agent;
@@ -208,6 +209,75 @@ describe('node agent on a real nats-server', () => {
     expect(second.running()).toBe(0);
     expect(readFileSync(counter, 'utf8')).toBe('run\n');
     expect(await inputs('muster.in.node.re-1.done')).toHaveLength(2);
+  });
+
+  describe('a member starts on a GPU device only after the members stopped there have exited (DESIGN.md §12)', () => {
+    // the old member takes 400 ms to exit after SIGTERM (within the 500 ms grace), writing to a shared log as it goes
+    const slowExit = (log: string, name: string) => `trap 'sleep 0.4; echo "${name} exited" >> "${log}"; exit 0' TERM; echo "${name} started" >> "${log}"; while true; do sleep 0.05; done`;
+    const quick = (log: string, name: string) => `echo "${name} started" >> "${log}"`;
+    const lines = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+    const onGpu = (b: BindMessage, gpus: number[]): BindMessage => ({ ...b, parts: [{ ...b.parts[0]!, gpuIds: gpus, memberGpuIds: [gpus] }] });
+
+    it('a Stop then a Bind for the same devices: the new member starts after the stopped one has exited', async () => {
+      const agent = await start('dev-1');
+      const log = join(dir, 'dev-1.log');
+      await publish('muster.bind.dev-1', bind('victim', slowExit(log, 'victim')));
+      await eventually(() => lines(log).includes('victim started'), 10_000, 'the victim to start');
+      await publish('muster.stop.dev-1', { type: 'Stop', jobId: 'victim', members: [0], reason: 'preempted' });
+      await publish('muster.bind.dev-1', bind('preemptor', quick(log, 'preemptor')));
+      expect(await doneInputs('dev-1', 'preemptor', 1)).toEqual([{ jobId: 'preemptor', member: 0, ok: true }]);
+      expect(lines(log)).toEqual(['victim started', 'victim exited', 'preemptor started']);
+      expect(agent.running()).toBe(0);
+      // the stopped victim is reported by no one: the scheduler released it already
+      expect((await inputs('muster.in.node.dev-1.done')).map((i) => (JSON.parse(i.data) as { jobId: string }).jobId)).toEqual(['preemptor']);
+    });
+
+    it('a Bind that comes before the Stop of the member on its devices waits for that member to exit', async () => {
+      await start('dev-2');
+      const log = join(dir, 'dev-2.log');
+      await publish('muster.bind.dev-2', bind('victim', slowExit(log, 'victim')));
+      await eventually(() => lines(log).includes('victim started'), 10_000, 'the victim to start');
+      // binds and stops come through two consumers: the preemptor's bind can be read first
+      await publish('muster.bind.dev-2', bind('preemptor', quick(log, 'preemptor')));
+      // a member on other devices does not wait
+      await publish('muster.bind.dev-2', onGpu(bind('elsewhere', quick(log, 'elsewhere')), [0]));
+      await doneInputs('dev-2', 'elsewhere', 1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lines(log)).toEqual(['victim started', 'elsewhere started']);
+      await publish('muster.stop.dev-2', { type: 'Stop', jobId: 'victim', members: [0], reason: 'preempted' });
+      await doneInputs('dev-2', 'preemptor', 1);
+      expect(lines(log)).toEqual(['victim started', 'elsewhere started', 'victim exited', 'preemptor started']);
+    });
+
+    it('a member stopped while it waits for its devices never starts', async () => {
+      const agent = await start('dev-3');
+      const log = join(dir, 'dev-3.log');
+      await publish('muster.bind.dev-3', bind('holder', slowExit(log, 'holder')));
+      await eventually(() => lines(log).includes('holder started'), 10_000, 'the holder to start');
+      await publish('muster.bind.dev-3', bind('waiter', quick(log, 'waiter')));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(agent.running()).toBe(1);
+      await publish('muster.stop.dev-3', { type: 'Stop', jobId: 'waiter', members: [0], reason: 'cancelled' });
+      await publish('muster.stop.dev-3', { type: 'Stop', jobId: 'holder', members: [0], reason: 'preempted' });
+      await eventually(() => lines(log).includes('holder exited'), 10_000, 'the holder to exit');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(lines(log)).toEqual(['holder started', 'holder exited']);
+      expect(agent.running()).toBe(0);
+      expect(await inputs('muster.in.node.dev-3.done')).toHaveLength(0);
+    });
+
+    it('the wait is bounded: after deviceWaitMs the member starts even though the holder still runs', async () => {
+      await start('dev-4', { deviceWaitMs: 700 });
+      const log = join(dir, 'dev-4.log');
+      const pidFile = join(dir, 'dev-4.pid');
+      await publish('muster.bind.dev-4', bind('stuck', `echo $$ > "${pidFile}"; exec sleep 60`));
+      const pid = await eventually(() => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '' ? Number(readFileSync(pidFile, 'utf8')) : null), 10_000, 'the holder to start');
+      const sent = Date.now();
+      await publish('muster.bind.dev-4', bind('late', quick(log, 'late')));
+      await doneInputs('dev-4', 'late', 1);
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(650);
+      expect(isAlive(pid)).toBe(true);
+    });
   });
 });
 

@@ -24,6 +24,11 @@ export interface NodeAgentDeps {
   defaultRuntimeMs: number;
   /** Milliseconds between SIGTERM and SIGKILL when a member is stopped. */
   stopGraceMs: number;
+  /**
+   * Longest a member waits for the members still on its GPU devices (told to stop, or about to be)
+   * to exit before it starts anyway (default: the grace plus 5 s for the kill to take).
+   */
+  deviceWaitMs?: number;
   ledger: MemberLedger;
   /** Folder for the members' output files (`<jobId>.<member>.out`); null: discarded. */
   outputDir: string | null;
@@ -44,9 +49,19 @@ interface Running {
   session: number;
   /** MUSTER_DECISIONS sequence of the bind that started it. */
   bindSeq: number;
-  handle: MemberHandle;
+  /** Null while it waits for its devices to be free. */
+  handle: MemberHandle | null;
   stopped: boolean;
 }
+
+/** A member's process from its start to its exit (a stopped one stays here until it has exited). */
+interface Live {
+  gpuIds: readonly number[];
+  exited: Promise<unknown>;
+}
+
+/** How long the kill of a stopped member may take, past its grace, before a member waiting for its devices starts anyway. */
+const KILL_WAIT_MS = 5_000;
 
 const RESUBSCRIBE_MS = 1_000;
 /** A reader silent this long while the stream holds more for it is resubscribed. */
@@ -59,6 +74,8 @@ const STALL_MS = 3_000;
  * come through two consumers (nats-server 2.9 takes one filter subject each, and `muster.*.<id>` is
  * not a subset of the stream's subjects there), so they are put in order by stream sequence: the
  * stops stored so far are read before any bind, and a bind older than a stop of its member is not run.
+ * A member starts on a GPU device only after every member still on it has exited (DESIGN.md §12:
+ * a preemptor's bind can arrive before, or just after, the victims' stop), bounded by `deviceWaitMs`.
  */
 export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const nodeId = deps.node.id;
@@ -66,6 +83,8 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const abort = new AbortController();
   const reporter = createInputReporter({ bus: deps.bus, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
   const running = new Map<string, Running>();
+  const live = new Set<Live>();
+  const deviceWaitMs = deps.deviceWaitMs ?? deps.stopGraceMs + KILL_WAIT_MS;
   // per member, the sequence of the latest stop seen: a bind older than it must not run
   const stoppedAt = new Map<string, number>();
   const pending = new Set<Promise<unknown>>();
@@ -99,9 +118,36 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (current.session >= bind.session) return;
       // a newer commit of the same member replaces one whose stop never came
       current.stopped = true;
-      track(current.handle.stop(deps.stopGraceMs));
+      if (current.handle !== null) track(current.handle.stop(deps.stopGraceMs));
     }
     const gpuIds = memberGpuIds(part, index);
+    const entry: Running = { session: bind.session, bindSeq, handle: null, stopped: false };
+    running.set(k, entry);
+    // never two members on one device: the ones still there (stopped, or whose stop is on its way) exit first
+    const holders = [...live].filter((l) => l.gpuIds.some((g) => gpuIds.includes(g)));
+    if (holders.length === 0) {
+      launch(bind, part, key, gpuIds, entry);
+      return;
+    }
+    log.info({ jobId: bind.jobId, member, gpuIds, holders: holders.length }, 'member waits for its devices to be free');
+    track(
+      (async () => {
+        const exited = Promise.all(holders.map((h) => h.exited)).then(() => true);
+        const waited = new AbortController();
+        const expired = sleep(deviceWaitMs, AbortSignal.any([abort.signal, waited.signal])).then(() => false);
+        const free = await Promise.race([exited, expired]);
+        waited.abort();
+        // stopped while it waited (or the agent stops): it never starts
+        if (entry.stopped || abort.signal.aborted || running.get(k) !== entry) return;
+        if (!free) log.error({ jobId: bind.jobId, member, gpuIds, waitedMs: deviceWaitMs }, 'devices still held by a member that did not exit in time; starting anyway');
+        launch(bind, part, key, gpuIds, entry);
+      })(),
+    );
+  };
+
+  const launch = (bind: BindMessage, part: BindMessage['parts'][number], key: MemberKey, gpuIds: number[], entry: Running): void => {
+    const { member } = key;
+    const k = keyOf(key);
     const command = deps.simulate ? undefined : part.command;
     const handle = launchMember({
       jobId: bind.jobId,
@@ -114,11 +160,13 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       runtimeMs: bind.runtimeMs ?? deps.defaultRuntimeMs,
       outputFile: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`),
     });
-    const entry: Running = { session: bind.session, bindSeq, handle, stopped: false };
-    running.set(k, entry);
+    entry.handle = handle;
+    const proc: Live = { gpuIds, exited: handle.exited };
+    live.add(proc);
     log.info({ jobId: bind.jobId, member, role: part.role, gpuIds, real: handle.real }, 'member started');
     track(
       handle.exited.then(async (exit) => {
+        live.delete(proc);
         if (running.get(k) === entry) running.delete(k);
         // a stopped member was released by the scheduler already: nothing to report
         if (entry.stopped) return;
@@ -147,8 +195,8 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       current.stopped = true;
       running.delete(k);
       deps.ledger.set(key, { session: current.session, state: 'stopped' });
-      log.info({ jobId: stop.jobId, member, reason: stop.reason }, 'stopping member');
-      track(current.handle.stop(deps.stopGraceMs));
+      log.info({ jobId: stop.jobId, member, reason: stop.reason, started: current.handle !== null }, 'stopping member');
+      if (current.handle !== null) track(current.handle.stop(deps.stopGraceMs));
     }
   };
 
@@ -248,13 +296,13 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   return {
     nodeId,
     registered,
-    running: () => running.size,
+    running: () => [...running.values()].filter((r) => r.handle !== null).length,
     async stop() {
       clearInterval(timer);
       abort.abort();
       for (const entry of running.values()) {
         entry.stopped = true;
-        track(entry.handle.stop(deps.stopGraceMs));
+        if (entry.handle !== null) track(entry.handle.stop(deps.stopGraceMs));
       }
       running.clear();
       await following;

@@ -30,6 +30,11 @@ export interface AgentOptions extends Pick<ConnectOptions, 'user' | 'pass' | 'to
   defaultRuntimeMs?: number;
   /** Milliseconds between SIGTERM and SIGKILL when a member is stopped (default 5000). */
   stopGraceMs?: number;
+  /**
+   * Longest a member waits for the members still on its GPU devices to exit before it starts
+   * anyway (default: stopGraceMs plus 5 s for the kill to take).
+   */
+  deviceWaitMs?: number;
 }
 
 /** A running agent process: one connection, one node agent per node. */
@@ -79,6 +84,7 @@ export async function startAgent(opts: AgentOptions): Promise<Agent> {
       simulate: opts.simulate ?? false,
       defaultRuntimeMs: opts.defaultRuntimeMs ?? 2_000,
       stopGraceMs: opts.stopGraceMs ?? 5_000,
+      ...(opts.deviceWaitMs === undefined ? {} : { deviceWaitMs: opts.deviceWaitMs }),
       ledger: ledgers[i] as MemberLedger,
       outputDir: stateDir === null ? null : join(stateDir, 'logs'),
     }),
