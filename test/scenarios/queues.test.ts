@@ -129,6 +129,29 @@ describe('hierarchical DRF between sibling queues', () => {
   });
 });
 
+describe('fair share on decayed use (policy.fairShareHalfLifeMs)', () => {
+  /** Queue a ran the whole cluster for an hour and finished; then a and b each submit a gang that fills it. */
+  const history = (halfLife: Step[]): ReturnType<typeof given> => given([
+    ...halfLife, ...gpuHosts(1), queue({ name: 'a' }), queue({ name: 'b' }),
+    submit(gpuJob('a0', 'a', 8)), schedule(), advance(3_600_000), complete('a0'), advance(60_000),
+    submit(gpuJob('a1', 'a', 8)), submit(gpuJob('b1', 'b', 8)),
+  ]);
+
+  test('without a half-life, current use decides: both use nothing, so the tie goes by name', () => {
+    expect(history([]).when(schedule()).commits.map((c) => c.jobId)).toEqual(['a1']);
+  });
+
+  test('with a half-life, the queue that used the cluster for the last hour goes after the one that did not', () => {
+    expect(history([policy({ fairShareHalfLifeMs: 3_600_000 })]).when(schedule()).commits.map((c) => c.jobId)).toEqual(['b1']);
+  });
+
+  test('long after, the history has decayed away and the tie is back to names', () => {
+    const g = history([policy({ fairShareHalfLifeMs: 60_000 })]);
+    g.cluster.run(advance(24 * 3_600_000));
+    expect(g.when(schedule()).commits.map((c) => c.jobId)).toEqual(['a1']);
+  });
+});
+
 describe('preemption', () => {
   /** Team a has filled the cluster (32 GPUs in four 8-GPU gangs); b is guaranteed half of it. */
   const borrowed = (extra: Record<string, unknown> = {}, steps: Step[] = []): ReturnType<typeof given> => given([

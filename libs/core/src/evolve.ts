@@ -15,7 +15,8 @@ import type { Resources } from './resources.ts';
 import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardLeaves, shardOf } from './shard.ts';
 import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
-import type { JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
+import type { DecayedUse, JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
+import { decayedAt } from './queues/decayedUse.ts';
 import { parseSelect } from './select/index.ts';
 import { DEFAULT_POLICY, unsatisfiableKey } from './contract/index.ts';
 import type { Identity, NodeSpec, QueueSpec } from './contract/types.ts';
@@ -185,6 +186,12 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
     case 'PolicySet':
       if (event.inputSeq !== undefined) seenInput(state, event.inputSeq);
       state.policy = w.created({ ...(state.policy ?? DEFAULT_POLICY), ...event.policy });
+      if (state.policy.fairShareHalfLifeMs !== undefined && state.decayed === undefined) {
+        // decayed use starts now, from nothing, for every queue that uses something
+        const decayed = w.created(emptyRecord<DecayedUse>());
+        for (const name of Object.keys(state.usage.queues)) decayed[name] = w.created({ cpu: 0, memoryMb: 0, gpus: 0, at: state.lastAt });
+        state.decayed = decayed;
+      }
       // every pending job may decide differently under another policy
       state.freeEpoch = ++state.epoch;
       return;
@@ -489,7 +496,17 @@ function withGpus(used: readonly number[], add: readonly number[]): number[] {
 function addUsage(w: Writer, state: State, identity: Identity, amount: AllocationResources, factor: 1 | -1): void {
   const usage = w.writable(state, 'usage');
   addUsageRow(w, w.writableRecord(usage, 'users'), identity.user, amount, factor);
-  addUsageRow(w, w.writableRecord(usage, 'queues'), identity.queue, amount, factor);
+  const queues = w.writableRecord(usage, 'queues');
+  if (state.decayed !== undefined) advanceDecayed(w, state, identity.queue, queues[identity.queue]);
+  addUsageRow(w, queues, identity.queue, amount, factor);
+}
+
+/** Brings a queue's decayed use up to the state's stamp, under the use it had until now. */
+function advanceDecayed(w: Writer, state: State, queue: string, use: AllocationResources | undefined): void {
+  const table = w.writableRecord(state, 'decayed')!;
+  const was = Object.hasOwn(table, queue) ? table[queue]! : undefined;
+  const at = state.lastAt;
+  table[queue] = w.created(was === undefined ? { cpu: 0, memoryMb: 0, gpus: 0, at } : decayedAt(was, use, at, state.policy!.fairShareHalfLifeMs!));
 }
 
 function addUsageRow(w: Writer, table: Record<string, AllocationResources>, key: string, amount: AllocationResources, factor: 1 | -1): void {

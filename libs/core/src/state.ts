@@ -161,6 +161,20 @@ export interface State {
    * first commit under a guard; a session at or after a gang's guard expiry takes it out).
    */
   guarded?: Sharded<string>;
+  /**
+   * Decayed use per queue name (DESIGN.md §12, `policy.fairShareHalfLifeMs`): the resource-time
+   * integral, decayed with the half-life, as of `at`; advanced whenever the queue's use changes.
+   * Absent until a policy names a half-life. Prototype-less.
+   */
+  decayed?: Record<string, DecayedUse>;
+}
+
+/** A queue's decayed resource-time (resource × ms) as of stamped time `at`. */
+export interface DecayedUse {
+  cpu: number;
+  memoryMb: number;
+  gpus: number;
+  at: number;
 }
 
 /** The state before any event. */

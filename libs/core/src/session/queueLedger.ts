@@ -1,5 +1,6 @@
 import type { AllocationResources } from '../events.ts';
 import type { QueueResources, QueueSpec } from '../contract/types.ts';
+import { decayedRate } from '../queues/decayedUse.ts';
 import { DEFAULT_QUEUE, effectiveQueue, queuePath } from '../queues/queueTree.ts';
 import type { QueueTable } from '../queues/queueTree.ts';
 import { QUEUE_RESOURCES, subtreeUsage } from '../queues/queueUsage.ts';
@@ -40,9 +41,23 @@ export class QueueLedger {
   /** Child queue names by parent ('' for the roots), sorted. */
   readonly children = new Map<string, string[]>();
 
-  constructor(state: State, private readonly capacity: Resources) {
+  // with a fair-share half-life: each queue's decayed use (its children's included), which orders siblings instead of `use`
+  private readonly fair: Map<string, AllocationResources> | null = null;
+
+  constructor(state: State, private readonly capacity: Resources, at: number) {
     this.queues = state.queues ?? {};
     this.use = subtreeUsage(state);
+    const halfLife = state.policy?.fairShareHalfLifeMs;
+    if (halfLife !== undefined && state.decayed !== undefined) {
+      const fair = new Map<string, AllocationResources>();
+      for (const name of this.use.keys()) fair.set(name, { cpu: 0, memoryMb: 0, gpus: 0 });
+      const names = new Set([...Object.keys(state.decayed), ...Object.keys(state.usage.queues)]);
+      for (const name of [...names].sort()) {
+        const rate = decayedRate(state.decayed[name], state.usage.queues[name], at, halfLife);
+        for (const q of this.path(this.leafOfName(name))) addInto(fair.get(q)!, rate, 1);
+      }
+      this.fair = fair;
+    }
     for (const name of this.use.keys()) {
       const parent = this.queues[name]?.parent ?? '';
       const list = this.children.get(parent);
@@ -54,7 +69,11 @@ export class QueueLedger {
 
   /** The queue a job is scheduled in. */
   leafOf(spec: JobSpec): string {
-    return effectiveQueue(this.queues, spec.identity.queue);
+    return this.leafOfName(spec.identity.queue);
+  }
+
+  private leafOfName(name: string): string {
+    return effectiveQueue(this.queues, name);
   }
 
   /** A leaf and its ancestors, the leaf first. */
@@ -76,10 +95,9 @@ export class QueueLedger {
   /** Adds (sign 1) or takes away (-1) a gang's use in its leaf and every ancestor. */
   add(leaf: string, amount: AllocationResources, sign: 1 | -1): void {
     for (const q of this.path(leaf)) {
-      const u = this.use.get(q)!;
-      u.cpu += sign * amount.cpu;
-      u.memoryMb += sign * amount.memoryMb;
-      u.gpus += sign * amount.gpus;
+      addInto(this.use.get(q)!, amount, sign);
+      // what this session commits counts in the decayed order too, at its full rate
+      if (this.fair !== null) addInto(this.fair.get(q)!, amount, sign);
     }
   }
 
@@ -150,12 +168,13 @@ export class QueueLedger {
 
   /**
    * A queue's weighted dominant share, which orders siblings (lower first): the largest use over
-   * guarantee (over the cluster's capacity where the guarantee is 0), divided by its weight.
+   * guarantee (over the cluster's capacity where the guarantee is 0), divided by its weight; with a
+   * fair-share half-life, the decayed use instead of the use now.
    */
   share(queue: string): number {
     const spec: QueueSpec | undefined = this.queues[queue];
     const g: QueueResources = spec?.guaranteed ?? {};
-    const u = this.use.get(queue)!;
+    const u = (this.fair ?? this.use).get(queue)!;
     let most = 0;
     for (const r of QUEUE_RESOURCES) {
       const denominator = (g[r] ?? 0) > 0 ? g[r]! : this.capacity[r];
@@ -163,6 +182,12 @@ export class QueueLedger {
     }
     return most / (spec?.weight ?? 1);
   }
+}
+
+function addInto(target: AllocationResources, amount: AllocationResources, sign: 1 | -1): void {
+  target.cpu += sign * amount.cpu;
+  target.memoryMb += sign * amount.memoryMb;
+  target.gpus += sign * amount.gpus;
 }
 
 function names(g: QueueResources | undefined): boolean {

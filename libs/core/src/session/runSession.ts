@@ -235,7 +235,7 @@ class Session {
       let queue: { next(): QueuedJob | null };
       if (base.queues === undefined) queue = new JobQueue(queued, share);
       else {
-        const ledger = new QueueLedger(this.draft, base.capacity);
+        const ledger = new QueueLedger(this.draft, base.capacity, this.at);
         this.ledger = ledger;
         this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session);
         for (let h = 0; h < index.ids.length; h++) {
