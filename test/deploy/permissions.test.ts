@@ -203,10 +203,10 @@ describe('submitter', () => {
     expect(await appendTransactions(scheduler, [tx], lastSeq)).toEqual({ ok: true, seqs: [lastSeq + 1] });
   });
 
-  it('cannot report for a node, set the scheduling policy, nor publish decisions, binds or stops', async () => {
+  it('cannot report for a node, set the scheduling policy or a queue, nor publish decisions, binds or stops', async () => {
     const { raw } = await login('submitter');
     const [inBefore, decisionsBefore] = [await messages(IN_STREAM), await messages(DECISIONS_STREAM)];
-    for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.in.policy', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
+    for (const subject of ['muster.in.node.n1.done', 'muster.in.node.n1.register', 'muster.in.policy', 'muster.in.queue.team-a.set', 'muster.decision.sub-2', 'muster.bind.n1', 'muster.stop.n1']) {
       await expect(publishJson(raw, subject, { jobId: 'sub-2' }), subject).rejects.toThrow(DENIED);
     }
     expect(await messages(IN_STREAM)).toBe(inBefore);
@@ -252,7 +252,7 @@ describe('agent n1', () => {
   it('cannot report for another node, submit jobs or write the log', async () => {
     const { raw } = await login('agent-n1');
     const [inBefore, logBefore] = [await messages(IN_STREAM), await messages(LOG_STREAM)];
-    for (const subject of ['muster.in.node.n2.done', 'muster.in.node.n2.register', 'muster.in.submit', 'muster.in.cancel', subjects.log, 'muster.bind.n1']) {
+    for (const subject of ['muster.in.node.n2.done', 'muster.in.node.n2.register', 'muster.in.submit', 'muster.in.cancel', 'muster.in.policy', 'muster.in.queue.team-a.set', subjects.log, 'muster.bind.n1']) {
       await expect(publishJson(raw, subject, { jobId: 'j1', member: 0, ok: true }), subject).rejects.toThrow(DENIED);
     }
     expect(await messages(IN_STREAM)).toBe(inBefore);
@@ -317,11 +317,29 @@ describe('auditor', () => {
   it('writes nothing: no log, no input, no lease, no submission through the API', async () => {
     const { raw } = await login('auditor');
     const logBefore = await messages(LOG_STREAM);
-    for (const subject of [subjects.log, 'muster.in.submit', '$KV.muster_leader.leader']) {
+    for (const subject of [subjects.log, 'muster.in.submit', 'muster.in.queue.team-a.set', '$KV.muster_leader.leader']) {
       await expect(publishJson(raw, subject, {}), subject).rejects.toThrow(DENIED);
     }
     await expect(raw.request('muster.api.submit', JSON.stringify(spec('aud-1')), { timeoutMs: 10_000 })).rejects.toThrow(DENIED);
     expect(await messages(LOG_STREAM)).toBe(logBefore);
+  });
+
+  it('asks the read-only API, the queues included', async () => {
+    const served = scheduler.serve('muster.api.queues.list', () => JSON.stringify({ ok: true, queues: [{ name: 'team-a' }] }));
+    await scheduler.flush();
+    const client = new MusterClient((await login('auditor')).bus, { timeoutMs: 10_000 });
+    await expect.poll(() => client.queues().catch((err: unknown) => err), { timeout: 15_000, interval: 100 }).toEqual([{ name: 'team-a' }]);
+    served.unsubscribe();
+  });
+});
+
+describe('admin', () => {
+  it('sets the scheduling policy and the queues (operator inputs no other role may publish)', async () => {
+    const client = new MusterClient((await login('admin')).bus, { timeoutMs: 10_000 });
+    const before = await messages(IN_STREAM);
+    expect((await client.setPolicy({ reserveDepth: 2 })).inputSeq).toBeGreaterThan(0);
+    expect(await client.setQueue({ name: 'team-a', guaranteed: { gpus: 4 } })).toEqual({ name: 'team-a', inputSeq: expect.any(Number) });
+    expect(await messages(IN_STREAM)).toBe(before + 2);
   });
 });
 
