@@ -14,6 +14,7 @@ const failover = golden('loss-and-failover');
 const big = golden('big-session');
 const marked = golden('marked-checkpoints');
 const reserving = golden('reservations');
+const queued = golden('queues');
 const dir = mkdtempSync(join(tmpdir(), 'muster-tampered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -32,6 +33,27 @@ function writeHistory(name: string, log: readonly LoggedTransaction[], inputs = 
 }
 
 describe('a tampered history', () => {
+  it('with a preemption victim spared, or its preemptor named wrongly, fails at that session (contract v1.1, DESIGN.md §12)', async () => {
+    const log = copyLog(queued.log);
+    const at = log.findIndex((l) => l.tx.events.some((e) => e.type === 'GangAborted' && e.reason.category === 'preempted'));
+    expect(at).toBeGreaterThan(0);
+    const index = log[at]!.tx.events.findIndex((e) => e.type === 'GangAborted' && e.reason.category === 'preempted');
+    const victim = log[at]!.tx.events[index] as Extract<SchedulerEvent, { type: 'GangAborted' }>;
+    victim.reason.by = 'someone-else';
+    const report = await auditLog(offline(rechain(log), queued.inputs));
+    expect(report.clean).toBe(false);
+    expect(report.divergence).toMatchObject({ seq: log[at]!.seq, index, kind: 'session' });
+
+    // a victim dropped from the transaction: its release, abort and requeue gone
+    const spared = copyLog(queued.log);
+    const events = spared[at]!.tx.events;
+    const jobId = (events[index] as { jobId: string }).jobId;
+    spared[at]!.tx.events = events.filter((e) => !('jobId' in e) || e.jobId !== jobId || e.type === 'SessionStarted');
+    const report2 = await auditLog(offline(rechain(spared), queued.inputs));
+    expect(report2.clean).toBe(false);
+    expect(report2.divergence).toMatchObject({ seq: spared[at]!.seq, kind: 'session' });
+  });
+
   it('with a reservation moved, or a backfill refusal turned into a commit, fails at that session (contract v1.1)', async () => {
     const log = copyLog(reserving.log);
     const { at, index } = find(log, 'session', 'GangReserved');

@@ -207,5 +207,55 @@ export const reservations: Workload = {
   },
 };
 
+const gpuTasks = (id: string, queue: string, n: number, more: Record<string, unknown> = {}) => ({
+  id,
+  identity: { user: queue, queue, project: 'p1' },
+  tasks: n,
+  resources: { cpu: 1000, memoryMb: 1024, gpus: 1 },
+  ...more,
+});
+
+/**
+ * Contract v1.1 queues (DESIGN.md §12): two teams each guaranteed half of 16 GPUs; team a borrows
+ * the idle half, team b submits within its guarantee and gets it back in one session by
+ * preempting whole gangs of a, which are requeued and run again when b's gang ends; a capped
+ * queue waits on its max; bad queue specs and a job naming an unknown queue are rejected.
+ */
+export const queues: Workload = {
+  name: 'queues',
+  description: 'v1.1: queues a and b guaranteed 8 of 16 GPUs each, c capped at 4; bad queue specs (unknown parent, negative quota) and a job in an unknown queue rejected; a fills the cluster; b reclaims 8 GPUs by preempting two of a\'s gangs in one transaction; c waits on quota; a\'s victims run again when b ends; a within-queue lower-priority preemption in c',
+  replicas: ['s1'],
+  async run(d) {
+    for (const n of ['g1', 'g2', 'g3', 'g4'].map(gpuNode)) await d.register(n);
+    await d.input('muster.in.queue.a.set', { name: 'a', guaranteed: { gpus: 8 } });
+    await d.input('muster.in.queue.b.set', { name: 'b', guaranteed: { gpus: 8 } });
+    await d.input('muster.in.queue.c.set', { name: 'c', max: { gpus: 4 }, preemption: { withinQueue: 'lower-priority' } });
+    await d.input('muster.in.queue.x.set', { name: 'x', parent: 'nope' });
+    await d.input('muster.in.queue.y.set', { name: 'y', guaranteed: { gpus: -1 } });
+    await d.submit(gpuTasks('stray', 'nope', 1));
+    for (let i = 1; i <= 4; i++) await d.submit(gpuTasks(`a${i}`, 'a', 4));
+    await d.job('a4', running);
+    await d.submit(gpuTasks('b1', 'b', 8));
+    await d.job('b1', running);
+    // the latest-started gangs are the victims
+    await d.job('a4', (j) => j.status === 'pending');
+    await d.job('a3', (j) => j.status === 'pending');
+    await d.complete('b1');
+    await d.job('a3', running);
+    await d.job('a4', running);
+    await d.submit(gpuTasks('c1', 'c', 4));
+    await d.job('c1', pendingWith('insufficient-resources'));
+    await d.complete('a1');
+    await d.job('c1', running);
+    await d.submit(gpuTasks('c2', 'c', 4));
+    await d.job('c2', pendingWith('quota'));
+    await d.submit(gpuTasks('c3', 'c', 4, { priority: 5 }));
+    await d.job('c3', running);
+    await d.job('c1', (j) => j.status === 'pending' && j.pendReason?.category !== null);
+    const last = await d.complete('a2').then(() => d.input('muster.in.cancel', { jobId: 'c2' }));
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations, queues];

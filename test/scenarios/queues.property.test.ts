@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, shardEntriesSorted, stateHash } from '@muster/core';
-import type { AllocationResources, JobState, SchedulerEvent, State } from '@muster/core';
+import type { JobState, QueueView, SchedulerEvent, State } from '@muster/core';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
 import { Cluster, advance, cancel, complete, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
@@ -65,7 +65,7 @@ function jobs(state: State): JobState[] {
   return shardEntriesSorted(state.jobs).map(([, j]) => j);
 }
 
-function useOf(state: State): Map<string, { used: AllocationResources; guaranteed: Record<string, number | undefined>; max: Record<string, number | undefined> }> {
+function useOf(state: State): Map<string, QueueView> {
   return new Map(queueViews(state).map((v) => [v.name, v]));
 }
 
