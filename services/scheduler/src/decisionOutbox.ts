@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { lastPublishedLogSeq, publishDecisions, readLog } from '@muster/bus';
 import type { Bus } from '@muster/bus';
-import { decisionMessages, shardGet } from '@muster/core';
+import { decisionMessages, shardGet, transactionHash } from '@muster/core';
 import type { LoggedTransaction, OutboundMessage, State } from '@muster/core';
 import type { Ledger } from './ledger.ts';
 
@@ -107,13 +107,26 @@ export class DecisionOutbox {
     return false;
   }
 
-  /** Re-publishes the decisions of the log from `fromSeq` (the msg ids make repeats harmless). */
+  /**
+   * Re-publishes the decisions of the log from `fromSeq` (the msg ids make repeats harmless), only
+   * when what was read is the history this replica folded: the chain read links up and ends in the
+   * ledger's last hash. nats-server 2.9.10 can serve a read from a stream replica whose copy
+   * diverged (a node that led in a minority stored appends that never committed, and kept them
+   * after the partition healed; docs/drills.md): decisions of a transaction that is not in the log
+   * must never reach the agents.
+   */
   private async republish(fromSeq: number): Promise<void> {
     if (fromSeq <= this.ledger.seq) {
       const txs: LoggedTransaction[] = [];
-      for await (const logged of readLog(this.deps.bus, { fromSeq, verifyChain: false })) {
+      let last: { seq: number; hash: string; tx: LoggedTransaction['tx'] } | null = null;
+      for await (const logged of readLog(this.deps.bus, { fromSeq })) {
         if (logged.seq > this.ledger.seq) break;
         txs.push(logged);
+        last = logged;
+      }
+      const folded = this.ledger.lastHash;
+      if (last === null || last.seq !== this.ledger.seq || (last.hash !== folded && transactionHash(last.tx) !== folded)) {
+        throw new Error(`the log read from ${fromSeq} (to ${last?.seq ?? 'nothing'}) is not the history this replica folded to ${this.ledger.seq}: not re-publishing`);
       }
       const msgs = messagesOf([{ logged: txs, state: this.ledger.state }]);
       if (msgs.length > 0) {
