@@ -131,6 +131,25 @@ describe('the dashboard in a real browser', () => {
     await shot('replicas');
   }, 90_000);
 
+  it('shows the queues an operator defined, with use, guarantee and max, from the scheduler\'s queues.list', async () => {
+    // after the other tests: once a queue is defined, new jobs must name one (those before stay in default)
+    await client.setQueue({ name: 'research', guaranteed: { gpus: 4, cpu: 8000 }, max: { gpus: 8 } });
+    await client.setQueue({ name: 'vision', parent: 'research', guaranteed: { gpus: 2 } });
+    await client.submit({ id: 'vis', identity: { user: 'frank', queue: 'vision', project: 'ui' }, tasks: 1, resources: { cpu: 1000, memoryMb: 1024, gpus: 2 }, runtimeMs: 600_000 });
+    await page.locator('#running tr[data-job="vis"]').waitFor();
+    const research = page.locator('#queues tr[data-queue="research"]');
+    await expect.poll(async () => research.textContent(), { timeout: STEP_MS }).toContain('2/4/8');
+    expect(await research.textContent()).toContain('1/8/-');
+    const vision = page.locator('#queues tr[data-queue="vision"]');
+    expect(await vision.textContent()).toContain('2/2/-');
+    expect(await vision.getAttribute('data-borrowing')).toBe('false');
+    // the jobs accepted before stay in the implicit default queue, shown while it holds them
+    expect(await page.locator('#queues tr[data-queue="default"]').textContent()).toContain('implicit');
+    // the child is listed right after its parent
+    expect(await page.locator('#queues tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-queue')))).toEqual(['default', 'research', 'vision']);
+    await shot('queues');
+  }, 60_000);
+
   it('answers bad input with a clean 4xx and a JSON error, and sends its security headers', async () => {
     const cases: [string, RequestInit, number][] = [
       ['nope', {}, 404],
@@ -141,6 +160,7 @@ describe('the dashboard in a real browser', () => {
       ['api/jobs/never-submitted', {}, 404],
       ['api/jobs?status=sleeping', {}, 400],
       ['api/jobs?limit=5', {}, 400],
+      ['api/queues?name=a', {}, 400],
       ['app.js?v=1', {}, 400],
       [`api/jobs?status=${'a'.repeat(5000)}`, {}, 414],
       ['api/jobs', { method: 'POST', body: '{}' }, 405],

@@ -1,15 +1,16 @@
 // The dashboard's page: reads the dashboard's JSON API, follows /api/events (server-sent events)
-// and renders the cluster, the queue, replicas, queues and reservations, the live decisions, and a
+// and renders the cluster, the queue, replicas, queues (quotas, borrowing) and reservations, the live decisions, and a
 // job's story. It refreshes its views when the log moves, never on a timer of its own.
 import { describe } from './describe.ts';
 import { clock, fill, h } from './h.ts';
-import type { FeedItem, JobPage, JobRow, NodeRow, ReplicaRow } from './types.ts';
+import type { FeedItem, JobPage, JobRow, NodeRow, QueueRow, ReplicaRow } from './types.ts';
 
 const FEED_MAX = 200;
 /** Rows a table shows at most (a long queue is summed up below it). */
 const ROWS_MAX = 200;
 const palette = ['#3182ce', '#38a169', '#d69e2e', '#805ad5', '#dd6b20', '#319795', '#d53f8c', '#718096'];
 let jobs: JobRow[] = [];
+let queues: QueueRow[] = [];
 let refreshing = false;
 let again = false;
 let openJob: string | null = null;
@@ -99,16 +100,45 @@ function renderJobs(): void {
     ...(running.length > ROWS_MAX ? [empty(5, `and ${running.length - ROWS_MAX} more running`)] : []),
   );
   tbody('finished').replaceChildren(...(finished.length === 0 ? [empty(4, 'none yet')] : finished.map((j) => row(j, [jobLink(j.id), j.user, tag(j.status), j.reason ?? '']))));
-  // queues: only the implicit default queue exists until queues are defined (DESIGN.md §12)
-  const queues = [...new Set(['default', ...jobs.map((j) => j.queue)])].sort();
-  tbody('queues').replaceChildren(
-    ...queues.map((q) => {
-      const of = jobs.filter((j) => j.queue === q);
-      return h('tr', { 'data-queue': q }, ...[q, String(of.filter((j) => j.status === 'running').length), String(of.filter((j) => j.status === 'pending').length), String(of.filter((j) => j.expectedStart != null).length), 'none'].map((c) => h('td', {}, c)));
-    }),
-  );
+  renderQueues(tbody('queues'));
   const reserved = pending.filter((j) => j.expectedStart != null);
   fill('reservations', ...(reserved.length === 0 ? [h('li', { class: 'none' }, h('small', {}, 'no reservations'))] : reserved.map((j) => h('li', { 'data-reservation': j.id }, jobLink(j.id), ` expected to start ${clock(j.expectedStart as number)}`))));
+}
+
+/** Used / guaranteed / max of one resource (- where the queue does not name it). */
+function quota(q: QueueRow, r: 'gpus' | 'cpu', unit: (n: number) => string): string {
+  const named = (n: number | undefined): string => (n === undefined ? '-' : unit(n));
+  return `${unit(q.used[r])}/${named(q.guaranteed[r])}/${named(q.max[r])}`;
+}
+
+/** The queue tree from the scheduler (muster.api.queues.list): each child below its parent, indented. */
+function renderQueues(body: HTMLElement): void {
+  const byParent = new Map<string | null, QueueRow[]>();
+  for (const q of queues) byParent.set(q.parent, [...(byParent.get(q.parent) ?? []), q]);
+  const ordered: { q: QueueRow; depth: number }[] = [];
+  const walk = (parent: string | null, depth: number): void => {
+    for (const q of byParent.get(parent) ?? []) {
+      if (depth > 16 || ordered.some((o) => o.q.name === q.name)) continue;
+      ordered.push({ q, depth });
+      walk(q.name, depth + 1);
+    }
+  };
+  walk(null, 0);
+  const borrowedText = (q: QueueRow): string => [q.borrowed.gpus > 0 ? `${q.borrowed.gpus} GPUs` : '', q.borrowed.cpu > 0 ? `${cores(q.borrowed.cpu)} cores` : '', q.borrowed.memoryMb > 0 ? `${gib(q.borrowed.memoryMb)} GiB` : ''].filter((t) => t !== '').join(', ') || '—';
+  body.replaceChildren(
+    ...(ordered.length === 0
+      ? [empty(7, 'no queue answers')]
+      : ordered.map(({ q, depth }) => {
+          const reserved = jobs.filter((j) => j.queue === q.name && j.status === 'pending' && j.expectedStart != null).length;
+          const name = h('span', { style: `padding-left:${depth}em` }, q.name, q.implicit ? h('small', {}, ' (implicit)') : '');
+          const borrowing = q.borrowed.gpus + q.borrowed.cpu + q.borrowed.memoryMb > 0;
+          return h(
+            'tr',
+            { 'data-queue': q.name, 'data-borrowing': String(borrowing), title: `weight ${q.weight}${q.leaf ? '' : ', has child queues'}` },
+            ...[name, quota(q, 'gpus', count), quota(q, 'cpu', cores), borrowing ? tag(borrowedText(q), 'pending') : borrowedText(q), String(q.running), String(q.pending), String(reserved)].map((c) => h('td', {}, c)),
+          );
+        })),
+  );
 }
 
 function renderReplicas(replicas: ReplicaRow[]): void {
@@ -138,8 +168,9 @@ async function refresh(): Promise<void> {
   }
   refreshing = true;
   try {
-    const [n, j] = await Promise.all([getJson<{ nodes: NodeRow[] }>('/api/nodes'), getJson<{ jobs: JobRow[] }>('/api/jobs')]);
+    const [n, j, q] = await Promise.all([getJson<{ nodes: NodeRow[] }>('/api/nodes'), getJson<{ jobs: JobRow[] }>('/api/jobs'), getJson<{ queues: QueueRow[] }>('/api/queues')]);
     jobs = j.jobs;
+    queues = q.queues;
     renderNodes(n.nodes);
     renderJobs();
     if (openJob !== null) await showJob(openJob);

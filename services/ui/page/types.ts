@@ -19,6 +19,17 @@ export interface JobRow {
   nodes: string[]; reason: string | null; submitIndex: number; expectedStart?: number | null;
 }
 
+/** An amount per resource a queue names (guarantee or max); a resource left out is not named. */
+export interface QueueResources { cpu?: number; memoryMb?: number; gpus?: number }
+
+/** A queue row of `/api/queues` (the scheduler's `muster.api.queues.list`). */
+export interface QueueRow {
+  name: string; parent: string | null; leaf: boolean; weight: number;
+  guaranteed: QueueResources; max: QueueResources;
+  used: { cpu: number; memoryMb: number; gpus: number }; borrowed: { cpu: number; memoryMb: number; gpus: number };
+  pending: number; running: number; implicit: boolean;
+}
+
 /** A replica of `/api/replicas`. */
 export interface ReplicaRow { id: string; role: string; term: number; seq: number; lag: number | null; refusedBecause: string | null }
 

@@ -69,7 +69,7 @@ class HttpError extends Error {
 
 /**
  * Serves muster's dashboard: the page, a JSON API read from the replicas' request/reply API
- * (`/api/nodes`, `/api/jobs`, `/api/jobs/<id>`, `/api/replicas`, `/api/decisions`) and a
+ * (`/api/nodes`, `/api/jobs`, `/api/jobs/<id>`, `/api/queues`, `/api/replicas`, `/api/decisions`) and a
  * server-sent event stream (`/api/events`: decisions from the log as they land, log progress,
  * replica status). Bad input gets a 4xx with a JSON `{error: {code, message}}`.
  */
@@ -139,6 +139,10 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       const story = follower.story(jobId);
       if (job === null && story === null) throw new HttpError(404, 'not-found', `no replica and no log entry since sequence ${follower.progress().fromSeq} knows job ${jobId}`);
       return { job, explanation, story, log: follower.progress() };
+    }
+    if (path === '/api/queues') {
+      onlyParams(query, []);
+      return once('queues', async () => ({ queues: await client.queues() }));
     }
     if (path === '/api/replicas') {
       onlyParams(query, []);
