@@ -116,6 +116,32 @@ describe('MusterClient on a real nats-server', () => {
     expect((await inputs('muster.in.close')).map((i) => [i.seq, JSON.parse(i.data)])).toEqual([[close.inputSeq, { jobId: 'queued' }]]);
   });
 
+  it('setQueue validates locally (nothing sent for a bad spec) and publishes the normalised spec on muster.in.queue.<name>.set, every call', async () => {
+    expect(await rejection(client.setQueue({ name: 'team-a', guaranteed: { gpus: -1 } }))).toMatchObject({ code: 'invalid', path: 'guaranteed.gpus' });
+    expect(await rejection(client.setQueue({ name: 'team-a', limits: {} }))).toMatchObject({ code: 'invalid', path: 'limits' });
+    expect(await rejection(client.setQueue({ name: 'a.b' }))).toMatchObject({ code: 'invalid', path: 'name' });
+    expect(await inputs('muster.in.queue.team-a.set')).toEqual([]);
+    const first = await client.setQueue({ name: 'team-a', guaranteed: { gpus: 4 } });
+    await client.setQueue({ name: 'team-a', guaranteed: { gpus: 8 } });
+    // back to the first spec inside the dedupe window: still a new input (a queue set is no one-off intent)
+    const third = await client.setQueue({ name: 'team-a', guaranteed: { gpus: 4 } });
+    const sent = await inputs('muster.in.queue.team-a.set');
+    expect(sent.map((i) => i.seq)).toEqual([first.inputSeq, first.inputSeq + 1, third.inputSeq]);
+    expect(first.name).toBe('team-a');
+    expect(JSON.parse(sent[0]!.data)).toEqual({ name: 'team-a', weight: 1, guaranteed: { gpus: 4 }, max: {}, preemption: { withinQueue: 'never', reclaim: true } });
+  });
+
+  it('queues() reads muster.api.queues.list', async () => {
+    const rows = [{ name: 'team-a', parent: null, leaf: true, weight: 1, guaranteed: { gpus: 4 }, max: {}, used: { cpu: 0, memoryMb: 0, gpus: 2 }, borrowed: { cpu: 0, memoryMb: 0, gpus: 0 }, pending: 1, running: 1, implicit: false }];
+    const sub = bus.bus.serve('muster.api.queues.list', () => JSON.stringify({ ok: true, queues: rows, seq: 7 }));
+    try {
+      expect(await client.queues()).toEqual(rows);
+    } finally {
+      sub.unsubscribe();
+    }
+    expect((await rejection(client.queues())).code).toBe('unavailable');
+  });
+
   it('reads the API answers and turns an error answer into a MusterError with code and path', async () => {
     const rows = [{ id: 'j1', status: 'pending', user: 'alice', queue: 'default', priority: 0, members: 2, nodes: [], reason: 'insufficient-resources' }];
     const sub = bus.bus.serve('muster.api.>', (msg) => {
