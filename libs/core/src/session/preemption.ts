@@ -34,7 +34,7 @@ export type VictimKind = 'reclaim' | 'within-queue';
 
 /** A victim set that lets the preemptor fit, in the order taken. */
 export interface Victims {
-  gangs: { gang: RunningGang; kind: VictimKind }[];
+  gangs: Candidate[];
 }
 
 /** The running gangs a session may preempt, by leaf queue (built once, on the first attempt that needs it). */
@@ -102,29 +102,76 @@ export interface Preemptor {
   avoid: Avoid | null;
 }
 
+/** A candidate victim and the rule that makes it one. */
+export interface Candidate {
+  gang: RunningGang;
+  kind: VictimKind;
+}
+
 /**
- * The candidates a preemptor may stop, in the order they are taken: reclaim victims (queues most
- * over guarantee first) before within-queue ones.
+ * The reclaim victims open to a preemptor in `leaf`, in the order they are taken: queues most over
+ * guarantee first, then §12's order; a gang whose stop (after those before it) would take a queue
+ * of its side of the tree below its guarantee is passed over. Kept per leaf for the session until
+ * a preemption changes what runs.
  */
-export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs): { gang: RunningGang; kind: VictimKind }[] {
-  const out: { gang: RunningGang; kind: VictimKind }[] = [];
-  const mine = new Set(ledger.path(p.leaf));
-  if (ledger.withinGuarantee(p.leaf, p.request)) {
+export class ReclaimOrder {
+  private readonly byLeaf = new Map<string, Candidate[]>();
+
+  constructor(private readonly ledger: QueueLedger, private readonly running: RunningGangs) {}
+
+  /** The reclaim sequence for a preemptor in `leaf`. */
+  of(leaf: string): readonly Candidate[] {
+    let seq = this.byLeaf.get(leaf);
+    if (seq === undefined) {
+      seq = this.build(leaf);
+      this.byLeaf.set(leaf, seq);
+    }
+    return seq;
+  }
+
+  /** What runs changed (a preemption): every sequence is built again when next asked for. */
+  clear(): void {
+    this.byLeaf.clear();
+  }
+
+  private build(leaf: string): Candidate[] {
+    const ledger = this.ledger;
+    const mine = new Set(ledger.path(leaf));
+    const sides = new Map<string, string[]>();
     const reclaim: RunningGang[] = [];
-    for (const leaf of running.leaves()) {
-      if (leaf === p.leaf || ledger.queues[leaf]?.preemption.reclaim === false) continue;
+    for (const other of this.running.leaves()) {
+      if (other === leaf || ledger.queues[other]?.preemption.reclaim === false) continue;
       // the victim's side of the tree: its queues that are not the preemptor's
-      const side = ledger.path(leaf).filter((q) => !mine.has(q));
+      const side = ledger.path(other).filter((q) => !mine.has(q));
       if (side.length === 0 || !side.some((q) => ledger.borrowing(q))) continue;
+      sides.set(other, side);
       const over = Math.max(...side.map((q) => ledger.over(q)));
-      for (const g of running.of(leaf)) {
+      for (const g of this.running.of(other)) {
         g.over = over;
         reclaim.push(g);
       }
     }
     reclaim.sort((a, b) => b.over - a.over || victimOrder(a, b));
-    for (const gang of reclaim) out.push({ gang, kind: 'reclaim' });
+    // reclaim never takes a victim's queue below its guarantee, counting the victims before it
+    const taken = new Map<string, AllocationResources>();
+    const out: Candidate[] = [];
+    for (const gang of reclaim) {
+      const side = sides.get(gang.leaf)!;
+      if (side.some((q) => ledger.wouldFallBelow(q, plus(taken.get(q), gang.request)))) continue;
+      for (const q of side) taken.set(q, plus(taken.get(q), gang.request));
+      out.push({ gang, kind: 'reclaim' });
+    }
+    return out;
   }
+}
+
+function plus(a: AllocationResources | undefined, b: AllocationResources): AllocationResources {
+  return a === undefined ? { ...b } : { cpu: a.cpu + b.cpu, memoryMb: a.memoryMb + b.memoryMb, gpus: a.gpus + b.gpus };
+}
+
+/** Every candidate a preemptor may stop, in the order taken: reclaim victims before within-queue ones. */
+export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs, reclaim: ReclaimOrder): Candidate[] {
+  const out: Candidate[] = ledger.withinGuarantee(p.leaf, p.request) ? [...reclaim.of(p.leaf)] : [];
   if (ledger.queues[p.leaf]?.preemption.withinQueue === 'lower-priority') {
     const lower = running.of(p.leaf).filter((g) => g.job.spec.priority < p.job.spec.priority);
     lower.sort(victimOrder);
@@ -134,65 +181,73 @@ export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGa
 }
 
 /**
- * The minimal victim set, in §12's order, that lets the preemptor fit, or null (none at all when it
- * would still not fit). On success the victims stay freed on the index and out of the ledger, so
- * the caller places the preemptor and writes the victims' stops; on null everything is as it was.
+ * The victim set of §12 that lets the preemptor fit, or null (none at all when it would still not
+ * fit): the shortest prefix of the candidates after which the preemptor's queues admit it and a
+ * placement exists (found by doubling, then halving, from the first prefix whose resources could
+ * cover the request: placing needs more free, never less), then every victim of that prefix the
+ * preemptor does not need spared, last first. On success the victims stay freed on the index and
+ * out of the ledger, so the caller places the preemptor and writes the victims' stops; on null
+ * everything is as it was.
  */
 export function chooseVictims(
   p: Preemptor,
   ledger: QueueLedger,
   index: HostIndex,
   running: RunningGangs,
+  reclaim: ReclaimOrder,
   counters: AllocatorCounters,
   free: AllocationResources,
 ): Victims | null {
-  const list = candidates(p, ledger, running);
+  const list = candidates(p, ledger, running, reclaim);
   if (list.length === 0) return null;
-  // what is free in the cluster and what the victims so far hold must at least add up to the
+  // what is free in the cluster and what a prefix of victims holds must at least add up to the
   // request before a placement is worth trying (a necessary condition, never a sufficient one)
-  const freed = { cpu: free.cpu, memoryMb: free.memoryMb, gpus: free.gpus };
-  const covered = (): boolean => freed.cpu >= p.request.cpu && freed.memoryMb >= p.request.memoryMb && freed.gpus >= p.request.gpus;
-  let enough = covered();
-  if (!enough) {
-    const all = { ...freed };
-    for (const c of list) {
-      all.cpu += c.gang.request.cpu;
-      all.memoryMb += c.gang.request.memoryMb;
-      all.gpus += c.gang.request.gpus;
-    }
-    if (all.cpu < p.request.cpu || all.memoryMb < p.request.memoryMb || all.gpus < p.request.gpus) return null;
+  const sum = { ...free };
+  const covers = (): boolean => sum.cpu >= p.request.cpu && sum.memoryMb >= p.request.memoryMb && sum.gpus >= p.request.gpus;
+  let from = 0;
+  while (!covers() && from < list.length) {
+    const r = list[from++]!.gang.request;
+    sum.cpu += r.cpu;
+    sum.memoryMb += r.memoryMb;
+    sum.gpus += r.gpus;
   }
-  const taken: { gang: RunningGang; kind: VictimKind }[] = [];
+  if (!covers()) return null;
+  let freed = 0;
   const release = (g: RunningGang, sign: 1 | -1): void => {
     change(index, g.uses, sign);
     ledger.add(g.leaf, g.request, sign === 1 ? -1 : 1);
+  };
+  // the first `k` candidates freed, exactly
+  const freeTo = (k: number): void => {
+    for (; freed < k; freed++) release(list[freed]!.gang, 1);
+    for (; freed > k; freed--) release(list[freed - 1]!.gang, -1);
+  };
+  const fitsWith = (k: number): boolean => {
+    freeTo(k);
+    return fitsNow(p, ledger, index, counters);
   };
   const saved = index.memo;
   // more is free than the session's memo of failures knew
   index.memo = 'off';
   try {
-    let fits = false;
-    for (const c of list) {
-      // reclaim never takes a victim's queue below its guarantee
-      if (c.kind === 'reclaim' && ledger.path(c.gang.leaf).some((q) => !ledger.path(p.leaf).includes(q) && ledger.wouldFallBelow(q, c.gang.request))) continue;
-      release(c.gang, 1);
-      taken.push(c);
-      if (!enough) {
-        freed.cpu += c.gang.request.cpu;
-        freed.memoryMb += c.gang.request.memoryMb;
-        freed.gpus += c.gang.request.gpus;
-        enough = covered();
-        if (!enough) continue;
+    let lo = Math.max(0, from - 1);
+    let hi = Math.max(1, from);
+    while (!fitsWith(hi)) {
+      if (hi === list.length) {
+        freeTo(0);
+        return null;
       }
-      if (fitsNow(p, ledger, index, counters)) {
-        fits = true;
-        break;
-      }
+      lo = hi;
+      hi = Math.min(list.length, hi * 2);
     }
-    if (!fits) {
-      for (let i = taken.length - 1; i >= 0; i--) release(taken[i]!.gang, -1);
-      return null;
+    // the shortest prefix that fits lies in (lo, hi]
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (fitsWith(mid)) hi = mid;
+      else lo = mid;
     }
+    freeTo(hi);
+    const taken = list.slice(0, hi);
     // spare, last first, every victim the preemptor does not need
     for (let i = taken.length - 2; i >= 0; i--) {
       release(taken[i]!.gang, -1);

@@ -19,7 +19,7 @@ import { dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
 import type { QuotaIssue } from './queueLedger.ts';
 import { QueueOrder } from './queueOrder.ts';
-import { RunningGangs, chooseVictims } from './preemption.ts';
+import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
 import type { Preemptor, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
 import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
@@ -149,6 +149,7 @@ class Session {
   // the requests whose preemption found no victim set this session (fingerprint, leaf, priority)
   private ledger: QueueLedger | null = null;
   private running: RunningGangs | null = null;
+  private reclaim: ReclaimOrder | null = null;
   private readonly noVictims = new Set<string>();
   // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
   private readonly free = { cpu: 0, memoryMb: 0, gpus: 0 };
@@ -238,6 +239,7 @@ class Session {
         const ledger = new QueueLedger(this.draft, base.capacity, this.at);
         this.ledger = ledger;
         this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session);
+        this.reclaim = new ReclaimOrder(ledger, this.running);
         for (let h = 0; h < index.ids.length; h++) {
           this.free.cpu += index.freeCpu[h]!;
           this.free.memoryMb += index.freeMem[h]!;
@@ -407,7 +409,7 @@ class Session {
     if (classes.length === 0) return false;
     const end = this.at + (this.planner === null ? 0 : plannedRuntime(job, this.base.policy!));
     const p: Preemptor = { job, leaf, shape, classes, request, avoid: this.planner?.avoid(end) ?? null };
-    const victims = chooseVictims(p, ledger, this.index, this.running!, this.stats, this.free);
+    const victims = chooseVictims(p, ledger, this.index, this.running!, this.reclaim!, this.stats, this.free);
     if (victims === null) {
       this.noVictims.add(key);
       return false;
@@ -416,6 +418,7 @@ class Session {
     for (const c of this.index.classes) c.negatives = [];
     this.unsatisfiable.clear();
     this.noVictims.clear();
+    this.reclaim!.clear();
     const stmt = allocateGang(this.index, job.spec.id, shape, classes, this.stats, p.avoid);
     if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
     this.stats.preemptions++;
