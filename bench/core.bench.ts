@@ -8,6 +8,7 @@
 // (it is deterministic) and every attempt keeps its fastest time, so the latency percentiles do not
 // count time the process spent descheduled.
 // Run: npx tsx bench/core.bench.ts [hosts=10000] [gangs=50000] [seed=42] [churn rounds=2] [repeats=3]
+// (BENCH_ONLY=topology: only the topology case; BENCH_TOPOLOGY_MODES, BENCH_TOPOLOGY_ROUNDS)
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -208,6 +209,11 @@ function report(label: string, run: TimedSession, foldMs: number): void {
 }
 
 function main(): void {
+  // BENCH_ONLY=topology runs only the topology case (the others take minutes)
+  if (process.env.BENCH_ONLY === 'topology') {
+    topologyCases();
+    return;
+  }
   console.log(`muster core benchmark: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   const h0 = heapMb();
   let state = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
@@ -256,6 +262,80 @@ function main(): void {
   const idle = timedSession(state, 10_000);
   console.log(`\nidle: a session with nothing changed wrote ${idle.parts.flat().length} events`);
   reservationCases();
+  topologyCases();
+}
+
+// Contract v1.1 (DESIGN.md §13): the hosts in 40 racks (label `rack`, consecutive ids per rack),
+// the same seeded workload without topology, with `placement.topology {key: "rack", mode:
+// "required"}` on every gang, and with mode "preferred"; the first session on the empty cluster and
+// a churn session (a fifth of the running gangs finish), timed as above, in interleaved rounds
+// (BENCH_TOPOLOGY_ROUNDS, default 2) so that a shared machine's load falls on every mode alike.
+// Each mode's state is built once (states are immutable); the ratio is to the mode "none" of the
+// same round, and the summary takes each mode's fastest round.
+function topologyCases(): void {
+  const RACKS = 40;
+  const modes = (process.env.BENCH_TOPOLOGY_MODES ?? 'none,required,preferred').split(',') as ('none' | 'required' | 'preferred')[];
+  const rounds = Number(process.env.BENCH_TOPOLOGY_ROUNDS ?? 2);
+  const rackOf = (i: number): string => `r${String(Math.floor((i * RACKS) / HOSTS)).padStart(2, '0')}`;
+  const hosts = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
+    const spec = hostSpec(i);
+    const racked = { ...spec, labels: { ...(spec.labels as Record<string, string>), rack: rackOf(i) } };
+    return { subject: `muster.in.node.${String(spec.id)}.register`, data: JSON.stringify(racked) };
+  }));
+  console.log(`
+topology: ${fmt(HOSTS)} hosts in ${RACKS} racks of ${fmt(HOSTS / RACKS)}, ${fmt(GANGS)} gangs, modes ${modes.join(', ')}, ${rounds} interleaved round(s)`);
+  const states = new Map<string, State>();
+  for (const mode of modes) {
+    seed = Number(process.argv[4] ?? 42) + 11;
+    const specs = Array.from({ length: GANGS }, (_, i) => {
+      const g = gangSpec(i);
+      if (mode === 'none') return g;
+      return { ...g, placement: { ...(g.placement as Record<string, unknown>), topology: { key: 'rack', mode } } };
+    });
+    states.set(mode, feed(hosts, specs.map((g) => ({ subject: 'muster.in.submit', data: JSON.stringify(g) }))));
+  }
+  type Times = { first: number; firstCpu: number; churn: number; churnCpu: number; committed: number };
+  const best = new Map<string, Times>();
+  for (let round = 1; round <= rounds; round++) {
+    const times = new Map<string, Times>();
+    for (const mode of modes) {
+      let state = states.get(mode)!;
+      const first = timedSession(state, 1000);
+      for (const part of first.parts) state = fold(state, part);
+      report(`topology ${mode}, round ${round}, session 1: every gang tried once on the empty racked cluster`, first, 0);
+      seed = Number(process.argv[4] ?? 42) + 13;
+      const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
+      const inputs: { subject: string; data: string }[] = [];
+      for (const [id, j] of running.filter(() => chance(0.2))) {
+        j.members.forEach((m, member) => {
+          if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
+        });
+      }
+      state = sequentialFeed(state, inputs);
+      const churn = timedSession(state, 60_000);
+      report(`topology ${mode}, round ${round}, churn: ${fmt(inputs.length)} completions, then a session`, churn, 0);
+      const t = { first: first.totalMs, firstCpu: first.totalCpuMs, churn: churn.totalMs, churnCpu: churn.totalCpuMs, committed: first.stats.committed };
+      times.set(mode, t);
+      const was = best.get(mode);
+      best.set(mode, was === undefined ? t : {
+        first: Math.min(was.first, t.first), firstCpu: Math.min(was.firstCpu, t.firstCpu),
+        churn: Math.min(was.churn, t.churn), churnCpu: Math.min(was.churnCpu, t.churnCpu), committed: t.committed,
+      });
+    }
+    printTopology(`round ${round}`, times);
+  }
+  printTopology(`fastest of ${rounds} round(s)`, best);
+}
+
+function printTopology(label: string, times: ReadonlyMap<string, { first: number; firstCpu: number; churn: number; churnCpu: number; committed: number }>): void {
+  const off = times.get('none');
+  console.log(`
+topology, same workload, ${label} (session wall ms and CPU ms, ratio to no topology; goal for required <= 1.5):`);
+  for (const [mode, t] of times) {
+    const r = (x: number, y: number | undefined): string => (y === undefined ? '' : ` (${(x / y).toFixed(2)}x)`);
+    console.log(`  ${mode.padEnd(9)}: session 1 ${fmt(t.first)} ms${r(t.first, off?.first)}, CPU ${fmt(t.firstCpu)} ms${r(t.firstCpu, off?.firstCpu)}, ${fmt(t.committed)} committed; `
+      + `churn ${fmt(t.churn)} ms${r(t.churn, off?.churn)}, CPU ${fmt(t.churnCpu)} ms${r(t.churnCpu, off?.churnCpu)}`);
+  }
 }
 
 // Contract v1.1 (DESIGN.md §11): the same workload, each gang with a runtime limit, on a log whose

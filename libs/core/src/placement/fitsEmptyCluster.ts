@@ -1,16 +1,17 @@
-import type { MemberResources } from '../contract/types.ts';
+import type { MemberResources, NodeSpec } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import type { GangShape } from './gangShape.ts';
 import type { HostClass, HostSource } from './hostIndex.ts';
-import { HostIndex } from './hostIndex.ts';
+import { HostIndex, hostClassKey } from './hostIndex.ts';
 import { topologyGroups } from './topologyDomains.ts';
 
 /**
  * Whether some plan places the gang on the cluster as it is now but with every host empty (the
  * line between `insufficient-resources` and `placement-unsatisfiable`). One role under pack or
  * spread is answered from per-class counts; other gangs run the allocator itself on a small empty
- * copy of the cluster, since hosts of one class are interchangeable when empty and a gang of T
- * members never needs more than T hosts of one class.
+ * copy of the cluster, since hosts of one kind (capacity and GPUs) are interchangeable when empty
+ * and a gang of T members never needs more than T hosts of one kind. A required topology asks
+ * this of each domain alone (each kind of domain once); a preferred one is answered as without it.
  */
 export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
   const role = shape.roles[0];
@@ -22,16 +23,73 @@ export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: re
     if (topology?.mode === 'required') return topologyGroups(classes, topology.key).domains.some((d) => fitsEmptyClasses(shape, d.classes));
     return fitsEmptyClasses(shape, classes);
   }
-  const sources: HostSource[] = [];
-  const picked: number[] = [];
-  // one empty host of a class is all `same-node` can use; otherwise up to one per member (the copy
-  // keeps every class, so its labels and topology domains, and allocateGang keeps the topology)
+  // one empty host of a class is all `same-node` can use; otherwise up to one per member
   const copies = policy === 'same-node' ? 1 : shape.size;
-  for (const c of classes) for (const h of c.hosts.slice(0, copies)) picked.push(h);
+  const plain = withoutTopology(shape);
+  // a preferred topology never keeps out what fits without it
+  if (topology?.mode !== 'required') return fitsEmptyCopy(index, plain, classes, copies);
+  // required: some domain alone must take it; domains made of the same kinds of host (in the same
+  // numbers, up to what the gang could use) answer alike, so each kind of domain is tried once
+  const tried = new Set<string>();
+  for (const d of topologyGroups(classes, topology.key).domains) {
+    const kinds = new Map<string, number>();
+    for (const c of d.classes) {
+      const k = hostClassKey(strippedSpec(c.spec));
+      kinds.set(k, Math.min(copies, (kinds.get(k) ?? 0) + c.hosts.length));
+    }
+    const signature = JSON.stringify([...kinds].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+    if (tried.has(signature)) continue;
+    tried.add(signature);
+    if (fitsEmptyCopy(index, plain, d.classes, copies)) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs the allocator for a gang without topology on an empty copy of some classes: at most
+ * `copies` hosts of each kind. Select has already chosen the classes, so the copy keeps no
+ * labels: classes that differ only in labels (a rack label makes many) are one class there.
+ */
+function fitsEmptyCopy(index: HostIndex, shape: GangShape, classes: readonly HostClass[], copies: number): boolean {
+  const taken = new Map<string, number>();
+  const picked: number[] = [];
+  for (const c of classes) {
+    const kind = hostClassKey(strippedSpec(c.spec));
+    let n = taken.get(kind) ?? 0;
+    for (let i = 0; i < c.hosts.length && n < copies; i++, n++) picked.push(c.hosts[i]!);
+    taken.set(kind, n);
+  }
   picked.sort((a, b) => a - b);
-  for (const h of picked) sources.push({ spec: index.specs[h]!, usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] });
+  const sources: HostSource[] = picked.map((h) => ({ spec: strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
   const empty = new HostIndex(sources);
   return allocateGang(empty, '', shape, empty.classes) !== null;
+}
+
+const plainShapes = new WeakMap<GangShape, GangShape>();
+
+// The same gang without its topology (memoised per shape, which is memoised per spec).
+function withoutTopology(shape: GangShape): GangShape {
+  if (shape.placement.topology === undefined) return shape;
+  let plain = plainShapes.get(shape);
+  if (plain === undefined) {
+    const { topology: _topology, ...placement } = shape.placement;
+    plain = { ...shape, placement };
+    plainShapes.set(shape, plain);
+  }
+  return plain;
+}
+
+// Node specs are immutable and live as long as their state: each one's copy without labels is
+// made once, so its class key is computed once too.
+const stripped = new WeakMap<NodeSpec, NodeSpec>();
+
+function strippedSpec(spec: NodeSpec): NodeSpec {
+  let copy = stripped.get(spec);
+  if (copy === undefined) {
+    copy = { ...spec, labels: {} };
+    stripped.set(spec, copy);
+  }
+  return copy;
 }
 
 // One role under pack or spread, from per-class counts of what an empty host takes.

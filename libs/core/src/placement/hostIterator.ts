@@ -17,10 +17,13 @@ const NO_PIN: DomainPin = () => -1;
 export class HostIterator implements IterableIterator<number> {
   private readonly bound: number[] = [];
   private readonly rank: number[] = [];
-  private readonly cls: HostClass[] = [];
+  /** Per heap entry, the slot of its class (its place in `slots`). */
+  private readonly slot: number[] = [];
   private readonly node: number[] = [];
+  /** The classes searched, one slot each; the per-class values below are by slot, sized to the search, not the index. */
+  private readonly slots: HostClass[] = [];
   private readonly demandKeys: Float64Array;
-  /** Per class: the CPU and memory levels the bucket needs (-1: below the lowest). */
+  /** Per slot: the CPU and memory levels the bucket needs (-1: below the lowest). */
   private readonly cpuLevel: Int8Array;
   private readonly memLevel: Int8Array;
   private readonly ratioFloor: number[];
@@ -34,16 +37,18 @@ export class HostIterator implements IterableIterator<number> {
     private readonly pin: DomainPin = NO_PIN,
   ) {
     this.ratioFloor = RATIOS.map((rho) => Math.min(demand.cpu, demand.memoryMb / rho));
-    this.demandKeys = new Float64Array(index.classes.length);
-    this.cpuLevel = new Int8Array(index.classes.length);
-    this.memLevel = new Int8Array(index.classes.length);
+    this.demandKeys = new Float64Array(classes.length);
+    this.cpuLevel = new Int8Array(classes.length);
+    this.memLevel = new Int8Array(classes.length);
     for (const c of classes) {
       if (c.hosts.length === 0 || index.knownInfeasible(c, demand)) continue;
+      const k = this.slots.length;
+      this.slots.push(c);
       const dk = index.demandKey(c, demand);
-      this.demandKeys[c.index] = dk;
-      this.cpuLevel[c.index] = levelOf(demand.cpu, c.spec.capacity.cpu);
-      this.memLevel[c.index] = levelOf(demand.memoryMb, c.spec.capacity.memoryMb);
-      this.offer(c, 1, dk);
+      this.demandKeys[k] = dk;
+      this.cpuLevel[k] = levelOf(demand.cpu, c.spec.capacity.cpu);
+      this.memLevel[k] = levelOf(demand.memoryMb, c.spec.capacity.memoryMb);
+      this.offer(k, 1);
     }
   }
 
@@ -51,7 +56,8 @@ export class HostIterator implements IterableIterator<number> {
   nextHost(): number {
     const { index, demand } = this;
     while (this.size > 0) {
-      const c = this.cls[0]!;
+      const k = this.slot[0]!;
+      const c = this.slots[k]!;
       const node = this.node[0]!;
       this.pop();
       if (node >= c.leafBase) {
@@ -61,9 +67,8 @@ export class HostIterator implements IterableIterator<number> {
         continue;
       }
       index.nodeVisits++;
-      const dk = this.demandKeys[c.index]!;
-      this.offer(c, 2 * node, dk);
-      this.offer(c, 2 * node + 1, dk);
+      this.offer(k, 2 * node);
+      this.offer(k, 2 * node + 1);
     }
     return -1;
   }
@@ -80,19 +85,20 @@ export class HostIterator implements IterableIterator<number> {
 
   // open a subtree only if its best values could hold the bucket (per dimension, and per ratio of
   // memory to CPU, so that CPU on one host and memory on another do not look like a fit)
-  private offer(c: HostClass, node: number, dk: number): void {
+  private offer(k: number, node: number): void {
+    const c = this.slots[k]!;
     const d = this.demand;
     if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return;
     if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return;
     for (let k = 0; k < RATIOS.length; k++) if (c.ratioMax[k]![node]! < this.ratioFloor[k]!) return;
     // the least key among hosts with the share of CPU and memory the bucket needs bounds the score
     let key = c.minKey[node]!;
-    const lc = this.cpuLevel[c.index]!;
-    const lm = this.memLevel[c.index]!;
+    const lc = this.cpuLevel[k]!;
+    const lm = this.memLevel[k]!;
     if (lc >= 0) key = Math.max(key, c.cpuLevelKey[lc]![node]!);
     if (lm >= 0) key = Math.max(key, c.memLevelKey[lm]![node]!);
     if (key === Number.POSITIVE_INFINITY) return;
-    this.push(key - dk, c.firstRank[node]!, c, node);
+    this.push(key - this.demandKeys[k]!, c.firstRank[node]!, k, node);
   }
 
   private less(i: number, j: number): boolean {
@@ -108,19 +114,19 @@ export class HostIterator implements IterableIterator<number> {
     const r = this.rank[i]!;
     this.rank[i] = this.rank[j]!;
     this.rank[j] = r;
-    const c = this.cls[i]!;
-    this.cls[i] = this.cls[j]!;
-    this.cls[j] = c;
+    const k = this.slot[i]!;
+    this.slot[i] = this.slot[j]!;
+    this.slot[j] = k;
     const n = this.node[i]!;
     this.node[i] = this.node[j]!;
     this.node[j] = n;
   }
 
-  private push(bound: number, rank: number, c: HostClass, node: number): void {
+  private push(bound: number, rank: number, k: number, node: number): void {
     let i = this.size++;
     this.bound[i] = bound;
     this.rank[i] = rank;
-    this.cls[i] = c;
+    this.slot[i] = k;
     this.node[i] = node;
     while (i > 0) {
       const parent = (i - 1) >> 1;
