@@ -124,7 +124,9 @@ function renderQueues(body: HTMLElement): void {
     }
   };
   walk(null, 0);
-  const borrowedText = (q: QueueRow): string => [q.borrowed.gpus > 0 ? `${q.borrowed.gpus} GPUs` : '', q.borrowed.cpu > 0 ? `${cores(q.borrowed.cpu)} cores` : '', q.borrowed.memoryMb > 0 ? `${gib(q.borrowed.memoryMb)} GiB` : ''].filter((t) => t !== '').join(', ') || '—';
+  const borrowedText = (q: QueueRow): string => [q.borrowed.gpus > 0 ? `${q.borrowed.gpus} GPUs` : '', q.borrowed.cpu > 0 ? `${cores(q.borrowed.cpu)} cores` : '', q.borrowed.memoryMb > 0 ? `${gib(q.borrowed.memoryMb)} GiB` : ''].filter((t) => t !== '').join(', ') || 'nothing';
+  // the cell is short (GPUs, else cores, else memory); its title says everything borrowed
+  const borrowedCell = (q: QueueRow): string => (q.borrowed.gpus > 0 ? `${q.borrowed.gpus} GPU` : q.borrowed.cpu > 0 ? `${cores(q.borrowed.cpu)} c` : q.borrowed.memoryMb > 0 ? `${gib(q.borrowed.memoryMb)} GiB` : '—');
   body.replaceChildren(
     ...(ordered.length === 0
       ? [empty(7, 'no queue answers')]
@@ -134,8 +136,8 @@ function renderQueues(body: HTMLElement): void {
           const borrowing = q.borrowed.gpus + q.borrowed.cpu + q.borrowed.memoryMb > 0;
           return h(
             'tr',
-            { 'data-queue': q.name, 'data-borrowing': String(borrowing), title: `weight ${q.weight}${q.leaf ? '' : ', has child queues'}` },
-            ...[name, quota(q, 'gpus', count), quota(q, 'cpu', cores), borrowing ? tag(borrowedText(q), 'pending') : borrowedText(q), String(q.running), String(q.pending), String(reserved)].map((c) => h('td', {}, c)),
+            { 'data-queue': q.name, 'data-borrowing': String(borrowing), title: `weight ${q.weight}${q.leaf ? '' : ', has child queues'}; borrows ${borrowedText(q)}` },
+            ...[name, quota(q, 'gpus', count), quota(q, 'cpu', cores), borrowing ? tag(borrowedCell(q), 'pending') : borrowedCell(q), String(q.running), String(q.pending), String(reserved)].map((c) => h('td', {}, c)),
           );
         })),
   );
