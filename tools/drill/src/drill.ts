@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditLog } from '@muster/auditor';
 import { readDecisions, readInputs, readLog } from '@muster/bus';
@@ -12,10 +13,11 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import { numbersByKind } from './drillByKind.ts';
 import { drillLoad } from './drillCapacity.ts';
 import { checkClock } from './drillClock.ts';
-import { checkDecisions, whereJobsAre } from './drillDecisions.ts';
+import { checkDecisions, nodesByStatus, whereJobsAre } from './drillDecisions.ts';
 import type { LiveRead } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
+import { checkLogLoss } from './drillLogLoss.ts';
 import { watchJetStream } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
 import { resolveDrillOptions } from './drillOptions.ts';
@@ -72,6 +74,8 @@ export async function runDrill(options: Partial<DrillOptions>, hooks: DrillHooks
     report.error = err instanceof Error ? err.message : String(err);
     progress(`error: ${report.error}`);
   } finally {
+    // what the stores held at the end, for reading after (stopping removes them)
+    if (logsDir !== null && cluster !== null) keepStores(cluster, logsDir);
     progress('stopping everything');
     report.stop = cluster === null ? await stack.stop() : await cluster.stop();
     progress(`stopped in ${report.stop.ms} ms${report.stop.killed.length > 0 ? ` (killed: ${report.stop.killed.join(', ')})` : ''}`);
@@ -82,6 +86,17 @@ export async function runDrill(options: Partial<DrillOptions>, hooks: DrillHooks
   report.verdict = drillVerdict(report);
   report.ok = report.verdict === 'pass';
   return report;
+}
+
+// a copy of each NATS node's JetStream store beside its log, taken while it runs (the cluster is at rest, or as still as it got)
+function keepStores(cluster: DrillCluster, dir: string): void {
+  for (const node of cluster.nats.nodes) {
+    try {
+      cpSync(join(node.dataDir, 'jetstream'), join(dir, `${node.name}-store`), { recursive: true });
+    } catch {
+      // a store being written or a node's folder gone: the logs are still kept
+    }
+  }
 }
 
 async function exercise(
@@ -214,6 +229,7 @@ async function check(
       auditor: auditor?.divergences ?? 0,
       statuses,
     },
+    logLoss: checkLogLoss(statuses, log[log.length - 1]?.seq ?? 0),
     liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs, unavailable),
     clock: checkClock(log, report.faults, readAt),
     natsUnavailable: {
@@ -229,6 +245,7 @@ async function check(
       progressing: settled.progressing,
       logRate: settled.logRate,
       unsettled: whereJobsAre(settled.unsettled, replay.final, stream),
+      nodes: nodesByStatus(replay.final),
     },
   };
   report.byKind = numbersByKind(
@@ -275,10 +292,11 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       overcommit: { ...nothing, auditor: 0 },
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
+      logLoss: { logEnd: 0, highest: 0, examples: [] },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
       clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
-      settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [] },
+      settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [], nodes: '' },
     },
     auditor: null,
     auditorError: null,

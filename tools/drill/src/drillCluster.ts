@@ -8,7 +8,10 @@ import { connect, ensureStreams, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from '@muster/stack';
+import { startLinkProxy } from './drillLinkProxy.ts';
+import type { LinkProxy } from './drillLinkProxy.ts';
 import type { DrillOptions } from './drillOptions.ts';
+import { slowNetworkUnavailable } from './drillPartition.ts';
 
 /** What `muster.replica.<id>.status` answers (defined by the scheduler that answers it). */
 export type { ReplicaStatus } from '@muster/scheduler';
@@ -21,6 +24,8 @@ export interface DrillCluster {
   /** The drill's own connection. */
   readonly bus: Bus;
   readonly replicaIds: readonly string[];
+  /** The proxies the replicas reach NATS through (null: they connect directly), there when the drill may inject `slow-network`. */
+  readonly link: LinkProxy | null;
   /** Replicas paused (SIGSTOP) right now. */
   readonly paused: Set<string>;
   /** The current process of a replica. */
@@ -45,24 +50,33 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
   progress(`nats: 3 nodes on ${nats.urls.join(',')}`);
   let bus: Bus | null = null;
   let agent: Agent | null = null;
+  let link: LinkProxy | null = null;
   const agentLog: Logger = pino({ level: opts.logLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
   const stopAll = async (): Promise<StackStopReport> => {
     if (agent !== null) await within(agent.stop(), 10_000);
     agentLog.flush();
     if (bus !== null) await within(bus.close(), 5_000);
-    return stack.stop();
+    const stopped = await stack.stop();
+    if (link !== null) await link.close();
+    return stopped;
   };
   try {
     bus = await connect({ servers: nats.urls, name: 'muster-drill' });
     const conn = bus;
     // created once here, so three replicas starting at once do not race to create them
     await ensureStreams(conn, { replicas: 3 });
+    // only a drill that may slow the replicas' network routes them through proxies
+    if (opts.faults.includes('slow-network') && slowNetworkUnavailable() === null) {
+      link = await startLinkProxy(nats.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })));
+      progress(`replicas reach NATS through proxies on ${link.urls.join(',')}`);
+    }
+    const replicaUrls = link?.urls ?? nats.urls;
     const procs = new Map<string, SchedulerProcess>();
     const startReplica = (id: string, clockAheadMs = 0): SchedulerProcess => {
       const proc = stack.spawnScheduler({
         ...(clockAheadMs === 0 ? {} : { env: fastClockEnv(clockAheadMs) }),
         id,
-        urls: nats.urls,
+        urls: replicaUrls,
         leaseMs: opts.leaseMs,
         heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
         replicas: 3,
@@ -104,6 +118,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
       nats,
       bus: conn,
       replicaIds: REPLICA_IDS,
+      link,
       paused: new Set(),
       replica: (id) => {
         const proc = procs.get(id);

@@ -1,6 +1,6 @@
 import { idOf, subjects } from '@muster/bus';
 import type { InputMessage, StoredDecision } from '@muster/bus';
-import { canonicalJson, isDecision, shardGet } from '@muster/core';
+import { canonicalJson, isDecision, shardEntriesSorted, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /**
@@ -227,6 +227,19 @@ export function whereJobsAre(ids: readonly string[], state: State, stream: reado
     const binds = nodes.map((n) => `${n} (${bound.has(n) ? `bind at stream ${bound.get(n)}` : 'no bind'})`).join(', ');
     return `${id}: ${job.status} on ${binds || 'no node'}; ${done}/${members.length} members done`;
   });
+}
+
+/**
+ * The nodes of the log's state by status, e.g. `6 lost (sim-1, sim-2, sim-3, …)`: a settle that
+ * failed with every node lost is the scheduler's view of the agents, not lost work.
+ */
+export function nodesByStatus(state: State): string {
+  const by = new Map<string, string[]>();
+  for (const [id, node] of shardEntriesSorted(state.nodes)) by.set(node.status, [...(by.get(node.status) ?? []), id]);
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, ids]) => `${ids.length} ${status}${status === 'up' ? '' : ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`}`)
+    .join(', ');
 }
 
 function bindJob(data: string): string | null {

@@ -1,7 +1,7 @@
 import { lastLogSequence } from '@muster/bus';
 import { libfaketime } from './drillCluster.ts';
 import { diskFaultUnavailable, fillDisk } from './drillDiskFault.ts';
-import { partitionLeader, partitionNats, partitionUnavailable } from './drillPartition.ts';
+import { partitionLeader, partitionNats, partitionUnavailable, slowNetwork, slowNetworkUnavailable } from './drillPartition.ts';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
@@ -25,6 +25,8 @@ export interface FaultRecord {
   error: string | null;
   /** For a leader fault: the replica that answered as leader next, as seen by polling statuses. */
   nextLeader: string | null;
+  /** slow-network: the delay and loss put on what the replicas send to NATS, how many connections went through the drill's proxies when it began, and one status request's round trip before and in the middle of it (ms; -1: no answer). */
+  slow?: { delayMs: number; loss: number; connections: number; statusMs: { before: number; during: number } };
   /** full-disk: the tmpfs's size, the bytes left free once filled, and how long it stayed full. */
   disk?: { mb: number; freeBytesWhenFull: number; fullMs: number };
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
@@ -52,6 +54,7 @@ const FAULTS: Record<FaultKind, { inject: Injector; unavailable?: () => string |
   'full-disk': { inject: fillDisk, unavailable: diskFaultUnavailable },
   'partition-leader': { inject: partitionLeader, unavailable: partitionUnavailable },
   'partition-nats': { inject: partitionNats, unavailable: partitionUnavailable },
+  'slow-network': { inject: slowNetwork, unavailable: slowNetworkUnavailable },
 };
 
 /** Injects one fault of `kind` and brings back what it took down; never throws (errors are recorded). */
@@ -78,7 +81,8 @@ export function faultLine(r: FaultRecord): string {
   if (r.skipped !== null) return `${what}: skipped (${r.skipped})`;
   if (r.error !== null) return `${what}: ERROR ${r.error}`;
   const next = r.nextLeader === null ? '' : `, ${r.nextLeader} leads`;
-  return `${what}: done in ${r.endedAt - r.at} ms${next}`;
+  const slow = r.slow === undefined ? '' : ` (${r.slow.delayMs} ms and ${r.slow.loss * 100} % loss on ${r.slow.connections} replica connections through the proxies; a status request took ${r.slow.statusMs.before} ms before, ${r.slow.statusMs.during} ms during)`;
+  return `${what}: done in ${r.endedAt - r.at} ms${slow}${next}`;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */

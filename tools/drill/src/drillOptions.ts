@@ -1,10 +1,10 @@
 import { nodesForRate } from './drillCapacity.ts';
 
 /** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader' | 'partition-nats';
+export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader' | 'partition-nats' | 'slow-network';
 
 /** Every fault kind, in the order a sequential drill cycles through them. */
-export const ALL_FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader', 'partition-nats'];
+export const ALL_FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader', 'partition-nats', 'slow-network'];
 
 /**
  * The kinds a drill injects unless told: all but `partition-nats`, which still fails the drill
@@ -48,6 +48,10 @@ export interface DrillOptions {
   /** partition-nats: how long one NATS node is cut off from the other two (longer than its raft election timeout). */
   natsPartitionMs: number;
   diskHeadroomMb: number;
+  /** slow-network: how long every replica's traffic to NATS is slowed, by how much (ms a chunk waits), and the share of its packets dropped. */
+  slowMs: number;
+  slowDelayMs: number;
+  slowLoss: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
   /** Longest wait, after the workload, for every accepted job to finish and the replicas to agree. */
@@ -78,6 +82,9 @@ export function drillDefaults(): DrillOptions {
     partitionMs: 3_000,
     natsPartitionMs: 8_000,
     diskHeadroomMb: 16,
+    slowMs: 10_000,
+    slowDelayMs: 200,
+    slowLoss: 0.05,
     livenessBoundMs: 10_000,
     settleTimeoutMs: 60_000,
     keepLogsDir: null,
@@ -91,7 +98,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'natsPartitionMs', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'natsPartitionMs', 'slowMs', 'slowDelayMs', 'slowLoss', 'livenessBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);
@@ -103,6 +110,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   for (const f of opts.faults) if (!ALL_FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${ALL_FAULT_KINDS.join(', ')})`);
   // a pause no longer than the lease is not a failover: the leader would keep its lease
   if (opts.pauseMs <= opts.leaseMs) throw new RangeError(`pauseMs (${opts.pauseMs}) must be longer than leaseMs (${opts.leaseMs})`);
+  if (opts.slowLoss >= 1) throw new RangeError(`slowLoss must be below 1, got ${opts.slowLoss}`);
   if (opts.partitionMs <= opts.leaseMs) throw new RangeError(`partitionMs (${opts.partitionMs}) must be longer than leaseMs (${opts.leaseMs})`);
   return opts;
 }

@@ -24,6 +24,63 @@ export function partitionUnavailable(): string | null {
   return null;
 }
 
+/** Why this machine cannot slow the replicas' network (not root, no iptables), or null when it can. */
+export function slowNetworkUnavailable(): string | null {
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (iptables drops the lost packets)';
+  try {
+    iptables(['-L', 'OUTPUT', '-n']);
+  } catch {
+    return 'needs iptables (apt-get install -y iptables)';
+  }
+  return null;
+}
+
+/**
+ * Latency and loss between every replica and NATS, for `slowMs`: each chunk a replica sends
+ * waits `slowDelayMs` in the drill's proxies (drillLinkProxy.ts) before it goes on to NATS, and
+ * an iptables rule on loopback drops each packet sent to the proxies' ports (by the replicas, and
+ * by no one else) with probability `slowLoss` (`-m statistic --mode random`), so the replicas'
+ * TCP retransmits as on a lossy link; NATS's answers come back undelayed (a round trip takes
+ * `slowDelayMs` more, as with `netem delay` on the replica's host). tc netem itself is not used:
+ * this machine's kernel is built without it (no CONFIG_NET_SCH_NETEM, no modules). A replica
+ * whose client found a NATS node's own address in the servers' gossip and reconnected to it
+ * directly is not slowed: the record counts the connections through the proxies.
+ */
+export async function slowNetwork(record: FaultRecord, ctx: FaultContext): Promise<void> {
+  const link = ctx.cluster.link;
+  if (link === null) throw new Error('the replicas were started without the drill\'s proxies');
+  // every replica at once: one such fault at a time (it takes no replica away from the others' rules)
+  if (ctx.busy.has('replicas')) {
+    record.skipped = "the replicas' network is slowed already";
+    return;
+  }
+  ctx.busy.add('replicas');
+  record.target = 'replicas';
+  const rule = ['OUTPUT', '-o', 'lo', '-p', 'tcp', '-m', 'multiport', '--dports', link.ports.join(','), '-m', 'statistic', '--mode', 'random', '--probability', String(ctx.opts.slowLoss), '-j', 'DROP'];
+  // a status request's round trip shows the impairment: its reply is what a replica sends
+  const statusMs = async (): Promise<number> => {
+    const started = performance.now();
+    const s = await ctx.cluster.status(ctx.cluster.replicaIds[0] as string, 5_000);
+    return s === null ? -1 : Math.round(performance.now() - started);
+  };
+  const before = await statusMs();
+  record.at = Date.now();
+  const slow = { delayMs: ctx.opts.slowDelayMs, loss: ctx.opts.slowLoss, connections: link.connections(), statusMs: { before, during: -1 } };
+  record.slow = slow;
+  let added = false;
+  try {
+    link.delay(ctx.opts.slowDelayMs);
+    iptables(['-A', ...rule]);
+    added = true;
+    await sleep(ctx.opts.slowMs / 2);
+    slow.statusMs.during = await statusMs();
+    await sleep(Math.max(0, record.at + ctx.opts.slowMs - Date.now()));
+  } finally {
+    if (added) iptables(['-D', ...rule]);
+    link.delay(0);
+  }
+}
+
 /**
  * The leader cut off from NATS while the standbys are not: iptables rules drop every loopback
  * packet to and from the local ports of the leader's TCP connections, and, for the connections it

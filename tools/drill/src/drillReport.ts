@@ -5,6 +5,7 @@ import type { ClockResult } from './drillClock.ts';
 import type { ReplicaStatus } from './drillCluster.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import type { LivenessResult } from './drillLiveness.ts';
+import type { LogLoss } from './drillLogLoss.ts';
 import type { DrillOptions } from './drillOptions.ts';
 import type { Spread, Takeover } from './drillTakeover.ts';
 
@@ -88,13 +89,15 @@ export interface DrillReport {
       auditor: number;
       statuses: ReplicaStatus[];
     };
+    /** MUSTER_LOG lost transactions it had stored (a replica folded or saw past the log's end): JetStream lost acknowledged writes. */
+    logLoss: LogLoss;
     liveness: LivenessResult;
     /** Whether any stamp ran ahead of true time (a fast clock jumping the log's time). */
     clock: ClockResult;
     /** When JetStream could not serve muster's streams (a NATS node down, its streams electing leaders); `fromMs` counts from the workload's start. */
     natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
-    /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are. */
-    settle: { trouble: string | null; pending: number; running: number; progressing: boolean; logRate: number; unsettled: string[] };
+    /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are, `nodes` the log's nodes by status (`28 up, 2 lost (sim-4, sim-9)`). */
+    settle: { trouble: string | null; pending: number; running: number; progressing: boolean; logRate: number; unsettled: string[]; nodes: string };
   };
   auditor: DrillAuditSummary | null;
   /** Why the auditor did not run, or null. */
@@ -119,6 +122,8 @@ export function drillFailures(r: DrillReport): string[] {
     if (cond) out.push(line);
   };
   fail(r.error !== null, `drill did not complete: ${r.error}`);
+  // first: the findings that name log sequences past the end follow from it
+  fail(c.logLoss.examples.length > 0, `JetStream lost acknowledged writes: MUSTER_LOG ends at ${c.logLoss.logEnd}, but ${c.logLoss.examples.join(', ')}; the findings naming log sequences past ${c.logLoss.logEnd} follow from it`);
   fail(c.lost.count > 0, `${c.lost.count} accepted jobs lost (${c.lost.examples.slice(0, 2).join('; ')})`);
   // a cluster still deciding when the wait ended has a backlog: that is saturation (drillNotes), not a failure
   const saturated = isSaturated(r);
@@ -134,7 +139,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(d.auditor > 0, `the auditor re-derived ${d.auditor} events differently`);
   fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits and JetStream up (longest ${c.liveness.longestAttributableMs} ms)`);
   fail(c.clock.jumps.length > 0, `the log's time jumped: ${c.clock.jumps[0] ?? ''}`);
-  fail(!saturated && c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 2).join('; ')})` : ''}`);
+  fail(!saturated && c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 2).join('; ')})` : ''}; nodes in the log: ${c.settle.nodes}`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
   if (r.auditor === null) fail(r.error === null, `the auditor did not run: ${r.auditorError ?? 'no reason given'}`);
@@ -199,6 +204,7 @@ export function drillTable(r: DrillReport): string {
     ['duplicated', String(c.duplicated.count)],
     ['contradicted', String(c.contradicted.count)],
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
+    ['log loss', c.logLoss.examples.length === 0 ? 'none (no replica folded or saw past the log\'s end)' : `MUSTER_LOG ends at ${c.logLoss.logEnd}; ${c.logLoss.examples.join(', ')}`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],

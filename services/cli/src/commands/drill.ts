@@ -28,7 +28,7 @@ export function drillCommand(): Command {
     .option('--schedule <kind>', 'sequential (one fault at a time, recovery between) or chaotic (random faults from a seeded PRNG)', schedule)
     .option('--fault-every <s>', 'sequential: seconds of quiet between faults; chaotic: mean seconds between faults (default 8)', positiveNumber)
     .option('--seed <n>', 'seed of the workload and the fault schedule (default 1)', integer)
-    .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby,fast-clock,full-disk,partition-leader; also partition-nats; a kind this machine cannot inject is skipped and the report says why: fast-clock needs faketime, full-disk and the partitions root)', faultList)
+    .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby,fast-clock,full-disk,partition-leader; also partition-nats and slow-network; a kind this machine cannot inject is skipped and the report says why: fast-clock needs faketime, full-disk, the partitions and slow-network root)', faultList)
     .option('--rate <n>', 'gang submissions per second (default 4)', positiveInt)
     .option('--nodes <n>', 'simulated nodes (default: scaled from --rate so the offered load is about 65% of capacity)', positiveInt)
     .option('--json', 'print the report as JSON')
