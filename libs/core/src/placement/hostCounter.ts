@@ -139,6 +139,11 @@ export class HostCounter {
     return { hosts, fit, eligible, total: this.index.ids.length + this.offline.lost + this.offline.drained };
   }
 
+  /** How many hosts of one class could take one member of `r` now (counted and refreshed as `count` does). */
+  fitOf(c: HostClass, r: MemberResources, locality: boolean): number {
+    return this.classCount(c, r, locality).fit;
+  }
+
   private code(h: number, r: MemberResources, locality: boolean): number {
     const reason = freeReason(this.index, h, r, locality);
     return reason === null ? 0 : ORDER.indexOf(reason) + 1;

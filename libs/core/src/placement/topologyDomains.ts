@@ -176,7 +176,9 @@ export function topologyRoom(
 }
 
 function fitting(counter: HostCounter, classes: readonly HostClass[], r: MemberResources, locality: boolean): number {
-  return counter.count(classes, r, locality).fit;
+  let fit = 0;
+  for (const c of classes) fit += counter.fitOf(c, r, locality);
+  return fit;
 }
 
 function roomMessage(topology: TopologySpec, role: string, domains: readonly DomainRoom[], unlabelled: number): string {
