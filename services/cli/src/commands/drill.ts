@@ -23,12 +23,12 @@ interface DrillFlags {
  */
 export function drillCommand(): Command {
   return new Command('drill')
-    .description('run an HA drill on loopback: 3 NATS nodes, 3 scheduler replicas, simulated agents and a workload under faults (kill -9 and SIGSTOP of the leader, NATS node and standby restarts, a replica an hour fast, a full disk on a NATS node, the leader cut off from NATS); exit 0 only when the verdict is PASS: nothing lost, duplicated, contradicted, overcommitted or divergent, no work waited, and the cluster came to rest (SATURATED: sound, but still working through a backlog)')
+    .description('run an HA drill on loopback: 3 NATS nodes, 3 scheduler replicas, simulated agents and a workload under faults (kill -9 and SIGSTOP of the leader, NATS node and standby restarts, a replica an hour fast, a full disk on a NATS node, the leader cut off from NATS, 200 ms and 5 % loss between the replicas and NATS); exit 0 only when the verdict is PASS: nothing lost, duplicated, contradicted, overcommitted or divergent, no work waited, and the cluster came to rest (SATURATED: sound, but still working through a backlog)')
     .option('--duration <s>', 'seconds of workload under faults (default 120)', positiveNumber)
     .option('--schedule <kind>', 'sequential (one fault at a time, recovery between) or chaotic (random faults from a seeded PRNG)', schedule)
     .option('--fault-every <s>', 'sequential: seconds of quiet between faults; chaotic: mean seconds between faults (default 8)', positiveNumber)
     .option('--seed <n>', 'seed of the workload and the fault schedule (default 1)', integer)
-    .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby,fast-clock,full-disk,partition-leader; also partition-nats and slow-network; a kind this machine cannot inject is skipped and the report says why: fast-clock needs faketime, full-disk, the partitions and slow-network root)', faultList)
+    .option('--faults <list>', 'comma-separated fault kinds (default: kill-leader,pause-leader,restart-nats,restart-standby,fast-clock,full-disk,partition-leader,slow-network; also partition-nats; a kind this machine cannot inject is skipped and the report says why: fast-clock needs faketime, full-disk, the partitions and slow-network root)', faultList)
     .option('--rate <n>', 'gang submissions per second (default 4)', positiveInt)
     .option('--nodes <n>', 'simulated nodes (default: scaled from --rate so the offered load is about 65% of capacity)', positiveInt)
     .option('--json', 'print the report as JSON')
