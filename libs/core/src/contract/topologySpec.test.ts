@@ -23,8 +23,8 @@ function valid(input: unknown): JobSpec {
 describe('placement.topology', () => {
   it('is kept as given, and absent stays absent', () => {
     expect(valid(withTopology({ key: 'rack', mode: 'required' })).placement).toEqual({ policy: 'pack', ptile: 4, gpuLocality: false, topology: { key: 'rack', mode: 'required' } });
-    expect(valid(withTopology({ key: 'switch.block-1', mode: 'preferred' })).placement.topology).toEqual({ key: 'switch.block-1', mode: 'preferred' });
-    expect('topology' in valid(designJobSpecExample()).placement).toBe(false);
+    expect(valid(withTopology({ key: 'switch.block-1', mode: 'preferred' })).placement?.topology).toEqual({ key: 'switch.block-1', mode: 'preferred' });
+    expect('topology' in (valid(designJobSpecExample()).placement ?? {})).toBe(false);
   });
 
   it('validating a normalised spec gives it back unchanged', () => {

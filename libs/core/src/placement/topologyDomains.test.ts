@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { JobSpec, NodeSpec, TopologySpec } from '../contract/types.ts';
+import type { NodeSpec, PlacementSpec, RoleSpec, TopologySpec } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import { gangShape } from './gangShape.ts';
 import { HostCounter } from './hostCounter.ts';
@@ -10,12 +10,11 @@ function spec(id: string, rack: string | number | null, slots: number): NodeSpec
   return { id, labels: rack === null ? {} : { rack }, capacity: { cpu: 64000, memoryMb: 65536, slots }, gpus: [] };
 }
 
-function gang(count: number, topology?: TopologySpec): JobSpec {
-  return {
-    id: 'j', identity: { user: 'u', queue: 'q', project: 'p' }, priority: 0, select: '', minInstances: 0,
-    roles: [{ name: 'task', count, resources: { cpu: 1000, memoryMb: 0, gpus: 0, gpuMemoryMb: 0 } }],
-    placement: { policy: 'pack', gpuLocality: false, ...(topology === undefined ? {} : { topology }) },
-  };
+// a plain job's request (what gangShape reads), typed by its parts only
+function gang(count: number, topology?: TopologySpec) {
+  const roles: RoleSpec[] = [{ name: 'task', count, resources: { cpu: 1000, memoryMb: 0, gpus: 0, gpuMemoryMb: 0 } }];
+  const placement: PlacementSpec = { policy: 'pack', gpuLocality: false, ...(topology === undefined ? {} : { topology }) };
+  return { id: 'j', identity: { user: 'u', queue: 'q', project: 'p' }, priority: 0, select: '', minInstances: 0, roles, placement };
 }
 
 describe('topology domains', () => {
