@@ -1,6 +1,7 @@
 // Queues in `muster simulate` (DESIGN.md §12): the `queue` step and a scenario's top-level `queues`
 // go through the same ingest as `muster.in.queue.<name>.set` on the leader: validated, refused with
 // the field's path and nothing applied, and once a queue exists jobs must name a leaf queue.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runScenarioText } from '@muster/core';
 
@@ -122,5 +123,17 @@ describe('queues in muster simulate', () => {
     });
     expect(rejections(lines)).toEqual([expect.objectContaining({ jobId: 'x', reason: expect.objectContaining({ path: 'identity.queue' }) })]);
     expect(lines.filter((l) => l.type === 'JobStats').map((l) => [l.jobId, l.outcome])).toEqual([['a1', 'succeeded'], ['b1', 'succeeded']]);
+  });
+  it('examples/scenarios/two-teams.json: b reclaims its guarantee from a, whole gangs, in the session that tries it; the victims run again when b is done', () => {
+    const lines = run(JSON.parse(readFileSync(new URL('../../examples/scenarios/two-teams.json', import.meta.url), 'utf8')));
+    const preempted = lines.filter((l) => l.type === 'GangAborted' && l.reason?.category === 'preempted');
+    expect(preempted.map((l) => [l.jobId, l.final, l.reason?.by])).toEqual([['a1', false, 'b1'], ['a2', false, 'b2']]);
+    const commits = lines.filter((l) => l.type === 'GangCommitted');
+    // b's gangs commit in the session of their victims' aborts, with no wait before
+    for (const p of preempted) expect(commits.find((c) => c.jobId === p.reason?.by)?.session).toBe(p.session);
+    expect(lines.some((l) => l.type === 'GangAborted' && (l.jobId === 'b1' || l.jobId === 'b2'))).toBe(false);
+    // requeued, the victims commit again once b's gangs are done
+    expect(commits.filter((c) => c.jobId === 'a1' || c.jobId === 'a2').map((c) => c.at)).toEqual([0, 0, 61_000, 61_000]);
+    expect(lines.at(-1)).toMatchObject({ type: 'Summary', jobs: { running: 4, succeeded: 2 } });
   });
 });
