@@ -101,6 +101,9 @@ describe('queues and reclaim end to end (nats-server, scheduler and agent proces
     const table = await muster(['queues']);
     expect(table.stdout.split('\n')[0]).toMatch(/^QUEUE\s+PARENT\s+WEIGHT\s+GPUS\s+CPU\s+MEM GiB\s+BORROWED\s+PENDING\s+RUNNING$/);
     expect(table.stdout).toMatch(/^a\s+-\s+1\s+0\/4\/-\s+0\/-\/-\s+0\/-\/-\s+-\s+0\s+0$/m);
+    // from now on a job must name one of them: the API refuses another at once, naming the field
+    expectOneLineError(await muster(['submit', file('lost.json', gang('lost', 'c', 1))]), 1, /lost rejected \(unknown: identity\.queue: unknown queue c\)/);
+    expect((await client.jobs()).map((j) => j.id)).not.toContain('lost');
   });
 
   it('team a borrows the idle half; team b gets its guarantee back in one session by preempting whole gangs of a, which run again when room frees', async () => {

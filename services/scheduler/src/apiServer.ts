@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import { publishInput, subjects, submitMsgId } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
-import { explain, isJobIdTaken, isRetired, queueViews, retiredJob, shardGet, validateJobSpec } from '@muster/core';
+import { explain, isJobIdTaken, isRetired, jobInQueue, queueViews, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
 /** An API error (DESIGN.md §2): a stable code, a message, and the field at fault. */
 export interface ApiError {
-  code: 'invalid' | 'duplicate' | 'not-found' | 'unavailable' | 'internal';
+  code: 'invalid' | 'duplicate' | 'unknown' | 'not-found' | 'unavailable' | 'internal';
   message: string;
   path: string;
 }
@@ -104,6 +104,11 @@ export class ApiServer {
     if (!spec.ok) return failure('invalid', spec.error.message, spec.error.path);
     if (isJobIdTaken(state, spec.value.id)) {
       return failure('duplicate', `job ${spec.value.id} was already accepted`, 'id');
+    }
+    // once queues exist, the queue the job names must be a leaf and its limit within the queue's maximum (as ingest decides)
+    if (state.queues !== undefined) {
+      const admitted = jobInQueue(state.queues, spec.value);
+      if (!admitted.ok) return failure(admitted.error.category, admitted.error.message, admitted.error.path);
     }
     try {
       // forward the body as given: the leader validates it again at ingest, from the log's input

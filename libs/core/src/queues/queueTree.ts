@@ -1,4 +1,5 @@
-import type { QueueSpec, SpecIssue } from '../contract/types.ts';
+import type { JobSpec, QueueSpec, SpecIssue } from '../contract/types.ts';
+import type { RejectionReason } from '../events.ts';
 import { MAX_QUEUE_DEPTH, MAX_QUEUES } from '../contract/queueSpecSchema.ts';
 
 // The queue tree (DESIGN.md §12) as the state holds it: queue specs by name, each naming its
@@ -74,4 +75,25 @@ export function queueRuntimeLimits(queues: QueueTable, name: string): { max: num
     if (def === undefined) def = q.defaultRuntimeLimitMs;
   }
   return { max, default: def };
+}
+
+/**
+ * A job in the queue tree (DESIGN.md §12), as the ingest admits it once queues are defined: it
+ * names a defined leaf queue, its runtime limit is within the smallest maximum on that queue's path,
+ * and a job with none takes the queue's default (or that maximum), written into the returned spec.
+ * The API's submission check (services/scheduler) asks the same, so both answer alike.
+ */
+export function jobInQueue(queues: QueueTable, spec: JobSpec): { ok: true; value: JobSpec } | { ok: false; error: RejectionReason } {
+  const name = spec.identity.queue;
+  const invalid = (path: string, message: string): { ok: false; error: RejectionReason } => ({ ok: false, error: { category: 'invalid', path, message } });
+  if (queues[name] === undefined) return { ok: false, error: { category: 'unknown', path: 'identity.queue', message: `identity.queue: unknown queue ${name}` } };
+  if (!isLeafQueue(queues, name)) return invalid('identity.queue', `identity.queue: queue ${name} has child queues; jobs go to a leaf queue`);
+  const limits = queueRuntimeLimits(queues, name);
+  if (limits.max === undefined) {
+    return { ok: true, value: spec.runtimeLimitMs !== undefined || limits.default === undefined ? spec : { ...spec, runtimeLimitMs: limits.default } };
+  }
+  if (spec.runtimeLimitMs !== undefined && spec.runtimeLimitMs > limits.max) {
+    return invalid('runtimeLimitMs', `runtimeLimitMs: ${spec.runtimeLimitMs} is above queue ${name}'s maximum of ${limits.max}`);
+  }
+  return { ok: true, value: spec.runtimeLimitMs !== undefined ? spec : { ...spec, runtimeLimitMs: Math.min(limits.default ?? limits.max, limits.max) } };
 }
