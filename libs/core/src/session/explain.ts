@@ -1,9 +1,12 @@
-import type { AbortReason } from '../events.ts';
+import type { AbortCategory, AbortReason } from '../events.ts';
+import { jobRequests, requestSelectAst } from '../jobRequests.ts';
 import { gangShape } from '../placement/gangShape.ts';
+import type { GangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounter.ts';
+import type { HostCounts } from '../placement/hostCounter.ts';
 import { freshIndexFromState } from '../placement/sessionIndex.ts';
 import { topologyRoom } from '../placement/topologyDomains.ts';
-import type { DomainRoom } from '../placement/topologyDomains.ts';
+import type { DomainRoom, TopologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
 import type { JobStatus, State } from '../state.ts';
@@ -52,8 +55,26 @@ export interface Explanation {
    * matching hosts and how many of them could take that member now; hosts without the label.
    */
   topology?: { key: string; domains: DomainRoom[]; unlabelled: number };
+  /**
+   * A pending job with alternatives (DESIGN.md §13): per variant, in order, its gang size, how it
+   * fared in the last recorded attempt, and the same fresh host counts as above (which then are
+   * the first variant's). Absent for any other job.
+   */
+  alternatives?: AlternativeLook[];
   /** One line for people. */
   text: string;
+}
+
+/** One variant of a pending job with alternatives, as explain sees it. */
+export interface AlternativeLook {
+  alternative: number;
+  members: number;
+  /** Its category in the recorded reason (absent: not tried yet). */
+  category?: AbortCategory;
+  hosts: Record<string, number>;
+  fit: number;
+  eligible: number;
+  topology?: { key: string; domains: DomainRoom[]; unlabelled: number };
 }
 
 /** Explains a job from the state alone, or null for an unknown job. */
@@ -65,21 +86,25 @@ export function explain(state: State, jobId: string): Explanation | null {
     : { category: job.pendReason.category, message: job.pendReason.message, ...(job.pendReason.cached === true ? { cached: true as const } : {}) };
   const base: Explanation = { jobId, status: job.status, reason: recorded, hosts: {}, fit: 0, eligible: 0, pendingSince: null, deadline: null, text: '' };
   if (job.status !== 'pending') {
-    const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s) since session ${job.session}` : '';
+    const variant = job.alternative === undefined ? '' : ` with alternative ${job.alternative}`;
+    const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s) since session ${job.session}${variant}` : '';
     const why = recorded !== null && job.status !== 'running' ? `: ${recorded.category} (${recorded.message})` : '';
     const limitAt = limitOf(job);
     const until = limitAt === null ? '' : `; its runtime limit stops it at ${limitAt}`;
     return { ...base, ...(limitAt === null ? {} : { limitAt }), text: `job ${jobId} is ${job.status}${where}${why}${until}` };
   }
-  const shape = gangShape(job.spec);
   const { index, offline } = freshIndexFromState(state);
-  const ast = job.selectAst;
-  const classes = index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
-  const heaviest = shape.roles[0]!;
   const counter = new HostCounter(index, offline);
-  const counts = counter.count(classes, heaviest.resources, shape.placement.gpuLocality);
-  const room = topologyRoom(index, classes, shape, counter);
-  const summary = Object.entries(counts.hosts).map(([k, n]) => `${n} ${k}`).join(', ');
+  // one look per request: the job's own, or each of its alternatives (DESIGN.md §13)
+  const looks = jobRequests(job.spec).map((request, i): VariantLook => {
+    const shape = gangShape(request);
+    const ast = requestSelectAst(job, i);
+    const classes = index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
+    const heaviest = shape.roles[0]!;
+    const counts = counter.count(classes, heaviest.resources, shape.placement.gpuLocality);
+    return { shape, heaviest: heaviest.name, counts, room: topologyRoom(index, classes, shape, counter) };
+  });
+  const first = looks[0]!;
   const why = recorded === null ? 'not tried yet' : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
   const reservation = job.reservation === undefined || state.policy === undefined ? undefined : {
     startAt: job.reservation.startAt,
@@ -90,12 +115,41 @@ export function explain(state: State, jobId: string): Explanation | null {
     ? recorded?.category === 'reserved' ? `; held back: it ${recorded.message}` : ''
     : `; reserved to start at ${reservation.startAt} on ${reservation.hosts.join(', ')}`
       + (reservation.waitsFor.length === 0 ? '' : `, waiting for ${reservation.waitsFor.map((g) => `${g.jobId} (ends ${g.endsAt})`).join(', ')}`);
-  const text = `job ${jobId} is pending (${why}): ${shape.size} member(s); ${counts.fit} of ${counts.eligible} matching hosts `
-    + `could take one '${heaviest.name}' member now${summary === '' ? '' : `; ${summary}`}`
-    + `${room === null ? '' : `; all in one ${room.key}: ${room.message}`}${plan}`;
+  const detail = job.spec.alternatives === undefined
+    ? lookText(first)
+    : `${looks.length} alternatives: ${looks.map((look, i) => `alternative ${i}: ${lookText(look)}`).join('; ')}`;
+  const text = `job ${jobId} is pending (${why}): ${detail}${plan}`;
+  const room = first.room;
   return {
-    ...base, hosts: counts.hosts, fit: counts.fit, eligible: counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job),
+    ...base, hosts: first.counts.hosts, fit: first.counts.fit, eligible: first.counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job),
     ...(reservation === undefined ? {} : { reservation }),
-    ...(room === null ? {} : { topology: { key: room.key, domains: room.domains, unlabelled: room.unlabelled } }), text,
+    ...(job.spec.alternatives === undefined && room !== null ? { topology: { key: room.key, domains: room.domains, unlabelled: room.unlabelled } } : {}),
+    ...(job.spec.alternatives === undefined ? {} : {
+      alternatives: looks.map((look, i) => ({
+        alternative: i,
+        members: look.shape.size,
+        ...(recorded === null || job.pendReason?.alternatives?.[i] === undefined ? {} : { category: job.pendReason.alternatives[i].category }),
+        hosts: look.counts.hosts,
+        fit: look.counts.fit,
+        eligible: look.counts.eligible,
+        ...(look.room === null ? {} : { topology: { key: look.room.key, domains: look.room.domains, unlabelled: look.room.unlabelled } }),
+      })),
+    }),
+    text,
   };
+}
+
+/** What explain sees of one request of a pending job. */
+interface VariantLook {
+  shape: GangShape;
+  heaviest: string;
+  counts: HostCounts;
+  room: TopologyRoom | null;
+}
+
+function lookText(look: VariantLook): string {
+  const summary = Object.entries(look.counts.hosts).map(([k, n]) => `${n} ${k}`).join(', ');
+  return `${look.shape.size} member(s); ${look.counts.fit} of ${look.counts.eligible} matching hosts `
+    + `could take one '${look.heaviest}' member now${summary === '' ? '' : `; ${summary}`}`
+    + `${look.room === null ? '' : `; all in one ${look.room.key}: ${look.room.message}`}`;
 }

@@ -20,7 +20,8 @@ const BULK = 128;
 
 /** Gives `uses` back to their hosts (1) or takes them (-1), with the index's trees rebuilt once when they are many. */
 export function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1): void {
-  const bulk = uses.length > BULK;
+  // (inside a caller's own bulk change, the caller rebuilds the trees)
+  const bulk = uses.length > BULK && index.deferred === null;
   if (bulk) index.deferTrees();
   for (const u of uses) {
     if (sign === 1) index.credit(u.host, u.cpu, u.mem, u.slots, u.gpus);

@@ -1,7 +1,7 @@
 // Scheduling sessions: runSession, needsSession, nextDeadline, explain (DESIGN.md §5).
 export { needsSession, nextDeadline } from './deadlines.ts';
 export { explain } from './explain.ts';
-export type { Explanation } from './explain.ts';
+export type { AlternativeLook, Explanation } from './explain.ts';
 export { runSession, PART_EVENTS } from './runSession.ts';
 export type { AttemptInfo, AttemptOutcome, SessionOptions, SessionResult, SessionStats } from './runSession.ts';
 export { dominantShare } from './dominantShare.ts';

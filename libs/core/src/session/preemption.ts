@@ -1,6 +1,7 @@
 import type { AllocationResources } from '../events.ts';
 import type { Avoid, AllocatorCounters } from '../placement/allocateGang.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
+import { activeRequest } from '../jobRequests.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import { shardLeaves } from '../shard.ts';
@@ -18,6 +19,9 @@ import type { QueueLedger } from './queueLedger.ts';
 // `max` and a placement, as an attempt would find them), then those it does not need are spared,
 // last first. Every change to the index and the ledger is taken back unless the caller keeps the
 // victims. Gangs committed in this session, or within the policy's minimum runtime, are never victims.
+
+/** Victims freed or taken back at once above this many, with the index's trees rebuilt once. */
+const BULK_GANGS = 32;
 
 /** A running gang as preemption sees it. */
 export interface RunningGang {
@@ -40,14 +44,13 @@ export interface Victims {
 /** The running gangs a session may preempt, by leaf queue (built once, on the first attempt that needs it). */
 export class RunningGangs {
   private byLeaf: Map<string, RunningGang[]> | null = null;
-  private readonly gone = new Set<string>();
 
   constructor(private readonly state: State, private readonly index: HostIndex, private readonly ledger: QueueLedger, private readonly at: number, private readonly session: number) {}
 
-  /** The gangs of a leaf that may be victims now, by id. */
+  /** The gangs of a leaf that may be victims now, in §12's victim order. */
   of(leaf: string): readonly RunningGang[] {
     if (this.byLeaf === null) this.byLeaf = this.build();
-    return (this.byLeaf.get(leaf) ?? []).filter((g) => !this.gone.has(g.job.spec.id));
+    return this.byLeaf.get(leaf) ?? [];
   }
 
   /** Every leaf with gangs. */
@@ -57,8 +60,9 @@ export class RunningGangs {
   }
 
   /** A gang was stopped: it is no victim again this session. */
-  remove(jobId: string): void {
-    this.gone.add(jobId);
+  remove(gang: RunningGang): void {
+    const list = this.byLeaf?.get(gang.leaf);
+    if (list !== undefined) this.byLeaf!.set(gang.leaf, list.filter((g) => g !== gang));
   }
 
   private build(): Map<string, RunningGang[]> {
@@ -74,12 +78,12 @@ export class RunningGangs {
         if (uses.length === 0) continue;
         const q = this.ledger.leafOf(job.spec);
         const list = out.get(q);
-        const gang: RunningGang = { job, leaf: q, request: gangRequest(job.spec), uses, over: 0 };
+        const gang: RunningGang = { job, leaf: q, request: gangRequest(activeRequest(job)), uses, over: 0 };
         if (list === undefined) out.set(q, [gang]);
         else list.push(gang);
       }
     }
-    for (const list of out.values()) list.sort((a, b) => (a.job.spec.id < b.job.spec.id ? -1 : 1));
+    for (const list of out.values()) list.sort(victimOrder);
     return out;
   }
 }
@@ -170,14 +174,16 @@ function plus(a: AllocationResources | undefined, b: AllocationResources): Alloc
 }
 
 /** Every candidate a preemptor may stop, in the order taken: reclaim victims before within-queue ones. */
-export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs, reclaim: ReclaimOrder): Candidate[] {
-  const out: Candidate[] = ledger.withinGuarantee(p.leaf, p.request) ? [...reclaim.of(p.leaf)] : [];
-  if (ledger.queues[p.leaf]?.preemption.withinQueue === 'lower-priority') {
-    const lower = running.of(p.leaf).filter((g) => g.job.spec.priority < p.job.spec.priority);
-    lower.sort(victimOrder);
-    for (const gang of lower) out.push({ gang, kind: 'within-queue' });
+export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs, reclaim: ReclaimOrder): readonly Candidate[] {
+  const reclaimed = ledger.withinGuarantee(p.leaf, p.request) ? reclaim.of(p.leaf) : [];
+  if (ledger.queues[p.leaf]?.preemption.withinQueue !== 'lower-priority') return reclaimed;
+  // the leaf's gangs are in victim order, lowest priority first: the lower ones are a prefix
+  const lower: Candidate[] = [];
+  for (const gang of running.of(p.leaf)) {
+    if (gang.job.spec.priority >= p.job.spec.priority) break;
+    lower.push({ gang, kind: 'within-queue' });
   }
-  return out;
+  return lower.length === 0 ? reclaimed : [...reclaimed, ...lower];
 }
 
 /**
@@ -199,7 +205,7 @@ export function chooseVictims(
   free: AllocationResources,
 ): Victims | null {
   const list = candidates(p, ledger, running, reclaim);
-  if (list.length === 0) return null;
+  if (list.length === 0 || !anyHostGains(p, index, list)) return null;
   // what is free in the cluster and what a prefix of victims holds must at least add up to the
   // request before a placement is worth trying (a necessary condition, never a sufficient one)
   const sum = { ...free };
@@ -217,10 +223,13 @@ export function chooseVictims(
     change(index, g.uses, sign);
     ledger.add(g.leaf, g.request, sign === 1 ? -1 : 1);
   };
-  // the first `k` candidates freed, exactly
+  // the first `k` candidates freed, exactly (many at once with the index's trees rebuilt once)
   const freeTo = (k: number): void => {
+    const bulk = Math.abs(k - freed) > BULK_GANGS;
+    if (bulk) index.deferTrees();
     for (; freed < k; freed++) release(list[freed]!.gang, 1);
     for (; freed > k; freed--) release(list[freed - 1]!.gang, -1);
+    if (bulk) index.flushTrees();
   };
   const fitsWith = (k: number): boolean => {
     freeTo(k);
@@ -258,6 +267,48 @@ export function chooseVictims(
   } finally {
     index.memo = saved;
   }
+}
+
+/** Per host, what every candidate of a list holds there (cached per list: the reclaim sequences are kept). */
+const heldByList = new WeakMap<readonly Candidate[], Map<number, { cpu: number; mem: number; slots: number; gpus: number }>>();
+
+function heldOn(list: readonly Candidate[]): Map<number, { cpu: number; mem: number; slots: number; gpus: number }> {
+  let held = heldByList.get(list);
+  if (held === undefined) {
+    held = new Map();
+    for (const c of list) {
+      for (const u of c.gang.uses) {
+        const h = held.get(u.host);
+        if (h === undefined) held.set(u.host, { cpu: u.cpu, mem: u.mem, slots: u.slots, gpus: u.gpus.length });
+        else {
+          h.cpu += u.cpu;
+          h.mem += u.mem;
+          h.slots += u.slots;
+          h.gpus += u.gpus.length;
+        }
+      }
+    }
+    heldByList.set(list, held);
+  }
+  return held;
+}
+
+/**
+ * Whether stopping every candidate could let the preemptor in at all: it does not fit now, so at
+ * least one host it may use (its classes) must gain enough to take one member of one of its roles
+ * (a necessary condition, checked without touching the index: any placement the stops make
+ * possible puts a member on a host they freed something on).
+ */
+function anyHostGains(p: Preemptor, index: HostIndex, list: readonly Candidate[]): boolean {
+  const classes = new Set(p.classes.map((c) => c.index));
+  for (const [h, held] of heldOn(list)) {
+    if (!classes.has(index.cls[h]!)) continue;
+    for (const role of p.shape.roles) {
+      const r = role.resources;
+      if (index.freeCpu[h]! + held.cpu >= r.cpu && index.freeMem[h]! + held.mem >= r.memoryMb && index.freeSlots[h]! + held.slots >= 1 && index.freeGpu[h]! + held.gpus >= r.gpus) return true;
+    }
+  }
+  return false;
 }
 
 // The preemptor's queues admit it and a placement exists, as the index and ledger are now.

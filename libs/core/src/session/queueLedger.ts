@@ -5,11 +5,11 @@ import { DEFAULT_QUEUE, effectiveQueue, queuePath } from '../queues/queueTree.ts
 import type { QueueTable } from '../queues/queueTree.ts';
 import { QUEUE_RESOURCES, subtreeUsage } from '../queues/queueUsage.ts';
 import type { Resources } from '../resources.ts';
-import type { JobSpec } from '../contract/types.ts';
+import type { JobRequest, JobSpec } from '../contract/types.ts';
 import type { State } from '../state.ts';
 
-/** What a gang asks of its queues: its members' CPU, memory and GPUs, summed. */
-export function gangRequest(spec: JobSpec): AllocationResources {
+/** What a gang asks of its queues: its members' CPU, memory and GPUs, summed (one request: `activeRequest` for a running gang). */
+export function gangRequest(spec: Pick<JobRequest, 'roles'>): AllocationResources {
   const out = { cpu: 0, memoryMb: 0, gpus: 0 };
   for (const r of spec.roles) {
     out.cpu += r.resources.cpu * r.count;

@@ -1,6 +1,8 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
-import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import type { JobRequest } from '../contract/types.ts';
+import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import { jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
@@ -13,6 +15,7 @@ import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import { HostIndexCache, releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
+import type { SelectAst } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
@@ -22,6 +25,7 @@ import { QueueOrder } from './queueOrder.ts';
 import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
 import type { Preemptor, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
+import type { PlannedReservation } from './reservationPlanner.ts';
 import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
 import { JobQueue } from './jobQueue.ts';
@@ -270,43 +274,65 @@ class Session {
   }
 
   private attempt(job: JobState): void {
+    this.stats.attempted++;
+    const variants = this.variantsOf(job);
+    const leaf = this.ledger?.leafOf(job.spec) ?? '';
+    // the variants in order, without stopping anyone: the first that fits commits (DESIGN.md §13)
+    const misses: Miss[] = [];
+    for (const variant of variants) {
+      const miss = this.tryVariant(job, variant, leaf);
+      if (miss === null) return;
+      misses.push(miss);
+    }
+    // then a blocked job that may preempt does so, over the variants in order, rather than wait or
+    // reserve (DESIGN.md §11, §12): above a queue's max only stopping gangs of its own queues can
+    // make room; short of resources, a reclaim or a lower priority may
+    if (this.ledger !== null) {
+      for (const [i, variant] of variants.entries()) {
+        const category = misses[i]!.category;
+        if ((category === 'quota' || category === 'insufficient-resources') && this.preempt(job, variant, leaf)) return;
+      }
+    }
+    this.fail(job, variants, misses);
+  }
+
+  /** The requests an attempt tries, in order: the job's own, or each of its alternatives. */
+  private variantsOf(job: JobState): Variant[] {
+    const requests = jobRequests(job.spec);
+    const alternatives = job.spec.alternatives !== undefined;
+    return requests.map((request, i) => ({
+      alternative: alternatives ? i : undefined,
+      request,
+      shape: gangShape(request),
+      fingerprint: requestFingerprint(job, i),
+      ast: requestSelectAst(job, i),
+    }));
+  }
+
+  /** Tries one request of a job: null when it committed, otherwise how it missed (nothing of it is left held). */
+  private tryVariant(job: JobState, variant: Variant, leaf: string): Miss | null {
     const stats = this.stats;
     const id = job.spec.id;
-    const shape = gangShape(job.spec);
-    stats.attempted++;
+    const { shape } = variant;
     const ledger = this.ledger;
-    const leaf = ledger?.leafOf(job.spec) ?? '';
-    const request = ledger === null ? null : gangRequest(job.spec);
-    const quota = ledger === null ? null : ledger.quotaIssue(leaf, request!);
-    if (quota !== null) {
-      // above a queue's max: only stopping gangs of its own queues can make room (never cached)
-      if (this.preempt(job, shape, leaf, request!)) return;
-      stats.failed++;
-      stats.quotaRefused++;
-      const wrote = this.pend(job, 'quota', () => quotaReason(quota));
-      this.clearReservation(job);
-      this.report(id, shape.size, 'failed', wrote);
-      return;
+    if (ledger !== null) {
+      const quota = ledger.quotaIssue(leaf, gangRequest(variant.request));
+      // above a queue's max (never cached: it depends on the queue, not on the request)
+      if (quota !== null) return { category: 'quota', cached: false, classes: null, reason: () => quotaReason(quota) };
     }
-    const cacheKey = cacheKeyOf(job);
+    const cacheKey = cacheKeyOf(job, variant.fingerprint);
     const hit = this.unsatisfiable.get(cacheKey);
-    if (hit !== undefined && hit.category === 'insufficient-resources' && ledger !== null && this.preempt(job, shape, leaf, request!)) return;
     if (hit !== undefined) {
-      // an identical request already exhausted every plan this session: pend without the allocator
-      stats.cacheHits++;
+      // an identical request already exhausted every plan this session: no allocator for it
       const reason: AbortReason = {
         category: hit.category,
         message: `an identical request (job ${hit.jobId}, same user, queue and project) found ${hit.category} earlier in this session`,
         hosts: {},
         cached: true,
       };
-      const wrote = this.pend(job, reason.category, () => reason);
-      // a job pended from the cache gets no reservation (DESIGN.md §11)
-      this.clearReservation(job);
-      this.report(id, shape.size, 'cached', wrote);
-      return;
+      return { category: hit.category, cached: true, classes: null, reason: () => reason };
     }
-    const classes = this.classesFor(job);
+    const classes = this.classesFor(variant);
     if (classes.length > 0) stats.allocatorRuns++;
     const planner = this.planner;
     const runtime = planner === null ? 0 : plannedRuntime(job, this.base.policy!);
@@ -330,42 +356,68 @@ class Session {
       }
       if (stmt === null) {
         // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
-        stats.failed++;
-        stats.backfillRefused++;
         const delayed = planner.delayed(end, hosts)!;
         const reason: AbortReason = {
           category: 'reserved',
           message: `would delay job ${delayed.jobId}, reserved to start at ${delayed.startAt} on ${delayed.hosts.join(', ')}; it fits now only until then (expected to run ${runtime === Number.POSITIVE_INFINITY ? 'until closed' : `${runtime} ms`})`,
           hosts: {},
         };
-        const wrote = this.pend(job, 'reserved', () => reason);
-        this.clearReservation(job);
-        this.report(id, shape.size, 'failed', wrote);
-        return;
+        return { category: 'reserved', cached: false, classes, reason: () => reason };
       }
     }
     if (stmt !== null) {
       planner?.committed(id, stmt.held, end);
-      this.commit(job, shape, stmt);
+      this.commit(job, variant, stmt);
       this.report(id, shape.size, 'committed', true);
-      return;
+      return null;
     }
     const category: AbortCategory = classes.length === 0
       ? 'no-matching-hosts'
-      : this.fitsEmpty(job, shape, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
-    // a blocked job that may preempt does so rather than reserve (DESIGN.md §11, §12)
-    if (category === 'insufficient-resources' && ledger !== null && this.preempt(job, shape, leaf, request!)) return;
-    stats.failed++;
+      : this.fitsEmpty(variant, classes) ? 'insufficient-resources' : 'placement-unsatisfiable';
+    // a preemption that makes room clears this cache, so the entry never outlives what it says
     this.unsatisfiable.set(cacheKey, { category, jobId: id });
-    const wrote = this.pend(job, category, () => this.reasonFor(job, shape, classes, category));
-    if (category === 'insufficient-resources' && planner !== null && planner.room > 0) this.reserve(job, shape, classes, runtime);
-    else this.clearReservation(job);
-    this.report(id, shape.size, 'failed', wrote);
+    return { category, cached: false, classes, reason: () => this.reasonFor(variant, shape, classes, category) };
   }
 
-  /** Plans a blocked job's reservation: written when new, moved or on other hosts; cleared when it has no finite start. */
-  private reserve(job: JobState, shape: GangShape, classes: readonly HostClass[], runtime: number): void {
-    const planned = this.planner!.plan(job.spec.id, shape, classes, runtime);
+  /**
+   * A failed attempt: its category is the closest variant's (DESIGN.md §13; the only one's for a
+   * job without alternatives), served from the cache only when every variant was; a job short of
+   * resources is reserved at the earliest start over its variants short of resources.
+   */
+  private fail(job: JobState, variants: readonly Variant[], misses: readonly Miss[]): void {
+    const stats = this.stats;
+    let closest = 0;
+    for (let i = 1; i < misses.length; i++) if (closeness(misses[i]!.category) > closeness(misses[closest]!.category)) closest = i;
+    const miss = misses[closest]!;
+    const cached = misses.every((m) => m.cached);
+    for (const m of misses) {
+      if (m.cached) stats.cacheHits++;
+      else if (m.category === 'quota') stats.quotaRefused++;
+      else if (m.category === 'reserved') stats.backfillRefused++;
+    }
+    if (!cached) stats.failed++;
+    const reason = job.spec.alternatives === undefined ? miss.reason : (): AbortReason => alternativesReason(misses, closest);
+    const wrote = this.pend(job, miss.category, reason);
+    // a job pended from the cache gets no reservation (DESIGN.md §11), nor one over quota or held back
+    const planner = this.planner;
+    if (miss.category === 'insufficient-resources' && !cached && planner !== null && planner.room > 0) {
+      const plans = variants.flatMap((v, i) => (misses[i]!.category === 'insufficient-resources' ? [{ shape: v.shape, classes: misses[i]!.classes ?? this.classesFor(v) }] : []));
+      this.reserve(job, plans, plannedRuntime(job, this.base.policy!));
+    } else this.clearReservation(job);
+    this.report(job.spec.id, variants[closest]!.shape.size, cached ? 'cached' : 'failed', wrote);
+  }
+
+  /**
+   * Plans a blocked job's reservation at the earliest start over the plans given (one per variant
+   * short of resources; ties to the first): written when new, moved or on other hosts; cleared
+   * when it has no finite start.
+   */
+  private reserve(job: JobState, plans: readonly { shape: GangShape; classes: readonly HostClass[] }[], runtime: number): void {
+    let planned: PlannedReservation | null = null;
+    for (const { shape, classes } of plans) {
+      const p = this.planner!.plan(job.spec.id, shape, classes, runtime);
+      if (p !== null && (planned === null || p.startAt < planned.startAt)) planned = p;
+    }
     if (planned === null) {
       this.clearReservation(job, 'no-start');
       return;
@@ -373,8 +425,9 @@ class Session {
     this.planner!.add(planned);
     this.stats.reserved++;
     const was = job.reservation;
-    if (was !== undefined && was.startAt === planned.startAt && was.hosts.length === planned.hosts.length && was.hosts.every((h, i) => h === planned.hosts[i])) return;
-    this.emit([{ type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts: planned.hosts }]);
+    const hosts = planned.hosts;
+    if (was !== undefined && was.startAt === planned.startAt && was.hosts.length === hosts.length && was.hosts.every((h, i) => h === hosts[i])) return;
+    this.emit([{ type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts }]);
   }
 
   /**
@@ -401,14 +454,15 @@ class Session {
    * requeues and the job's commit are one unit, so one transaction. False when no victim set
    * makes it fit (everything is then as it was).
    */
-  private preempt(job: JobState, shape: GangShape, leaf: string, request: AllocationResources): boolean {
+  private preempt(job: JobState, variant: Variant, leaf: string): boolean {
     const ledger = this.ledger!;
-    const key = `${job.fingerprint}\u0000${leaf}\u0000${job.spec.priority}`;
+    const key = `${variant.fingerprint}\u0000${leaf}\u0000${job.spec.priority}`;
     if (this.noVictims.has(key)) return false;
-    const classes = this.classesFor(job);
+    const classes = this.classesFor(variant);
     if (classes.length === 0) return false;
+    const { shape } = variant;
     const end = this.at + (this.planner === null ? 0 : plannedRuntime(job, this.base.policy!));
-    const p: Preemptor = { job, leaf, shape, classes, request, avoid: this.planner?.avoid(end) ?? null };
+    const p: Preemptor = { job, leaf, shape, classes, request: gangRequest(variant.request), avoid: this.planner?.avoid(end) ?? null };
     const victims = chooseVictims(p, ledger, this.index, this.running!, this.reclaim!, this.stats, this.free);
     if (victims === null) {
       this.noVictims.add(key);
@@ -423,7 +477,7 @@ class Session {
     if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
     this.stats.preemptions++;
     this.planner?.committed(job.spec.id, stmt.held, end);
-    this.commit(job, shape, stmt, this.stops(job, leaf, victims));
+    this.commit(job, variant, stmt, this.stops(job, leaf, victims));
     this.report(job.spec.id, shape.size, 'committed', true);
     return true;
   }
@@ -440,7 +494,7 @@ class Session {
       const reason: AbortReason = { category: 'preempted', message: `preempted by job ${by}: ${why}; the whole gang is released and requeued`, hosts: {}, by };
       out.push(...releaseAll(v, 'preempted'), { type: 'GangAborted', jobId: v.spec.id, session: this.session, at: this.at, final: false, reason }, { type: 'JobPended', jobId: v.spec.id, at: this.at });
       for (const u of gang.uses) this.index.touch(u.host);
-      this.running!.remove(v.spec.id);
+      this.running!.remove(gang);
       this.planner?.preempted(v.spec.id);
       this.shares.user.delete(v.spec.identity.user);
       this.shares.queue.delete(v.spec.identity.queue);
@@ -452,8 +506,9 @@ class Session {
     return out;
   }
 
-  private commit(job: JobState, shape: GangShape, stmt: Statement, before: readonly SchedulerEvent[] = []): void {
+  private commit(job: JobState, variant: Variant, stmt: Statement, before: readonly SchedulerEvent[] = []): void {
     const id = job.spec.id;
+    const { shape } = variant;
     const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
     const bound: MemberBound[] = new Array<MemberBound>(shape.size);
     const allocations: Allocation[] = [];
@@ -472,10 +527,12 @@ class Session {
       this.index.touch(d.host);
     }
     const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations };
+    // which variant committed (DESIGN.md §13); a job without alternatives commits as it always did
+    if (variant.alternative !== undefined) committed.alternative = variant.alternative;
     // the whole Statement in order: debits and reversals (failed plans included), binds, decision
     this.emit([...before, ...stmt.events, ...bound, committed]);
     if (this.ledger !== null) {
-      const request = gangRequest(job.spec);
+      const request = gangRequest(variant.request);
       this.ledger.add(this.ledger.leafOf(job.spec), request, 1);
       this.free.cpu -= request.cpu;
       this.free.memoryMb -= request.memoryMb;
@@ -487,32 +544,32 @@ class Session {
     this.shares.queue.delete(job.spec.identity.queue);
   }
 
-  private classesFor(job: JobState): HostClass[] {
-    const key = job.spec.select;
+  private classesFor(variant: Variant): HostClass[] {
+    const key = variant.request.select;
     let classes = this.selectClasses.get(key);
     if (classes === undefined) {
-      const ast = job.selectAst;
+      const ast = variant.ast;
       classes = this.index.classes.filter((c) => ast === null || evalSelect(ast, { labels: c.spec.labels, capacity: c.spec.capacity, gpus: c.spec.gpus.length }));
       this.selectClasses.set(key, classes);
     }
     return classes;
   }
 
-  private fitsEmpty(job: JobState, shape: GangShape, classes: readonly HostClass[]): boolean {
-    let fits = this.emptyFits.get(job.fingerprint);
+  private fitsEmpty(variant: Variant, classes: readonly HostClass[]): boolean {
+    let fits = this.emptyFits.get(variant.fingerprint);
     if (fits === undefined) {
-      fits = fitsEmptyCluster(this.index, shape, classes);
-      this.emptyFits.set(job.fingerprint, fits);
+      fits = fitsEmptyCluster(this.index, variant.shape, classes);
+      this.emptyFits.set(variant.fingerprint, fits);
     }
     return fits;
   }
 
-  private reasonFor(job: JobState, shape: GangShape, classes: readonly HostClass[], category: AbortCategory): AbortReason {
+  private reasonFor(variant: Variant, shape: GangShape, classes: readonly HostClass[], category: AbortCategory): AbortReason {
     const heaviest = shape.roles[0]!;
     const counts = this.counter.count(classes, heaviest.resources, shape.placement.gpuLocality);
     const gang = `${shape.size} member${shape.size === 1 ? '' : 's'} (${describePlacement(shape)})`;
     const message = category === 'no-matching-hosts'
-      ? `no up, undrained host matches select ${JSON.stringify(job.spec.select)} (${counts.total} hosts known)`
+      ? `no up, undrained host matches select ${JSON.stringify(variant.request.select)} (${counts.total} hosts known)`
       : category === 'placement-unsatisfiable'
         ? `no plan places the ${gang} even on the cluster as it is now with every host empty`
         : `not enough free resources for the ${gang} now; ${counts.fit} of ${counts.eligible} matching hosts could take one '${heaviest.name}' member`;
@@ -539,11 +596,57 @@ class Session {
   }
 }
 
-// The session-local cache's key: fingerprint and identity, like `unsatisfiableKey` (which keys the
-// state's copy), in a cheaper unambiguous form (NUL never occurs in an id or a name).
-function cacheKeyOf(job: JobState): string {
+/** One request of a job as an attempt tries it: the job's own, or one of its alternatives. */
+interface Variant {
+  /** Its index among the job's alternatives (undefined: a job without alternatives). */
+  alternative: number | undefined;
+  request: JobRequest;
+  shape: GangShape;
+  /** Its unsatisfiable-cache fingerprint. */
+  fingerprint: string;
+  ast: SelectAst | null;
+}
+
+/** How a variant missed: its category, whether from the cache, its hosts (when tried) and its reason. */
+interface Miss {
+  category: AbortCategory;
+  cached: boolean;
+  classes: HostClass[] | null;
+  reason: () => AbortReason;
+}
+
+// How close a variant that missed came to committing (DESIGN.md §13): it fits but for a
+// reservation; it would fit an emptier cluster; only its queue's max stops it; no plan fits even
+// the empty cluster; no host passes its select.
+function closeness(category: AbortCategory): number {
+  switch (category) {
+    case 'reserved': return 5;
+    case 'insufficient-resources': return 4;
+    case 'quota': return 3;
+    case 'placement-unsatisfiable': return 2;
+    default: return 1;
+  }
+}
+
+/** The reason of a failed attempt of a job with alternatives: the closest variant's category and hosts, how each fared. */
+function alternativesReason(misses: readonly Miss[], closest: number): AbortReason {
+  const reasons = misses.map((m) => m.reason());
+  const cached = misses.every((m) => m.cached);
+  return {
+    category: reasons[closest]!.category,
+    message: `no alternative fits: ${reasons.map((r, i) => `alternative ${i}: ${r.category}${misses[i]!.cached ? ' (cached)' : ''}: ${r.message}`).join('; ')}`,
+    hosts: reasons[closest]!.hosts,
+    ...(cached ? { cached: true as const } : {}),
+    alternatives: reasons.map((r, i) => ({ category: r.category, hosts: r.hosts, ...(misses[i]!.cached ? { cached: true as const } : {}) })),
+  };
+}
+
+// The session-local cache's key: a request's fingerprint and the job's identity, like
+// `unsatisfiableKey` (which keys the state's copy), in a cheaper unambiguous form (NUL never
+// occurs in an id or a name).
+function cacheKeyOf(job: JobState, fingerprint: string): string {
   const { user, queue, project } = job.spec.identity;
-  return `${job.fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
+  return `${fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
 }
 
 function quotaReason(q: QuotaIssue): AbortReason {
