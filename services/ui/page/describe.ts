@@ -13,7 +13,9 @@ export function describe(event: LogEvent): string {
       return `placed on ${allocations.map((a) => `${a.node} ${a.role}[${a.members.join(',')}]${a.gpuIds.length > 0 ? ` gpus ${a.gpuIds.join(',')}` : ''}`).join('; ')}`;
     }
     case 'GangAborted': {
-      const reason = e.reason as { category: string; message: string; cached?: boolean };
+      const reason = e.reason as { category: string; message: string; cached?: boolean; by?: string };
+      // a victim of preemption is requeued: say by whom (DESIGN.md §12)
+      if (reason.category === 'preempted') return `preempted by ${reason.by ?? '?'}, requeued — ${reason.message}`;
       return `${e.final === true ? 'aborted' : 'waits'}: ${reason.category}${reason.cached === true ? ' (cached)' : ''} — ${reason.message}`;
     }
     case 'GangReserved':
@@ -23,6 +25,10 @@ export function describe(event: LogEvent): string {
     case 'JobRejected': {
       const reason = e.reason as { category: string; path: string; message: string };
       return `rejected: ${reason.category}${reason.path === '' ? '' : ` at ${reason.path}`} — ${reason.message}`;
+    }
+    case 'QueueSet': {
+      const q = e.queue as { name: string; parent?: string };
+      return `queue ${q.name} set${q.parent === undefined ? '' : ` under ${q.parent}`}`;
     }
     case 'JobFinished':
       return `finished: ${String(e.outcome)}`;
