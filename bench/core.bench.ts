@@ -8,7 +8,7 @@
 // (it is deterministic) and every attempt keeps its fastest time, so the latency percentiles do not
 // count time the process spent descheduled.
 // Run: npx tsx bench/core.bench.ts [hosts=10000] [gangs=50000] [seed=42] [churn rounds=2] [repeats=3]
-// (BENCH_ONLY=topology: only the topology case; BENCH_TOPOLOGY_MODES, BENCH_TOPOLOGY_ROUNDS)
+// (BENCH_ONLY=topology or queues: only that case; BENCH_TOPOLOGY_MODES, BENCH_TOPOLOGY_ROUNDS, BENCH_QUEUE_ROUNDS)
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -214,6 +214,10 @@ function main(): void {
     topologyCases();
     return;
   }
+  if (process.env.BENCH_ONLY === 'queues') {
+    queueCases();
+    return;
+  }
   console.log(`muster core benchmark: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   const h0 = heapMb();
   let state = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
@@ -263,7 +267,83 @@ function main(): void {
   console.log(`\nidle: a session with nothing changed wrote ${idle.parts.flat().length} events`);
   reservationCases();
   topologyCases();
+  queueCases();
 }
+// Contract v1.1 (DESIGN.md §12): the same seeded workload with every job in one queue (none
+// defined: the implicit default queue) and in 20 queues (4 teams of 4 leaves, a two-level tree),
+// each team guaranteed a quarter of the cluster's CPU, memory and GPUs and each leaf a sixteenth,
+// reclaim on everywhere and lower-priority preemption within half the leaves. The fourth team's
+// gangs arrive only after the first session, so the other three borrow its share, and its gangs
+// in the churn session (a fifth of the running gangs finish) reclaim it by preemption. Interleaved
+// rounds (BENCH_QUEUE_ROUNDS, default 2); the ratio is to the single queue of the same round.
+function queueCases(): void {
+  const rounds = Number(process.env.BENCH_QUEUE_ROUNDS ?? 2);
+  const hosts = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
+    const spec = hostSpec(i);
+    return { subject: `muster.in.node.${String(spec.id)}.register`, data: JSON.stringify(spec) };
+  }));
+  const cap = hosts.capacity;
+  const share = (n: number) => ({ cpu: Math.floor(cap.cpu / n), memoryMb: Math.floor(cap.memoryMb / n), gpus: Math.floor(cap.gpus / n) });
+  const tree: Record<string, unknown>[] = [];
+  for (let t = 0; t < 4; t++) {
+    tree.push({ name: `team${t}`, guaranteed: share(4) });
+    for (let l = 0; l < 4; l++) tree.push({ name: `team${t}-${l}`, parent: `team${t}`, guaranteed: share(16), preemption: { withinQueue: l % 2 === 0 ? 'lower-priority' : 'never', reclaim: true } });
+  }
+  seed = Number(process.argv[4] ?? 42) + 17;
+  const specs = Array.from({ length: GANGS }, (_, i) => gangSpec(i));
+  const leafOf = (i: number): string => `team${i % 4}-${Math.floor(i / 4) % 4}`;
+  const late = (i: number): boolean => i % 4 === 3;
+  const states = new Map<string, { first: State; later: { subject: string; data: string }[] }>();
+  for (const mode of ['one', 'queues'] as const) {
+    const queued = specs.map((g, i) => (mode === 'one' ? g : { ...g, identity: { ...(g.identity as Record<string, unknown>), queue: leafOf(i) } }));
+    let state = mode === 'one' ? hosts : sequentialFeed(hosts, tree.map((q) => ({ subject: `muster.in.queue.${String(q.name)}.set`, data: JSON.stringify(q) })));
+    state = feed(state, queued.filter((_, i) => !late(i)).map((g) => ({ subject: 'muster.in.submit', data: JSON.stringify(g) })));
+    states.set(mode, { first: state, later: queued.filter((_, i) => late(i)).map((g) => ({ subject: 'muster.in.submit', data: JSON.stringify(g) })) });
+  }
+  console.log(`\nqueues: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs (a quarter arriving after session 1), one queue vs 20 queues in a two-level tree with preemption, ${rounds} interleaved round(s)`);
+  type Times = { first: number; firstCpu: number; churn: number; churnCpu: number; preempted: number };
+  const best = new Map<string, Times>();
+  for (let round = 1; round <= rounds; round++) {
+    const times = new Map<string, Times>();
+    for (const [mode, built] of states) {
+      let state = built.first;
+      const first = timedSession(state, 1000);
+      for (const part of first.parts) state = fold(state, part);
+      report(`queues ${mode}, round ${round}, session 1: three quarters of the gangs on the empty cluster`, first, 0);
+      seed = Number(process.argv[4] ?? 42) + 19;
+      const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
+      const inputs: { subject: string; data: string }[] = [...built.later];
+      for (const [id, j] of running.filter(() => chance(0.2))) {
+        j.members.forEach((m, member) => {
+          if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
+        });
+      }
+      state = sequentialFeed(state, inputs);
+      const churn = timedSession(state, 60_000);
+      report(`queues ${mode}, round ${round}, churn: the last quarter arrives, ${fmt(inputs.length - built.later.length)} completions, then a session; ${fmt(churn.stats.preemptions)} preemptions stopped ${fmt(churn.stats.preempted)} gangs, ${fmt(churn.stats.quotaRefused)} quota refusals`, churn, 0);
+      const t = { first: first.totalMs, firstCpu: first.totalCpuMs, churn: churn.totalMs, churnCpu: churn.totalCpuMs, preempted: churn.stats.preempted };
+      times.set(mode, t);
+      const was = best.get(mode);
+      best.set(mode, was === undefined ? t : {
+        first: Math.min(was.first, t.first), firstCpu: Math.min(was.firstCpu, t.firstCpu),
+        churn: Math.min(was.churn, t.churn), churnCpu: Math.min(was.churnCpu, t.churnCpu), preempted: t.preempted,
+      });
+    }
+    printQueues(`round ${round}`, times);
+  }
+  printQueues(`fastest of ${rounds} round(s)`, best);
+}
+
+function printQueues(label: string, times: ReadonlyMap<string, { first: number; firstCpu: number; churn: number; churnCpu: number; preempted: number }>): void {
+  const one = times.get('one');
+  console.log(`\nqueues, same workload, ${label} (session wall ms and CPU ms, ratio to one queue; goal <= 1.5):`);
+  for (const [mode, t] of times) {
+    const r = (x: number, y: number | undefined): string => (y === undefined ? '' : ` (${(x / y).toFixed(2)}x)`);
+    console.log(`  ${mode.padEnd(6)}: session 1 ${fmt(t.first)} ms${r(t.first, one?.first)}, CPU ${fmt(t.firstCpu)} ms${r(t.firstCpu, one?.firstCpu)}; `
+      + `churn ${fmt(t.churn)} ms${r(t.churn, one?.churn)}, CPU ${fmt(t.churnCpu)} ms${r(t.churnCpu, one?.churnCpu)}, ${fmt(t.preempted)} gangs preempted`);
+  }
+}
+
 
 // Contract v1.1 (DESIGN.md §13): the hosts in 40 racks (label `rack`, consecutive ids per rack),
 // the same seeded workload without topology, with `placement.topology {key: "rack", mode:

@@ -72,8 +72,15 @@ export class QueueLedger {
     return this.leafOfName(spec.identity.queue);
   }
 
+  private readonly leaves = new Map<string, string>();
+
   private leafOfName(name: string): string {
-    return effectiveQueue(this.queues, name);
+    let leaf = this.leaves.get(name);
+    if (leaf === undefined) {
+      leaf = effectiveQueue(this.queues, name);
+      this.leaves.set(name, leaf);
+    }
+    return leaf;
   }
 
   /** A leaf and its ancestors, the leaf first. */
