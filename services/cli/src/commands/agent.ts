@@ -15,6 +15,7 @@ interface AgentFlags extends NatsFlags {
   heartbeatMs: number;
   stateDir?: string;
   logLevel?: string;
+  deviceWaitMs?: number;
 }
 
 /** `muster agent --node FILE | --simulate N`: a node agent until Ctrl-C. */
@@ -26,6 +27,7 @@ export function agentCommand(): Command {
     .option('--run-commands', 'with --simulate: still run the commands of roles that have one')
     .option('--heartbeat-ms <ms>', 'milliseconds between heartbeats', positiveInt, 1000)
     .option('--state-dir <dir>', 'where the agent keeps finished members and their output (default with --node: .muster/agent)')
+    .option('--device-wait-ms <ms>', 'longest a member waits for the stopped members still on its GPU devices to exit before it starts anyway (default: the stop grace + 5000)', positiveInt)
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
     .action(async (flags: AgentFlags) => {
       if ((flags.node === undefined) === (flags.simulate === undefined)) {
@@ -48,6 +50,7 @@ export function agentCommand(): Command {
           heartbeatMs: flags.heartbeatMs,
           logger,
           stateDir,
+          ...(flags.deviceWaitMs === undefined ? {} : { deviceWaitMs: flags.deviceWaitMs }),
           ...target.auth,
         });
       } catch (err) {
