@@ -189,8 +189,9 @@ export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGa
 /**
  * The victim set of §12 that lets the preemptor fit, or null (none at all when it would still not
  * fit): the shortest prefix of the candidates after which the preemptor's queues admit it and a
- * placement exists (found by doubling, then halving, from the first prefix whose resources could
- * cover the request: placing needs more free, never less), then every victim of that prefix the
+ * placement exists (after one placement with every candidate freed has shown it fits at all:
+ * found by doubling, then halving, from the first prefix whose resources could cover the request;
+ * placing needs more free, never less), then every victim of that prefix the
  * preemptor does not need spared, last first. On success the victims stay freed on the index and
  * out of the ledger, so the caller places the preemptor and writes the victims' stops; on null
  * everything is as it was.
@@ -239,13 +240,15 @@ export function chooseVictims(
   // more is free than the session's memo of failures knew
   index.memo = 'off';
   try {
+    // most attempts that get this far still do not fit with every candidate stopped: one
+    // placement with all of them freed says so before any search for the shortest prefix
+    if (!fitsWith(list.length)) {
+      freeTo(0);
+      return null;
+    }
     let lo = Math.max(0, from - 1);
     let hi = Math.max(1, from);
-    while (!fitsWith(hi)) {
-      if (hi === list.length) {
-        freeTo(0);
-        return null;
-      }
+    while (hi < list.length && !fitsWith(hi)) {
       lo = hi;
       hi = Math.min(list.length, hi * 2);
     }
