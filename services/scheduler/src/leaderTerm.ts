@@ -221,9 +221,13 @@ export class LeaderTerm {
     const log = this.log.child({ component: 'lease' });
     const signal = this.stopController.signal;
     const every = Math.max(20, Math.floor(this.deps.opts.leaseMs / 3));
+    let started = performance.now();
     while (!signal.aborted) {
-      await sleep(every, signal);
+      // one refresh every `every` from the start of the last, not `every` after it ended: a slow
+      // KV write must not stretch the interval a standby sees past the lease
+      await sleep(Math.max(0, every - (performance.now() - started)), signal);
       if (signal.aborted) return;
+      started = performance.now();
       try {
         const r = await this.keeper.refresh(this.won);
         if (r === false) {

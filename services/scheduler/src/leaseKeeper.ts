@@ -10,8 +10,9 @@ export interface WonLease {
 
 /**
  * The lease policy on top of the KV primitives: a candidate creates the lease when there is none,
- * and takes it over when it has seen no refresh for `leaseMs` on its own monotonic clock. The
- * lease only chooses who tries to write; the log's fencing is the guarantee.
+ * and takes it over when it has seen no sign of a leader for `leaseMs` on its own monotonic clock:
+ * no refresh of the lease, and no growth of the log (`sawActivity`). The lease only chooses who
+ * tries to write; the log's fencing is the guarantee.
  */
 export class LeaseKeeper {
   private lastRevision = -1;
@@ -50,6 +51,15 @@ export class LeaseKeeper {
       return { term, revision: r.revision };
     }
     return null;
+  }
+
+  /**
+   * Counts as a refresh seen at `atMs` (monotonic): the log grew, so a leader was writing then. On a loaded machine the
+   * lease's KV write can take longer than the lease while the pipelined appends keep flowing, and
+   * a standby taking over from a leader that is writing only costs a takeover and fences it.
+   */
+  sawActivity(atMs = monotonicMs()): void {
+    this.lastChange = Math.max(this.lastChange, atMs);
   }
 
   /** Refreshes a held lease; false when someone else holds it now. */

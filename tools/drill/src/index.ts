@@ -23,4 +23,4 @@ export { numbersByKind } from './drillByKind.ts';
 export type { DrillFindings, KindNumbers } from './drillByKind.ts';
 export { libfaketime } from './drillCluster.ts';
 export { diskFaultUnavailable } from './drillDiskFault.ts';
-export { partitionUnavailable } from './drillPartition.ts';
+export { partitionUnavailable, slowNetworkUnavailable } from './drillPartition.ts';
