@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
 import { foldTransactions } from '../../libs/core/src/evolve.ts';
+import { requestOf } from '../../libs/core/src/jobRequests.ts';
 import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
 import type { HostIndexCache } from '../../libs/core/src/placement/sessionIndex.ts';
 import { turn } from '../../libs/core/src/turn/turn.ts';
@@ -10,7 +11,7 @@ import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
 import { initialState } from '../../libs/core/src/state.ts';
 import type { State } from '../../libs/core/src/state.ts';
 import { stateHash } from '../../libs/core/src/stateHash.ts';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
+import { alternativesJob, job, node } from '../../libs/core/src/testing/fixtures.ts';
 import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
 import { cancel, close, Cluster, done, drain, lose, register, retire, schedule, submit } from '../../libs/core/src/testing/given.ts';
 import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
@@ -60,8 +61,19 @@ const jobArb: fc.Arbitrary<JobOptions> = fc.record({
   return out;
 });
 
+// a job with alternatives (DESIGN.md §13): 2 or 3 variants, each its own gang, role names that
+// differ per variant (so a commit read against the wrong variant shows), the job's own identity
+const alternativesArb: fc.Arbitrary<{ job: JobOptions; variants: JobOptions[] }> = fc.record({
+  job: jobArb,
+  variants: fc.array(jobArb, { minLength: 2, maxLength: 3 }),
+}).map(({ job: j, variants }) => ({
+  job: { ...j, minInstances: 0 },
+  variants: variants.map((v, i) => ({ ...v, roles: v.roles?.map((r) => ({ ...r, name: `${r.name}${i}` })) })),
+}));
+
 type Command =
   | { kind: 'submit'; job: JobOptions }
+  | { kind: 'alternatives'; job: JobOptions; variants: JobOptions[] }
   | { kind: 'schedule'; advanceMs: number }
   | { kind: 'finish'; pick: number; ok: boolean }
   | { kind: 'cancel'; pick: number }
@@ -73,6 +85,7 @@ type Command =
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 5, arbitrary: jobArb.map((j): Command => ({ kind: 'submit', job: j })) },
+  { weight: 2, arbitrary: alternativesArb.map((a): Command => ({ kind: 'alternatives', ...a })) },
   { weight: 4, arbitrary: fc.constantFrom(0, 0, 400, 1500).map((ms): Command => ({ kind: 'schedule', advanceMs: ms })) },
   { weight: 4, arbitrary: fc.record({ pick: fc.nat(), ok: fc.boolean() }).map((c): Command => ({ kind: 'finish', ...c })) },
   { weight: 1, arbitrary: fc.nat().map((pick): Command => ({ kind: 'cancel', pick })) },
@@ -87,6 +100,9 @@ function pickOf<T>(xs: readonly T[], n: number): T | undefined {
   return xs.length === 0 ? undefined : xs[n % xs.length];
 }
 
+// commits on a variant after the first, over a property's runs (the generator must reach them)
+let laterVariants = 0;
+
 function checkCommits(state: State, parts: SchedulerEvent[][]): void {
   for (const part of parts) {
     for (const e of part) {
@@ -96,8 +112,25 @@ function checkCommits(state: State, parts: SchedulerEvent[][]): void {
       // all or nothing: a commit binds every member of the gang exactly once
       expect(members).toEqual(members.map((_, i) => i));
       expect(part.filter((x) => x.type === 'MemberBound' && x.jobId === e.jobId)).toHaveLength(members.length);
-      // the placement policy holds
-      const placementSpec = shardGet(state.jobs, commit.jobId)!.spec.placement;
+      // a commit names its variant exactly when the job has alternatives, and its allocations are
+      // that variant's gang: its roles, each role's count, its per-member resources
+      const spec = shardGet(state.jobs, commit.jobId)!.spec;
+      expect(commit.alternative !== undefined).toBe(spec.alternatives !== undefined);
+      const request = requestOf(spec, commit.alternative)!;
+      if (commit.alternative !== undefined) laterVariants += commit.alternative > 0 ? 1 : 0;
+      expect(members).toHaveLength(request.roles.reduce((n, r) => n + r.count, 0));
+      for (const role of request.roles) {
+        expect(commit.allocations.filter((a) => a.role === role.name).reduce((n, a) => n + a.members.length, 0)).toBe(role.count);
+      }
+      for (const a of commit.allocations) {
+        const role = request.roles.find((r) => r.name === a.role)!;
+        expect(role).toBeDefined();
+        const n = a.members.length;
+        expect(a.resources).toEqual({ cpu: role.resources.cpu * n, memoryMb: role.resources.memoryMb * n, gpus: role.resources.gpus * n });
+        expect(a.gpuIds).toHaveLength(role.resources.gpus * n);
+      }
+      // the placement policy holds (of the request that committed)
+      const placementSpec = request.placement;
       const nodes = new Set(commit.allocations.map((a) => a.node));
       if (placementSpec.policy === 'same-node') expect(nodes.size).toBe(1);
       if (placementSpec.policy === 'spread') expect(nodes.size).toBe(members.length);
@@ -148,6 +181,9 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
     switch (cmd.kind) {
       case 'submit':
         step(c.run(submit(job(`j${jobs++}`, cmd.job))));
+        break;
+      case 'alternatives':
+        step(c.run(submit(alternativesJob(`j${jobs++}`, cmd.variants, cmd.job))));
         break;
       case 'schedule': {
         c.at += cmd.advanceMs;
@@ -224,6 +260,7 @@ describe('DESIGN.md §7 invariants over random clusters and workloads', () => {
       }),
       { numRuns: 150 },
     );
+    expect(laterVariants).toBeGreaterThan(0);
   });
 
   test('members finishing one by one release exactly what was debited', () => {

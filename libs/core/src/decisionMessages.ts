@@ -1,6 +1,7 @@
 import type { Transaction } from './envelope.ts';
 import type { Allocation, GangCommitted } from './events.ts';
 import type { JobState } from './state.ts';
+import { requestOf } from './jobRequests.ts';
 
 /** A message the leader publishes on MUSTER_DECISIONS for a logged transaction. */
 export interface OutboundMessage {
@@ -90,7 +91,8 @@ function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: re
       if (job?.spec.runtimeMs !== undefined) bind.runtimeMs = job.spec.runtimeMs;
       byNode.set(a.node, bind);
     }
-    const role = job?.spec.roles.find((r) => r.name === a.role);
+    // the committed variant's role (a job with alternatives names it in the commit)
+    const role = job === undefined ? undefined : requestOf(job.spec, event.alternative)?.roles.find((r) => r.name === a.role);
     const memberGpuIds = a.members.map((m) => memberGpus?.[m] ?? []);
     const part: BindPart = { role: a.role, members: a.members, gpuIds: a.gpuIds, memberGpuIds, resources: a.resources };
     if (role?.command !== undefined) part.command = role.command;

@@ -35,6 +35,20 @@ export interface AbortReason {
   cached?: true;
   /** `preempted`: the job whose commit stopped this gang. */
   by?: string;
+  /**
+   * A failed attempt of a job with alternatives (DESIGN.md §13): how each variant fared, in order;
+   * `category` above is the closest variant's. Absent for any other job.
+   */
+  alternatives?: AlternativeOutcome[];
+}
+
+/** How one variant of a job with alternatives fared in a failed attempt. */
+export interface AlternativeOutcome {
+  category: AbortCategory;
+  /** Hosts per host-level reason, for one member of the variant's heaviest role (empty when cached). */
+  hosts: Record<string, number>;
+  /** Served from the unsatisfiable cache: this variant's request already failed so in this session. */
+  cached?: true;
 }
 
 /** Resources of one role on one host, as published in a decision (DESIGN.md §4). */
@@ -100,6 +114,8 @@ export interface JobSubmitted {
   job: JobSpec;
   /** Fingerprint of the request (roles, resources, placement, select), computed once here. */
   fingerprint: string;
+  /** A job with alternatives (DESIGN.md §13): each variant's fingerprint, in order (absent for any other job). */
+  fingerprints?: string[];
 }
 
 /** Leader, at ingest of `muster.in.submit`: the submission was refused; nothing is applied. */
@@ -190,6 +206,8 @@ export interface GangCommitted {
   session: number;
   at: number;
   allocations: Allocation[];
+  /** The index of the variant that committed, for a job with alternatives (DESIGN.md §13); absent for any other job. */
+  alternative?: number;
 }
 
 /**

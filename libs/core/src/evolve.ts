@@ -83,7 +83,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
     }
     case 'JobSubmitted':
       seenInput(state, event.inputSeq);
-      submitJob(w, state, event.job, event.fingerprint);
+      submitJob(w, state, event.job, event.fingerprint, event.fingerprints);
       return;
     case 'JobRejected':
     case 'InputRejected':
@@ -135,7 +135,13 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
     case 'MemberBound': {
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
-      if (job === undefined || event.member < 0 || event.member >= job.members.length) return;
+      if (job === undefined || event.member < 0) return;
+      if (event.member >= job.members.length) {
+        // a job with alternatives has no size until a variant commits: its binds (members 0, 1, …,
+        // in order, before the GangCommitted) size it; any other job's members are sized at submission
+        if (job.spec.alternatives === undefined || event.member !== job.members.length) return;
+        w.writable(writableJob(w, state, n, job), 'members').push(null);
+      }
       w.writable(writableJob(w, state, n, job), 'members')[event.member] = w.created<MemberState>({
         node: event.node,
         role: event.role,
@@ -443,12 +449,14 @@ function registerNode(w: Writer, state: State, spec: NodeSpec): void {
   state.freeEpoch = ++state.epoch;
 }
 
-function submitJob(w: Writer, state: State, spec: JobState['spec'], fingerprint: string): void {
+function submitJob(w: Writer, state: State, spec: JobState['spec'], fingerprint: string, fingerprints: string[] | undefined): void {
   const n = shardOf(spec.id);
   if (isJobIdTaken(state, spec.id)) return;
-  const parsed = spec.select.trim() === '' ? null : parseSelect(spec.select);
+  // a job with alternatives: each variant's select is compiled where it is used (requestSelectAst),
+  // and its members are sized by the variant that commits
+  const parsed = spec.alternatives !== undefined || spec.select.trim() === '' ? null : parseSelect(spec.select);
   let size = 0;
-  for (const role of spec.roles) size += role.count;
+  if (spec.alternatives === undefined) for (const role of spec.roles) size += role.count;
   const job: JobState = {
     spec,
     fingerprint,
@@ -465,6 +473,7 @@ function submitJob(w: Writer, state: State, spec: JobState['spec'], fingerprint:
     pendReason: null,
     finishedAt: null,
   };
+  if (spec.alternatives !== undefined) job.fingerprints = fingerprints ?? [];
   insert(w, w.writable(state, 'jobs'), n, w.created(job));
   insert(w, w.writable(state, 'pending'), n, spec.id);
 }
@@ -532,6 +541,7 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
     if (state.queues !== undefined && (state.policy.minRuntimeBeforePreemptionMs ?? 0) > 0) guard(w, state, n, event.jobId);
   }
   written.allocations = event.allocations;
+  if (event.alternative !== undefined && job.spec.alternatives !== undefined) written.alternative = event.alternative;
   if (job.provisional.length > 0) written.provisional = w.created([]);
   written.pendReason = null;
   unpend(w, state, n, event.jobId);
@@ -563,13 +573,22 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
   if (event.reason.category === 'node-lost' || event.reason.category === 'preempted') {
     // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
     written.allocations = w.created([]);
-    written.members = w.created(job.members.map(() => null));
+    // a job with alternatives is requeued with no variant in force: the next commit sizes it anew
+    written.members = w.created(job.spec.alternatives === undefined ? job.members.map(() => null) : []);
+    if (job.alternative !== undefined) delete written.alternative;
     written.session = null;
     if (job.committedAt !== undefined) delete written.committedAt;
     unlimit(w, state, n, event.jobId);
     return;
   }
-  if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
+  if (event.reason.alternatives !== undefined && job.fingerprints !== undefined) {
+    // each variant keys the cache with its own fingerprint and the way it failed (DESIGN.md §13)
+    event.reason.alternatives.forEach((outcome, i) => {
+      const fingerprint = job.fingerprints![i];
+      if (fingerprint === undefined || outcome.cached === true || !EXHAUSTED.has(outcome.category)) return;
+      w.writableRecord(state, 'unsatisfiable')[unsatisfiableKey(fingerprint, job.spec.identity)] = outcome.category;
+    });
+  } else if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
     w.writableRecord(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
   }
 }

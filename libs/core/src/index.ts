@@ -14,6 +14,7 @@ export { isJobIdTaken, isRetired, retireProblem, retiredJob, retirement } from '
 export { JOB_STATUSES, STATE_SCHEMA, initialState } from './state.ts';
 export { apply, applyTransaction, evolve, fold, foldTransactions } from './evolve.ts';
 export { copyOnWrite } from './copyOnWrite.ts';
+export { activeRequest, jobRequests, requestOf, requestSize } from './jobRequests.ts';
 export { stateHash } from './stateHash.ts';
 export { checkpointedState, isCheckpointMark } from './checkpointMark.ts';
 export * from './contract/index.ts';

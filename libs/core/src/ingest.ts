@@ -3,9 +3,8 @@ import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
 import type { State } from './state.ts';
-import { ID_PATTERN, QUEUE_NAME_PATTERN, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec, validateQueueSpec } from './contract/index.ts';
-import type { JobSpec } from './contract/index.ts';
-import { isLeafQueue, queueRuntimeLimits, queueSetIssue } from './queues/queueTree.ts';
+import { ID_PATTERN, QUEUE_NAME_PATTERN, alternativeFingerprints, jobFingerprint, validateJobSpec, validateNodeSpec, validatePolicySpec, validateQueueSpec } from './contract/index.ts';
+import { jobInQueue, queueSetIssue } from './queues/queueTree.ts';
 import { canonicalJson } from './canonical.ts';
 import type { CanonicalHasher } from './canonical.ts';
 
@@ -137,28 +136,12 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>, has
   if (isJobIdTaken(state, spec.value.id)) {
     return rejected({ category: 'duplicate', path: 'id', message: `job ${spec.value.id} was already accepted` });
   }
-  const job = state.queues === undefined ? { ok: true as const, value: spec.value } : inQueue(state.queues, spec.value);
+  const job = state.queues === undefined ? { ok: true as const, value: spec.value } : jobInQueue(state.queues, spec.value);
   if (!job.ok) return rejected(job.error);
-  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: job.value, fingerprint: jobFingerprint(job.value, hasher) }];
-}
-
-/**
- * Once queues are defined (DESIGN.md §12): the job names a leaf queue, its runtime limit is within
- * the smallest maximum on that queue's path, and a job with none takes the queue's default (or
- * that maximum), written into the accepted spec.
- */
-function inQueue(queues: NonNullable<State['queues']>, spec: JobSpec): Parsed<JobSpec> {
-  const name = spec.identity.queue;
-  if (queues[name] === undefined) return { ok: false, error: { category: 'unknown', path: 'identity.queue', message: `identity.queue: unknown queue ${name}` } };
-  if (!isLeafQueue(queues, name)) return { ok: false, error: invalid('identity.queue', `identity.queue: queue ${name} has child queues; jobs go to a leaf queue`) };
-  const limits = queueRuntimeLimits(queues, name);
-  if (limits.max === undefined) {
-    return { ok: true, value: spec.runtimeLimitMs !== undefined || limits.default === undefined ? spec : { ...spec, runtimeLimitMs: limits.default } };
-  }
-  if (spec.runtimeLimitMs !== undefined && spec.runtimeLimitMs > limits.max) {
-    return { ok: false, error: invalid('runtimeLimitMs', `runtimeLimitMs: ${spec.runtimeLimitMs} is above queue ${name}'s maximum of ${limits.max}`) };
-  }
-  return { ok: true, value: spec.runtimeLimitMs !== undefined ? spec : { ...spec, runtimeLimitMs: Math.min(limits.default ?? limits.max, limits.max) } };
+  const fingerprint = jobFingerprint(job.value, hasher);
+  // each variant of a job with alternatives keys the unsatisfiable cache on its own (DESIGN.md §13)
+  if (job.value.alternatives === undefined) return [{ type: 'JobSubmitted', v: 1, inputSeq, job: job.value, fingerprint }];
+  return [{ type: 'JobSubmitted', v: 1, inputSeq, job: job.value, fingerprint, fingerprints: alternativeFingerprints(job.value, hasher) }];
 }
 
 /** `muster.in.queue.<name>.set`: a QueueSpec whose name is the subject's, that keeps the queues a tree. */

@@ -1,4 +1,5 @@
 import type { AbortReason, AllocationReleased, ReleaseCause, ReservationCleared, SchedulerEvent } from './events.ts';
+import { activeRequest } from './jobRequests.ts';
 import { scaleResources } from './resources.ts';
 import { shardGet } from './shard.ts';
 import type { JobState, State } from './state.ts';
@@ -6,9 +7,9 @@ import type { JobState, State } from './state.ts';
 // Lifecycle decisions taken outside sessions (cancel, close, completion, node loss). Each returns
 // the events that follow from one fact; the caller emits them in the same transaction as the fact.
 
-/** Per-member resources of a role, as debited on a host. */
+/** Per-member resources of a role of the request in force (a running gang's variant), as debited on a host. */
 export function memberResources(job: JobState, roleName: string): { cpu: number; memoryMb: number; slots: number; gpus: number } {
-  const role = job.spec.roles.find((r) => r.name === roleName);
+  const role = activeRequest(job).roles.find((r) => r.name === roleName);
   const r = role?.resources;
   return { cpu: r?.cpu ?? 0, memoryMb: r?.memoryMb ?? 0, slots: 1, gpus: r?.gpus ?? 0 };
 }

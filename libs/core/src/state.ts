@@ -91,6 +91,16 @@ export interface JobState {
   committedAt?: number;
   /** The reservation of a blocked pending job (absent: none). */
   reservation?: Reservation;
+  /**
+   * A job with alternatives (DESIGN.md §13): each variant's fingerprint, in order (absent for any
+   * other job, so its state hashes as before).
+   */
+  fingerprints?: string[];
+  /**
+   * The variant of a job with alternatives that the gang running now committed (its index);
+   * absent while pending and for any other job. `members` has that variant's size only then.
+   */
+  alternative?: number;
 }
 
 /** A finished job the state no longer keeps in full (JobsRetired): its id, outcome and end. */

@@ -1,4 +1,4 @@
-import { shardEntriesSorted, shardGet } from '@muster/core';
+import { requestSize, shardEntriesSorted, shardGet } from '@muster/core';
 import type { JobState, JobSummary, NodeState, NodeSummary, State } from '@muster/core';
 
 // The rows the API answers with; their types (the wire types) are @muster/core's, shared with the client.
@@ -11,7 +11,9 @@ export function jobRow(job: JobState): JobSummary {
     user: job.spec.identity.user,
     queue: job.spec.identity.queue,
     priority: job.spec.priority,
-    members: job.members.length,
+    // a job with alternatives has no size until a variant commits: show its first variant's
+    members: job.spec.alternatives === undefined || job.alternative !== undefined ? job.members.length : requestSize(job.spec.alternatives[0]!),
+    ...(job.alternative === undefined ? {} : { alternative: job.alternative }),
     nodes: [...new Set(job.allocations.map((a) => a.node))].sort(),
     reason: job.pendReason === null ? null : job.pendReason.category,
     submitIndex: job.submitIndex,

@@ -18,8 +18,10 @@ export interface JobSummary {
   user: string;
   queue: string;
   priority: number;
-  /** Gang size. */
+  /** Gang size (a job with alternatives: the committed variant's while it runs; its first variant's while pending). */
   members: number;
+  /** The committed variant of a job with alternatives (DESIGN.md §13); absent for any other job and while pending. */
+  alternative?: number;
   /** Nodes the gang holds (or held), sorted. */
   nodes: string[];
   /** The latest pend reason category, or why it ended; null when none. */

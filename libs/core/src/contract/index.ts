@@ -1,10 +1,10 @@
 export type {
-  GpuDevice, Identity, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
-  QueueResources, QueueSpec, RoleSpec, SpecIssue, Validated,
+  AlternativesJobSpec, GpuDevice, Identity, JobRequest, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
+  PlainJobSpec, QueueResources, QueueSpec, RoleSpec, SpecIssue, Validated,
 } from './types.ts';
 export {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
-  MAX_SELECT_LENGTH, NODE_LABEL_PATTERN,
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
+  MAX_SELECT_LENGTH, MIN_ALTERNATIVES, NODE_LABEL_PATTERN,
 } from './specLimits.ts';
 export { validateJobSpec } from './validateJobSpec.ts';
 export { validateNodeSpec } from './validateNodeSpec.ts';
@@ -14,7 +14,7 @@ export { MAX_QUEUE_DEPTH, MAX_QUEUES, QUEUE_NAME_PATTERN, queueSpecSchema } from
 export { DEFAULT_POLICY } from './defaultPolicy.ts';
 export { MAX_RESERVE_DEPTH, policySpecSchema } from './policySpecSchema.ts';
 export { parseJobSpecJson, parseNodeSpecJson } from './parseSpecJson.ts';
-export { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
+export { alternativeFingerprints, jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
 export type { JobSpecWire } from './jobSpecSchema.ts';
 export { jobSpecSchema } from './jobSpecSchema.ts';
 export type { NodeSpecWire } from './nodeSpecSchema.ts';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ByteScratch } from '../byteWriter.ts';
-import { designJobSpecExample } from './testing/designExamples.ts';
-import { jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
-import type { JobSpec } from './types.ts';
+import { designAlternativesExample, designJobSpecExample } from './testing/designExamples.ts';
+import { alternativeFingerprints, jobFingerprint, unsatisfiableKey } from './jobFingerprint.ts';
+import type { JobSpec, PlainJobSpec, RoleSpec } from './types.ts';
 import { validateJobSpec } from './validateJobSpec.ts';
 
-function spec(change: (s: JobSpec) => void = () => {}): JobSpec {
+function spec(change: (s: PlainJobSpec) => void = () => {}): PlainJobSpec {
   const result = validateJobSpec(designJobSpecExample());
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok || result.value.alternatives !== undefined) throw new Error('the example is a plain job');
   change(result.value);
   return result.value;
 }
@@ -39,7 +39,7 @@ describe('jobFingerprint', () => {
     expect(jobFingerprint(spec(), hasher)).toBe(base);
   });
 
-  it.each<[string, (s: JobSpec) => void]>([
+  it.each<[string, (s: PlainJobSpec) => void]>([
     ['id', (s) => { s.id = 'other'; }],
     ['identity', (s) => { s.identity = { user: 'bob', queue: 'q', project: 'x' }; }],
     ['priority', (s) => { s.priority = 99; }],
@@ -53,12 +53,12 @@ describe('jobFingerprint', () => {
     expect(jobFingerprint(spec(change))).toBe(base);
   });
 
-  it.each<[string, (s: JobSpec) => void]>([
+  it.each<[string, (s: PlainJobSpec) => void]>([
     ['a count', (s) => { (s.roles[1] as { count: number }).count = 3; }],
-    ['cpu', (s) => { (s.roles[0] as JobSpec['roles'][0]).resources.cpu = 1001; }],
-    ['memoryMb', (s) => { (s.roles[0] as JobSpec['roles'][0]).resources.memoryMb = 1; }],
-    ['gpus', (s) => { (s.roles[1] as JobSpec['roles'][0]).resources.gpus = 2; }],
-    ['gpuMemoryMb', (s) => { (s.roles[1] as JobSpec['roles'][0]).resources.gpuMemoryMb = 1; }],
+    ['cpu', (s) => { (s.roles[0] as RoleSpec).resources.cpu = 1001; }],
+    ['memoryMb', (s) => { (s.roles[0] as RoleSpec).resources.memoryMb = 1; }],
+    ['gpus', (s) => { (s.roles[1] as RoleSpec).resources.gpus = 2; }],
+    ['gpuMemoryMb', (s) => { (s.roles[1] as RoleSpec).resources.gpuMemoryMb = 1; }],
     ['role order', (s) => { s.roles.reverse(); }],
     ['an extra role', (s) => { s.roles.push({ name: 'x', count: 1, resources: { cpu: 0, memoryMb: 0, gpus: 0, gpuMemoryMb: 0 } }); }],
     ['policy', (s) => { s.placement.policy = 'spread'; }],
@@ -69,6 +69,37 @@ describe('jobFingerprint', () => {
     ['an empty select', (s) => { s.select = ''; }],
   ])('changes with %s', (_name, change) => {
     expect(jobFingerprint(spec(change))).not.toBe(base);
+  });
+});
+
+describe('alternativeFingerprints (DESIGN.md §13)', () => {
+  function alternativesSpec(change: (s: Record<string, unknown>) => void = () => {}): JobSpec {
+    const input = designAlternativesExample();
+    change(input);
+    const result = validateJobSpec(input);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.value;
+  }
+
+  it('gives each variant the fingerprint of a job asking for that request alone, and the job one over the list', () => {
+    const spec = alternativesSpec();
+    const [first, second] = alternativeFingerprints(spec);
+    // the first variant is the §4 example's request
+    expect(first).toBe(jobFingerprint((validateJobSpec(designJobSpecExample()) as { value: JobSpec }).value));
+    expect(second).not.toBe(first);
+    expect(jobFingerprint(spec)).toMatch(/^[0-9a-f]{16}$/);
+    expect(jobFingerprint(spec)).not.toBe(first);
+    expect(jobFingerprint(spec)).not.toBe(second);
+    expect(alternativeFingerprints((validateJobSpec(designJobSpecExample()) as { value: JobSpec }).value)).toEqual([]);
+  });
+
+  it('changes with a variant and with their order, not with the rest of the job', () => {
+    const base = jobFingerprint(alternativesSpec());
+    expect(jobFingerprint(alternativesSpec((s) => { s.priority = 7; s.id = 'other'; }))).toBe(base);
+    expect(jobFingerprint(alternativesSpec((s) => { (s.alternatives as unknown[]).reverse(); }))).not.toBe(base);
+    const changed = alternativesSpec((s) => { ((s.alternatives as Record<string, unknown>[])[1]!).tasks = 5; });
+    expect(jobFingerprint(changed)).not.toBe(base);
+    expect(alternativeFingerprints(changed)[0]).toBe(alternativeFingerprints(alternativesSpec())[0]);
   });
 });
 

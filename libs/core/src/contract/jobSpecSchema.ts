@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, NAME_PATTERN, NODE_LABEL_PATTERN,
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, MIN_ALTERNATIVES, NAME_PATTERN,
+  NODE_LABEL_PATTERN,
 } from './specLimits.ts';
 
 const ID_MESSAGE = 'must be 1 to 128 characters from A-Z, a-z, 0-9, _ and - (and not __proto__)';
@@ -65,10 +66,28 @@ export const identitySchema = z.strictObject({
   project: nameSchema.default('default'),
 });
 
+const selectSchema = z.string().max(MAX_SELECT_LENGTH)
+  .meta({ description: 'Boolean expression over host labels and capacities (see docs/job-spec.md); empty: every host.' });
+
+/**
+ * One variant of a job's `alternatives` (DESIGN.md §13): a request of its own, with the same rules
+ * as the top level (roles, or tasks with resources; placement; select), checked by `validateJobSpec`.
+ */
+export const alternativeSpecSchema = z.strictObject({
+  roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'The roles of this variant\'s gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources.' }),
+  tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
+  resources: memberResourcesSchema.optional()
+    .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
+  placement: placementSpecSchema.prefault({}),
+  select: selectSchema.default(''),
+}).meta({ description: 'One alternative request: tried in order within one attempt; the first that fits commits, all or nothing.' });
+
 /**
  * The JobSpec as publishers send it (DESIGN.md §4): every object strict, defaults filled in. The
- * rules that span fields (roles or tasks+resources, unique role names, gang size, ptile with pack,
- * select syntax, minInstances) are checked by `validateJobSpec`.
+ * rules that span fields (roles or tasks+resources or alternatives, unique role names, gang size,
+ * ptile with pack, select syntax, minInstances) are checked by `validateJobSpec`.
  */
 export const jobSpecSchema = z.strictObject({
   id: idSchema.meta({ description: 'Job id; becomes a subject token.' }),
@@ -76,16 +95,17 @@ export const jobSpecSchema = z.strictObject({
   priority: z.int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0)
     .meta({ description: 'Higher runs first.' }),
   roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
-    .meta({ description: 'The roles of the gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources.' }),
+    .meta({ description: 'The roles of the gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources, or alternatives.' }),
   tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
     .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
   resources: memberResourcesSchema.optional()
     .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
   placement: placementSpecSchema.prefault({}),
-  select: z.string().max(MAX_SELECT_LENGTH).default('')
-    .meta({ description: 'Boolean expression over host labels and capacities (see docs/job-spec.md); empty: every host.' }),
+  select: selectSchema.default(''),
+  alternatives: z.array(alternativeSpecSchema).min(MIN_ALTERNATIVES).max(MAX_ALTERNATIVES).optional()
+    .meta({ description: `Instead of roles (or tasks and resources), placement and select: ${MIN_ALTERNATIVES} to ${MAX_ALTERNATIVES} requests, tried in order; the first that fits commits (GangCommitted.alternative is its index).` }),
   minInstances: z.int().min(0).max(MAX_GANG_SIZE).default(0)
-    .meta({ description: '0: release members as they finish; the gang size: keep the whole gang warm until closed. Nothing else.' }),
+    .meta({ description: '0: release members as they finish; the gang size: keep the whole gang warm until closed (with alternatives: the size of one variant; the committed variant is kept whole). Nothing else.' }),
   timeoutMs: z.int().min(1).optional()
     .meta({ description: 'Longest wait to be placed, in ms, from when the job last became pending.' }),
   runtimeMs: z.int().min(0).optional()
@@ -96,3 +116,6 @@ export const jobSpecSchema = z.strictObject({
 
 /** The JobSpec wire shape after zod has filled in defaults, before the cross-field checks. */
 export type JobSpecWire = z.output<typeof jobSpecSchema>;
+
+/** One variant of `alternatives`, on the wire, after defaults. */
+export type AlternativeSpecWire = z.output<typeof alternativeSpecSchema>;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { jobSpecJsonSchema, nodeSpecJsonSchema, specSchemaFiles } from './specJsonSchemas.ts';
 import { BAD_JOB_SPECS, BAD_NODE_SPECS, brokenJobSpec, brokenNodeSpec, VALIDATOR_ONLY } from './testing/badSpecs.ts';
 import { checkJsonSchema } from './testing/checkJsonSchema.ts';
-import { designJobSpecExample, designNodeSpecExample, designShorthandExample } from './testing/designExamples.ts';
+import { designAlternativesExample, designJobSpecExample, designNodeSpecExample, designShorthandExample } from './testing/designExamples.ts';
 import { validateJobSpec } from './validateJobSpec.ts';
 import { validateNodeSpec } from './validateNodeSpec.ts';
 
@@ -16,7 +16,7 @@ describe('published JSON Schemas', () => {
   });
 
   it('accept the DESIGN.md examples, which zod accepts too', () => {
-    for (const example of [designJobSpecExample(), designShorthandExample()]) {
+    for (const example of [designJobSpecExample(), designShorthandExample(), designAlternativesExample()]) {
       expect(checkJsonSchema(jobSpecJsonSchema(), example)).toBeUndefined();
       expect(validateJobSpec(example).ok).toBe(true);
     }
@@ -28,6 +28,8 @@ describe('published JSON Schemas', () => {
     const job = validateJobSpec(designJobSpecExample());
     const node = validateNodeSpec(designNodeSpecExample());
     expect(job.ok && checkJsonSchema(jobSpecJsonSchema(), job.value)).toBeUndefined();
+    const alternatives = validateJobSpec(designAlternativesExample());
+    expect(alternatives.ok && checkJsonSchema(jobSpecJsonSchema(), alternatives.value)).toBeUndefined();
     expect(node.ok && checkJsonSchema(nodeSpecJsonSchema(), node.value)).toBeUndefined();
   });
 

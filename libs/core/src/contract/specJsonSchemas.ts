@@ -16,8 +16,12 @@ const JOB_DESCRIPTION = [
   `the gang (all roles' counts, or tasks) has at most ${MAX_GANG_SIZE} members;`,
   'placement.ptile is allowed only with policy "pack";',
   'select must parse as a select expression (a syntax error is rejected with its position);',
-  'minInstances is 0 or exactly the gang size.',
+  'minInstances is 0 or exactly the gang size (with alternatives: the gang size of one of them);',
+  'the same rules hold within each of alternatives, whose paths start alternatives.<i>.',
 ].join(' ');
+
+// either roles, or the tasks + resources shorthand: never both, never neither
+const ONE_REQUEST = [{ required: ['roles'] }, { required: ['tasks', 'resources'] }];
 
 const NODE_DESCRIPTION = [
   'A muster NodeSpec, contract v1 (DESIGN.md section 4; field reference in docs/job-spec.md).',
@@ -28,14 +32,19 @@ const NODE_DESCRIPTION = [
 /** The published JSON Schema of the JobSpec wire shape (schemas/job-spec.schema.json). */
 export function jobSpecJsonSchema(): JsonSchema {
   const { $schema, ...body } = z.toJSONSchema(jobSpecSchema, { io: 'input' });
+  const alternatives = (body.properties as Record<string, JsonSchema>).alternatives!;
+  alternatives.items = { ...(alternatives.items as JsonSchema), oneOf: ONE_REQUEST, dependentRequired: { tasks: ['resources'], resources: ['tasks'] } };
   return {
     $schema,
     $id: 'urn:muster:schema:job-spec:v1',
     title: 'muster JobSpec',
     description: JOB_DESCRIPTION,
     ...body,
-    // either roles, or the tasks + resources shorthand: never both, never neither
-    oneOf: [{ required: ['roles'] }, { required: ['tasks', 'resources'] }],
+    // one request at the top level, or alternatives (DESIGN.md §13) with no top-level placement or select
+    oneOf: [
+      ...ONE_REQUEST.map((request) => ({ ...request, not: { required: ['alternatives'] } })),
+      { required: ['alternatives'], not: { anyOf: [{ required: ['placement'] }, { required: ['select'] }] } },
+    ],
     dependentRequired: { tasks: ['resources'], resources: ['tasks'] },
   };
 }

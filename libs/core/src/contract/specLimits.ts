@@ -30,3 +30,7 @@ export const MAX_LABEL_VALUE_LENGTH = 1024;
 
 /** Most GPU devices one node may declare. */
 export const MAX_GPUS_PER_NODE = 1024;
+
+/** Fewest and most variants a job's `alternatives` may give (DESIGN.md §13). */
+export const MIN_ALTERNATIVES = 2;
+export const MAX_ALTERNATIVES = 8;

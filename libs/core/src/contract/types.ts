@@ -49,16 +49,20 @@ export interface Identity {
 }
 
 /**
- * A validated, normalised JobSpec (DESIGN.md §4): the `tasks`/`resources` shorthand is expanded
- * to one role named `task`, defaults are filled in, and `select` is the source text ('' = all).
+ * What a job asks of the cluster in one request (DESIGN.md §4): its roles, placement and select.
+ * A job without alternatives is its own request; a job with alternatives has one per variant.
  */
-export interface JobSpec {
-  id: string;
-  identity: Identity;
-  priority: number;
+export interface JobRequest {
   roles: RoleSpec[];
   placement: PlacementSpec;
   select: string;
+}
+
+/** The fields every JobSpec has, whether it gives one request or alternatives. */
+interface JobSpecCommon {
+  id: string;
+  identity: Identity;
+  priority: number;
   /** 0 (release members as they finish) or the gang size (kept warm until closed). */
   minInstances: number;
   /** Longest wait to be placed, from when the job last became pending; absent: no limit. */
@@ -68,6 +72,30 @@ export interface JobSpec {
   /** Longest the gang may run from its commit; the first session at or after that stops it. Absent: no limit. */
   runtimeLimitMs?: number;
 }
+
+/** A JobSpec that gives its request at the top level (every job before contract v1.1's alternatives). */
+export interface PlainJobSpec extends JobSpecCommon, JobRequest {
+  alternatives?: undefined;
+}
+
+/**
+ * A JobSpec with alternatives (DESIGN.md §13): 2 to 8 requests, tried in order, the first that
+ * fits commits. It has no top-level roles, placement or select: read the request in force
+ * (`activeRequest`) or every variant (`jobRequests`), never `spec.roles`.
+ */
+export interface AlternativesJobSpec extends JobSpecCommon {
+  alternatives: JobRequest[];
+  roles?: undefined;
+  placement?: undefined;
+  select?: undefined;
+}
+
+/**
+ * A validated, normalised JobSpec (DESIGN.md §4): the `tasks`/`resources` shorthand is expanded
+ * to one role named `task` (in each variant too), defaults are filled in, and `select` is the
+ * source text ('' = all).
+ */
+export type JobSpec = PlainJobSpec | AlternativesJobSpec;
 
 /** One GPU device of a node. */
 export interface GpuDevice {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { designJobSpecExample, designShorthandExample } from './testing/designExamples.ts';
+import { designAlternativesExample, designJobSpecExample, designShorthandExample } from './testing/designExamples.ts';
 import { BAD_JOB_SPECS, brokenJobSpec } from './testing/badSpecs.ts';
 import { validateJobSpec } from './validateJobSpec.ts';
 
@@ -48,7 +48,7 @@ describe('validateJobSpec', () => {
     delete spec.runtimeMs;
     delete (spec.placement as Record<string, unknown>).ptile;
     const result = validateJobSpec(spec);
-    if (!result.ok) throw new Error(result.error.message);
+    if (!result.ok || result.value.roles === undefined) throw new Error('expected a plain job');
     expect(result.value.roles[0]).toMatchObject({ command: ['python', '-m', 'world'], env: { SEED: '1' } });
     expect(result.value.roles[1]).toMatchObject({ command: 'run-agent --fast' });
     expect(result.value.roles[1]).not.toHaveProperty('env');
@@ -57,8 +57,42 @@ describe('validateJobSpec', () => {
     expect(result.value.placement).not.toHaveProperty('ptile');
   });
 
+  it('normalises alternatives (DESIGN.md §13): each variant a full request, with no top-level request', () => {
+    expect(validateJobSpec(designAlternativesExample())).toEqual({
+      ok: true,
+      value: {
+        id: 'j2',
+        identity: { user: 'alice', queue: 'default', project: 'p1' },
+        priority: 0,
+        alternatives: [
+          {
+            roles: [
+              { name: 'world', count: 1, resources: { cpu: 1000, memoryMb: 2048, gpus: 0, gpuMemoryMb: 0 } },
+              { name: 'agent', count: 2, resources: { cpu: 200, memoryMb: 256, gpus: 1, gpuMemoryMb: 4096 } },
+            ],
+            placement: { policy: 'pack', ptile: 4, gpuLocality: false },
+            select: "zone == 'a' && gpu_model in ('A100','H100')",
+          },
+          {
+            roles: [{ name: 'task', count: 4, resources: { cpu: 500, memoryMb: 1024, gpus: 1, gpuMemoryMb: 0 } }],
+            placement: { policy: 'pack', gpuLocality: false },
+            select: "gpu_model == 'H100'",
+          },
+        ],
+        minInstances: 0,
+        timeoutMs: 600000,
+        runtimeMs: 5000,
+      },
+    });
+  });
+
+  it('accepts minInstances of either alternative\'s gang size (the committed one is kept warm)', () => {
+    expect(validateJobSpec({ ...designAlternativesExample(), minInstances: 3 })).toMatchObject({ ok: true, value: { minInstances: 3 } });
+    expect(validateJobSpec({ ...designAlternativesExample(), minInstances: 4 })).toMatchObject({ ok: true, value: { minInstances: 4 } });
+  });
+
   it('is idempotent: a normalised spec validates to itself', () => {
-    for (const input of [designJobSpecExample(), designShorthandExample()]) {
+    for (const input of [designJobSpecExample(), designShorthandExample(), designAlternativesExample()]) {
       const once = validateJobSpec(input);
       if (!once.ok) throw new Error(once.error.message);
       expect(validateJobSpec(structuredClone(once.value))).toEqual(once);

@@ -1,4 +1,4 @@
-import type { JobSpec, MemberResources, PlacementSpec } from '../contract/types.ts';
+import type { JobRequest, MemberResources, PlacementSpec } from '../contract/types.ts';
 
 /** One role of a gang as placement sees it: its members' range and per-member demand. */
 export interface RoleShape {
@@ -19,10 +19,13 @@ export interface GangShape {
   placement: PlacementSpec;
 }
 
-const shapes = new WeakMap<JobSpec, GangShape>();
+const shapes = new WeakMap<JobRequest, GangShape>();
 
-/** The placement shape of a job spec (memoised per immutable spec). */
-export function gangShape(spec: JobSpec): GangShape {
+/**
+ * The placement shape of one request (memoised per immutable request): a job without
+ * alternatives is its own request; a job with them has one per variant (`jobRequests`).
+ */
+export function gangShape(spec: JobRequest): GangShape {
   let shape = shapes.get(spec);
   if (shape !== undefined) return shape;
   let first = 0;

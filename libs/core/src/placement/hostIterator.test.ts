@@ -20,7 +20,7 @@ function host(s: NodeSpec, usedCpu = 0, usedSlots = 0, gpusUsed: number[] = []):
 }
 
 const role = gangShape({
-  id: 'j', identity: { user: 'u', queue: 'q', project: 'p' }, priority: 0, select: '', minInstances: 0,
+  select: '',
   roles: [{ name: 'task', count: 8, resources: { cpu: 1000, memoryMb: 0, gpus: 0, gpuMemoryMb: 0 } }],
   placement: { policy: 'pack', gpuLocality: false },
 }).roles[0]!;

@@ -94,3 +94,17 @@ export function job(id: string, o: JobOptions = {}): Record<string, unknown> {
   }
   return body;
 }
+
+/**
+ * A JobSpec body with alternatives (DESIGN.md §13): the job's own fields from `o`, and one
+ * request per entry of `variants` (each its roles or tasks and resources, placement and select,
+ * as `job` would give them at the top level).
+ */
+export function alternativesJob(id: string, variants: readonly JobOptions[], o: JobOptions = {}): Record<string, unknown> {
+  const { roles: _roles, tasks: _tasks, resources: _resources, placement: _placement, select: _select, ...body } = job(id, o);
+  const alternatives = variants.map((v) => {
+    const { roles, tasks, resources, placement, select } = job(id, v);
+    return { ...(roles === undefined ? { tasks, resources } : { roles }), placement, select };
+  });
+  return { ...body, alternatives };
+}

@@ -1,4 +1,4 @@
-import { designJobSpecExample, designNodeSpecExample } from './designExamples.ts';
+import { designAlternativesExample, designJobSpecExample, designNodeSpecExample } from './designExamples.ts';
 
 /** Breaks (mutates or replaces) an example spec for a test case. */
 export type Mutation = (spec: Record<string, unknown>) => unknown;
@@ -65,7 +65,7 @@ export const BAD_JOB_SPECS: ReadonlyArray<[string, Mutation, string, string]> = 
   ['a __proto__ env name', (s) => JSON.parse(JSON.stringify(s).replace('"roles":[{', '"roles":[{"env":{"__proto__":"x"},')), 'roles.0.env.__proto__', 'roles.0.env.__proto__: environment variable name must not be __proto__'],
   ['roles and tasks', (s) => { s.tasks = 3; }, 'tasks', 'tasks: give roles or the tasks/resources shorthand, not both'],
   ['roles and resources', (s) => { s.resources = { cpu: 1, memoryMb: 1 }; }, 'resources', 'resources: give roles or the tasks/resources shorthand, not both'],
-  ['neither roles nor tasks', (s) => { delete s.roles; }, 'roles', 'roles: is required (or the tasks/resources shorthand)'],
+  ['neither roles nor tasks', (s) => { delete s.roles; }, 'roles', 'roles: is required (or the tasks/resources shorthand, or alternatives)'],
   ['tasks without resources', (s) => { delete s.roles; s.tasks = 3; }, 'resources', 'resources: is required with tasks'],
   ['resources without tasks', (s) => { delete s.roles; s.resources = { cpu: 1, memoryMb: 1 }; }, 'tasks', 'tasks: is required with resources'],
   ['zero tasks', (s) => { delete s.roles; s.tasks = 0; s.resources = { cpu: 1, memoryMb: 1 }; }, 'tasks', 'tasks: must be at least 1'],
@@ -94,7 +94,33 @@ export const BAD_JOB_SPECS: ReadonlyArray<[string, Mutation, string, string]> = 
   ['a field in the wrong case', (s) => { s.Priority = 1; }, 'Priority', "Priority: unknown field (did you mean 'priority'?)"],
   ['an unrelated unknown field', (s) => { s.owner = 'x'; }, 'owner', 'owner: unknown field'],
   ['a __proto__ field', (s) => JSON.parse(JSON.stringify(s).replace('{', '{"__proto__":{"x":1},')), '__proto__', '__proto__: unknown field'],
+  // alternatives (DESIGN.md §13): instead of the top-level request, 2 to 8 of them, each checked as one
+  ['alternatives and top-level roles', (s) => { s.alternatives = alternatives(); }, 'roles', 'roles: give alternatives or a top-level roles, not both (each alternative has its own roles, placement and select)'],
+  ['alternatives and a top-level select', (s) => { s.alternatives = alternatives(); delete s.roles; delete s.placement; }, 'select', 'select: give alternatives or a top-level select, not both (each alternative has its own roles, placement and select)'],
+  ['one alternative', () => ({ ...designAlternativesExample(), alternatives: alternatives().slice(0, 1) }), 'alternatives', 'alternatives: must have at least 2 items'],
+  ['nine alternatives', () => ({ ...designAlternativesExample(), alternatives: [...alternatives(), ...alternatives(), ...alternatives(), ...alternatives(), ...alternatives()].slice(0, 9) }), 'alternatives', 'alternatives: must have at most 8 items'],
+  ['alternatives as an object', () => ({ ...designAlternativesExample(), alternatives: {} }), 'alternatives', 'alternatives: must be an array (got an object)'],
+  ['an alternative with neither roles nor tasks', () => withAlternative(1, (v) => { delete v.tasks; delete v.resources; }), 'alternatives.1.roles', 'alternatives.1.roles: is required (or the tasks/resources shorthand)'],
+  ['an alternative with roles and tasks', () => withAlternative(0, (v) => { v.tasks = 2; }), 'alternatives.0.tasks', 'alternatives.0.tasks: give roles or the tasks/resources shorthand, not both'],
+  ['an unknown field in an alternative', () => withAlternative(1, (v) => { v.priority = 5; }), 'alternatives.1.priority', 'alternatives.1.priority: unknown field'],
+  ['a zero count in an alternative', () => withAlternative(0, (v) => { ((v.roles as Record<string, unknown>[])[1]!).count = 0; }), 'alternatives.0.roles.1.count', 'alternatives.0.roles.1.count: must be at least 1'],
+  ['a bad select in an alternative', () => withAlternative(1, (v) => { v.select = 'gpu_model == '; }), 'alternatives.1.select', 'alternatives.1.select: expected a value at position 13'],
+  ['a duplicate role name in an alternative', () => withAlternative(0, (v) => { ((v.roles as Record<string, unknown>[])[1]!).name = 'world'; }), 'alternatives.0.roles.1.name', "alternatives.0.roles.1.name: duplicate role name 'world'"],
+  ['ptile with spread in an alternative', () => withAlternative(0, (v) => { (v.placement as Record<string, unknown>).policy = 'spread'; }), 'alternatives.0.placement.ptile', "alternatives.0.placement.ptile: applies only to policy 'pack' (policy is 'spread')"],
+  ['minInstances of no alternative', () => ({ ...designAlternativesExample(), minInstances: 5 }), 'minInstances', 'minInstances: must be 0 or the gang size of one alternative (3, 4) (got 5)'],
 ];
+
+/** The alternatives of the §13 example (a fresh copy). */
+function alternatives(): Record<string, unknown>[] {
+  return designAlternativesExample().alternatives as Record<string, unknown>[];
+}
+
+/** The §13 example with alternative `i` changed. */
+function withAlternative(i: number, change: (variant: Record<string, unknown>) => void): Record<string, unknown> {
+  const spec = designAlternativesExample();
+  change((spec.alternatives as Record<string, unknown>[])[i]!);
+  return spec;
+}
 
 function capacity(spec: Record<string, unknown>) {
   return spec.capacity as Record<string, unknown>;
@@ -139,7 +165,8 @@ export const BAD_NODE_SPECS: ReadonlyArray<[string, Mutation, string, string]> =
 export const VALIDATOR_ONLY: ReadonlySet<string> = new Set([
   'a duplicate role name', 'a gang over 4096', 'ptile with spread',
   'an unfinished select', 'a select with a bare word', 'minInstances between 0 and the gang',
-  'minInstances above the gang', 'a duplicate gpu id',
+  'minInstances above the gang', 'a duplicate gpu id', 'a bad select in an alternative', 'a duplicate role name in an alternative',
+  'ptile with spread in an alternative', 'minInstances of no alternative',
 ]);
 
 /** The DESIGN.md JobSpec example with one thing broken. */

@@ -65,6 +65,8 @@ function checkKeyword(keyword: string, arg: unknown, schema: JsonSchema, value: 
         .some(([k, needs]) => Object.hasOwn(object, k) && needs.some((n) => !Object.hasOwn(object, n))), 'a dependent field is missing');
     case 'anyOf':
       return here(path, !(arg as JsonSchema[]).some((s) => checkJsonSchema(s, value, path) === undefined), 'matches no anyOf branch');
+    case 'not':
+      return here(path, checkJsonSchema(arg as JsonSchema, value, path) === undefined, 'matches the schema under not');
     case 'oneOf':
       return here(path, (arg as JsonSchema[]).filter((s) => checkJsonSchema(s, value, path) === undefined).length !== 1, 'does not match exactly one oneOf branch');
     case 'prefixItems':

@@ -25,3 +25,19 @@ export function designNodeSpecExample(): Record<string, unknown> {
     gpus: [{ id: 0, memoryMb: 81920, model: 'A100', nvlinkDomain: 0 }],
   };
 }
+
+/**
+ * The DESIGN.md §13 shape of alternatives: the §4 example's request as the first variant (8 A100s
+ * in its zone, here as roles), and a shorthand second (4 members anywhere).
+ */
+export function designAlternativesExample(): Record<string, unknown> {
+  const { roles, placement, select, ...rest } = designJobSpecExample();
+  return {
+    ...rest,
+    id: 'j2',
+    alternatives: [
+      { roles, placement, select },
+      { tasks: 4, resources: { cpu: 500, memoryMb: 1024, gpus: 1 }, select: "gpu_model == 'H100'" },
+    ],
+  };
+}

@@ -1,0 +1,72 @@
+import type { JobRequest, JobSpec } from './contract/types.ts';
+import { parseSelect } from './select/parseSelect.ts';
+import type { SelectAst } from './select/index.ts';
+import type { JobState } from './state.ts';
+
+// What a job asks of the cluster, read in one place (DESIGN.md §13): a job without alternatives
+// is its own one request; a job with alternatives has one per variant and, while a gang runs,
+// the one it committed. Nothing else reads `spec.roles`, `spec.placement` or `spec.select`.
+
+/** The request of a pending job with alternatives, which has none in force: no roles, so no resources. */
+const NO_REQUEST: JobRequest = Object.freeze({ roles: [], placement: { policy: 'pack', gpuLocality: false }, select: '' }) as JobRequest;
+
+const plain = new WeakMap<JobSpec, readonly JobRequest[]>();
+
+/** Every request a job may be placed with, in the order an attempt tries them: the spec itself, or its alternatives. */
+export function jobRequests(spec: JobSpec): readonly JobRequest[] {
+  if (spec.alternatives !== undefined) return spec.alternatives;
+  let one = plain.get(spec);
+  if (one === undefined) {
+    one = [spec];
+    plain.set(spec, one);
+  }
+  return one;
+}
+
+/**
+ * The request in force for a job: the spec itself for a job without alternatives; for one with
+ * them, the variant its running gang committed (none while pending: no roles).
+ */
+export function activeRequest(job: Pick<JobState, 'spec' | 'alternative'>): JobRequest {
+  const spec = job.spec;
+  if (spec.alternatives === undefined) return spec;
+  return job.alternative === undefined ? NO_REQUEST : spec.alternatives[job.alternative] ?? NO_REQUEST;
+}
+
+/** The request of variant `alternative` of a job (the spec itself, index 0, for a job without alternatives); undefined when it has none such. */
+export function requestOf(spec: JobSpec, alternative: number | undefined): JobRequest | undefined {
+  if (spec.alternatives === undefined) return alternative === undefined || alternative === 0 ? spec : undefined;
+  return alternative === undefined ? undefined : spec.alternatives[alternative];
+}
+
+/** The members of a request's gang (all its roles' counts). */
+export function requestSize(request: JobRequest): number {
+  let size = 0;
+  for (const role of request.roles) size += role.count;
+  return size;
+}
+
+/** The unsatisfiable-cache fingerprint of variant `i` of a job (its own fingerprint for a job without alternatives). */
+export function requestFingerprint(job: Pick<JobState, 'fingerprint' | 'fingerprints'>, i: number): string {
+  return job.fingerprints?.[i] ?? job.fingerprint;
+}
+
+const asts = new WeakMap<JobRequest, SelectAst | null>();
+
+/**
+ * The compiled select of variant `i` of a job (null: every host): compiled at ingest for a job
+ * without alternatives, once per variant (memoised on the immutable request) for one with them.
+ */
+export function requestSelectAst(job: Pick<JobState, 'spec' | 'selectAst'>, i: number): SelectAst | null {
+  const spec = job.spec;
+  if (spec.alternatives === undefined) return job.selectAst;
+  const request = spec.alternatives[i];
+  if (request === undefined) return null;
+  let ast = asts.get(request);
+  if (ast === undefined) {
+    const parsed = request.select.trim() === '' ? null : parseSelect(request.select);
+    ast = parsed !== null && parsed.ok ? parsed.ast : null;
+    asts.set(request, ast);
+  }
+  return ast;
+}
