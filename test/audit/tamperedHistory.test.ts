@@ -48,7 +48,7 @@ describe('a tampered history', () => {
     const spared = copyLog(queued.log);
     const events = spared[at]!.tx.events;
     const jobId = (events[index] as { jobId: string }).jobId;
-    spared[at]!.tx.events = events.filter((e) => !('jobId' in e) || e.jobId !== jobId || e.type === 'SessionStarted');
+    spared[at]!.tx.events = events.filter((e) => !('jobId' in e) || e.jobId !== jobId);
     const report2 = await auditLog(offline(rechain(spared), queued.inputs));
     expect(report2.clean).toBe(false);
     expect(report2.divergence).toMatchObject({ seq: spared[at]!.seq, kind: 'session' });
