@@ -73,6 +73,9 @@ describe('required topology', () => {
       expect(o.commits).toHaveLength(0);
       expect(o.events.filter((e) => e.type === 'HostDebited')).toHaveLength(0);
       expect(o.aborts[0]!.reason.category).toBe('insufficient-resources');
+      // the decision itself names the topology and the room in each rack
+      expect(o.aborts[0]!.reason.message).toContain('(pack, topology rack required)');
+      expect(o.aborts[0]!.reason.message).toContain('all in one rack: rack r1: 4 of 4 hosts could take');
       const e = explain(o.state, 'g')!;
       expect(e.topology).toEqual({
         key: 'rack',

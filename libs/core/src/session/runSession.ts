@@ -14,6 +14,7 @@ import { HostCounter } from '../placement/hostCounter.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import { HostIndexCache, releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
 import type { Statement } from '../placement/statement.ts';
+import { topologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
@@ -573,7 +574,9 @@ class Session {
       : category === 'placement-unsatisfiable'
         ? `no plan places the ${gang} even on the cluster as it is now with every host empty`
         : `not enough free resources for the ${gang} now; ${counts.fit} of ${counts.eligible} matching hosts could take one '${heaviest.name}' member`;
-    return { category, message, hosts: counts.hosts };
+    // a required topology (DESIGN.md §13) names its domains and the room in each (null otherwise)
+    const room = category === 'no-matching-hosts' ? null : topologyRoom(this.index, classes, shape, this.counter);
+    return { category, message: room === null ? message : `${message}; all in one ${room.key}: ${room.message}`, hosts: counts.hosts };
   }
 
   private report(jobId: string, members: number, outcome: AttemptOutcome, wrote: boolean): void {
@@ -662,5 +665,6 @@ function describePlacement(shape: GangShape): string {
   const parts: string[] = [p.policy];
   if (p.ptile !== undefined) parts.push(`ptile ${p.ptile}`);
   if (p.gpuLocality) parts.push('gpuLocality');
+  if (p.topology !== undefined) parts.push(`topology ${p.topology.key} ${p.topology.mode}`);
   return parts.join(', ');
 }
