@@ -54,12 +54,12 @@ export class LeaseKeeper {
   }
 
   /**
-   * Counts as a refresh seen at `atMs` (monotonic): the log grew, so a leader was writing then. On a loaded machine the
+   * Counts as a refresh seen now: the log grew, so a leader is writing. On a loaded machine the
    * lease's KV write can take longer than the lease while the pipelined appends keep flowing, and
    * a standby taking over from a leader that is writing only costs a takeover and fences it.
    */
-  sawActivity(atMs = monotonicMs()): void {
-    this.lastChange = Math.max(this.lastChange, atMs);
+  sawActivity(): void {
+    this.lastChange = monotonicMs();
   }
 
   /** Refreshes a held lease; false when someone else holds it now. */

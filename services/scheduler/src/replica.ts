@@ -7,7 +7,6 @@ import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
-import { monotonicMs } from './config.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
@@ -53,8 +52,8 @@ export class Replica {
   private refusal: string | null = null;
   private readonly shrink = new LogShrinkWatch();
   private suspecting = false;
-  // the log's end as a stream leader last reported it (0: not yet), and when that was asked (monotonic)
-  private logEnd = { seq: 0, askedAt: 0 };
+  // the log's end as a stream leader last reported it (0: not yet)
+  private logEnd = 0;
   private readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
   private term: LeaderTerm | null = null;
@@ -259,7 +258,6 @@ export class Replica {
   private async checkLogNotShrunk(): Promise<boolean> {
     // the tail folds on while the stream info is in flight: compare with what was folded before asking
     const folded = this.ledger.seq;
-    const askedAt = monotonicMs();
     const { lastSeq: last, leader } = await streamInfo(this.deps.bus, LOG_STREAM);
     // an ordered consumer can stall without an error when a NATS node restarts
     if (last > folded && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
@@ -267,11 +265,11 @@ export class Replica {
       this.lastFold = performance.now();
       this.restartTail();
     }
-    // the log grew since the last look, as a stream leader reports it: a leader was writing after
-    // that look was asked (not necessarily now: a takeover after a kill waits no longer than the
-    // lease from the leader's last sign of life)
-    if (leader !== '' && last > this.logEnd.seq && this.logEnd.seq > 0) this.keeper.sawActivity(this.logEnd.askedAt);
-    if (leader !== '' && last >= this.logEnd.seq) this.logEnd = { seq: last, askedAt };
+    // the log grew since the last look, as a stream leader reports it: a leader is writing. Seen
+    // now, like a new revision of the lease (dating it back to the look before made slow looks on a
+    // loaded machine, 600 ms apart, look like a dead leader)
+    if (leader !== '' && last > this.logEnd && this.logEnd > 0) this.keeper.sawActivity();
+    if (leader !== '') this.logEnd = Math.max(this.logEnd, last);
     const verdict = this.shrink.observe(last, leader, folded);
     if (verdict === 'suspect' && !this.suspecting) this.log.warn({ reason: this.shrink.reason }, 'log end behind what was seen: not leading until it is confirmed or gone');
     this.suspecting = verdict === 'suspect';
