@@ -26,6 +26,7 @@ describe('queue specs (bad input is rejected with its path, nothing applied)', (
     ['a guarantee above the max', { name: 'x', guaranteed: { gpus: 8 }, max: { gpus: 4 } }, 'invalid', 'guaranteed.gpus'],
     ['a default limit above the maximum', { name: 'x', defaultRuntimeLimitMs: 10, maxRuntimeLimitMs: 5 }, 'invalid', 'defaultRuntimeLimitMs'],
     ['a weight of 0', { name: 'x', weight: 0 }, 'invalid', 'weight'],
+    ['its own parent', { name: 'x', parent: 'x' }, 'invalid', 'parent'],
     ['an unknown preemption mode', { name: 'x', preemption: { withinQueue: 'always' } }, 'invalid', 'preemption.withinQueue'],
   ])('%s', (_, spec, category, path) => {
     const cluster = new Cluster();

@@ -153,7 +153,7 @@ function ingestQueue(state: State, inputSeq: number, name: string, value: unknow
   if (spec.value.name !== name) return reject(invalid('name', `name: queue ${spec.value.name} does not match the subject's ${name}`));
   const queues = state.queues ?? {};
   const issue = queueSetIssue(queues, spec.value);
-  const unknownParent = spec.value.parent !== undefined && queues[spec.value.parent] === undefined;
+  const unknownParent = spec.value.parent !== undefined && spec.value.parent !== spec.value.name && queues[spec.value.parent] === undefined;
   if (issue !== null) return reject({ category: unknownParent ? 'unknown' : 'invalid', ...issue });
   return [{ type: 'QueueSet', inputSeq, queue: spec.value }];
 }
