@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { shardGet } from '@muster/core';
+import { explain, shardGet } from '@muster/core';
 import type { GangAborted, GangCommitted, InputRejected, SchedulerEvent } from '@muster/core';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { Cluster, advance, complete, given, policy, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
@@ -100,6 +100,8 @@ describe('admission against max on the whole path', () => {
     const abort = o.aborts[0]!;
     expect(abort).toMatchObject({ jobId: 'second', final: false, reason: { category: 'quota' } });
     expect(abort.reason.message).toMatch(/queue team: gpus in use 8 plus this gang's 8 would pass its max of 12/);
+    // explain names the quota that decides it
+    expect(explain(o.state, 'second')!.text).toMatch(/^job second is pending \(quota: queue team: gpus in use 8 plus this gang's 8 would pass its max of 12\)/);
     // a quota refusal is never cached: an identical job in the same session is refused by the quota, not the cache
     expect(abort.reason.cached).toBeUndefined();
     g.cluster.run(complete('first'));
@@ -177,8 +179,9 @@ describe('preemption', () => {
     expect(of(part, 'GangAborted').map((a) => a.jobId).sort()).toEqual(['a1', 'a2']);
     expect(of(part, 'AllocationReleased').every((r) => r.cause === 'preempted')).toBe(true);
     expect(of(part, 'JobPended').map((p) => p.jobId).sort()).toEqual(['a1', 'a2']);
-    // the victims are pending again, and run again when room frees
+    // the victims are pending again (explain names the preemption), and run again when room frees
     expect(shardGet(o.state.jobs, 'a1')!.status).toBe('pending');
+    expect(explain(o.state, 'a1')!.text).toMatch(/pending \(preempted: preempted by job b1: queue b reclaims its guarantee from queue a/);
     g.cluster.run(complete('b1'));
     g.cluster.run(schedule());
     expect(shardGet(g.cluster.state.jobs, 'a1')!.status).toBe('running');

@@ -105,7 +105,12 @@ export function explain(state: State, jobId: string): Explanation | null {
     return { shape, heaviest: heaviest.name, counts, room: topologyRoom(index, classes, shape, counter) };
   });
   const first = looks[0]!;
-  const why = recorded === null ? 'not tried yet' : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
+  // a queue's max, or the preemption that stopped it, is what decides such a job (DESIGN.md §12): said in full
+  const why = recorded === null
+    ? 'not tried yet'
+    : recorded.category === 'quota' || recorded.category === 'preempted'
+      ? `${recorded.category}: ${recorded.message}`
+      : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
   const reservation = job.reservation === undefined || state.policy === undefined ? undefined : {
     startAt: job.reservation.startAt,
     hosts: job.reservation.hosts,
