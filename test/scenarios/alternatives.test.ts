@@ -203,6 +203,36 @@ describe('the category of a failed attempt is the closest variant\'s', () => {
   });
 });
 
+describe('preemption with alternatives: only when no variant fits as things are, then over the variants in order', () => {
+  // two teams guaranteed half the GPUs each; a borrows them all (4 hosts of 8 GPUs, ample CPU)
+  const borrowed = (): Step[] => [
+    ...[1, 2, 3, 4].map((i) => register(node(`h${i}`, { gpus: 8, cpu: 64_000, memoryMb: 512_000 }))),
+    queue({ name: 'a', guaranteed: { gpus: 16 } }),
+    queue({ name: 'b', guaranteed: { gpus: 16 } }),
+    ...[1, 2, 3, 4].map((i) => submit(job(`a${i}`, { tasks: 8, gpus: 1, queue: 'a', user: 'a' }))),
+    schedule(),
+  ];
+  const eightGpus: JobOptions = { tasks: 8, gpus: 1 };
+
+  test('a later variant that fits without stopping anyone commits; nothing is preempted', () => {
+    given(borrowed()).when(submit(alternativesJob('b1', [eightGpus, { tasks: 2 }], { queue: 'b', user: 'b' }))).when(schedule()).then((o) => {
+      expect(o.commits.map((c) => [c.jobId, c.alternative])).toEqual([['b1', 1]]);
+      expect(o.aborts.filter((a) => a.reason.category === 'preempted')).toEqual([]);
+      clean(o);
+    });
+  });
+
+  test('a later variant preempts when the first cannot be placed even so; the victims and the commit are one transaction', () => {
+    given(borrowed()).when(submit(alternativesJob('b1', [{ tasks: 1, select: "zone == 'x'" }, eightGpus], { queue: 'b', user: 'b' }))).when(schedule()).then((o) => {
+      const commit = o.commits.find((c) => c.jobId === 'b1')!;
+      expect(commit.alternative).toBe(1);
+      const tx = o.parts.find((part) => part.includes(commit))!;
+      expect(tx.filter((e) => e.type === 'GangAborted' && e.reason.category === 'preempted').map((e) => (e as GangAborted).reason.by)).toEqual(['b1']);
+      clean(o);
+    });
+  });
+});
+
 describe('a reservation plans the earliest start over all variants', () => {
   // host a (kind a) is held until 60 s, host b (kind b) until 30 s
   const steps = (bEndsMs: number): Step[] => [

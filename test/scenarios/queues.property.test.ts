@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, shardEntriesSorted, stateHash } from '@muster/core';
 import type { JobState, QueueView, SchedulerEvent, State } from '@muster/core';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
+import { alternativesJob, job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
 import { Cluster, advance, cancel, complete, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 
@@ -49,13 +49,15 @@ const treeArb: fc.Arbitrary<Tree> = fc.array(
 });
 
 type Command =
-  | { kind: 'submit'; leaf: number; tasks: number; priority: number }
+  | { kind: 'submit'; leaf: number; tasks: number; priority: number; or?: number }
   | { kind: 'finish'; pick: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'advance'; ms: number };
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), leaf: fc.nat(), tasks: fc.integer({ min: 1, max: 12 }), priority: fc.constantFrom(0, 0, 1, 5) }) },
+  // a job with alternatives (DESIGN.md §13): `tasks` GPU members, or `or` CPU-only ones; each variant admitted and preempting on its own
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('submit' as const), leaf: fc.nat(), tasks: fc.integer({ min: 1, max: 16 }), priority: fc.constantFrom(0, 1, 5), or: fc.integer({ min: 1, max: 12 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(500, 5_000) }) },
@@ -80,7 +82,9 @@ function run(hosts: number, tree: Tree, commands: readonly Command[], minRuntime
     const all = jobs(c.state);
     if (cmd.kind === 'submit') {
       const leaf = tree.leaves[cmd.leaf % tree.leaves.length]!;
-      c.run(submit(job(`j${n++}`, { tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024, queue: leaf, user: `u${cmd.leaf % 2}`, priority: cmd.priority })));
+      const who = { queue: leaf, user: `u${cmd.leaf % 2}`, priority: cmd.priority };
+      if (cmd.or === undefined) c.run(submit(job(`j${n++}`, { tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024, ...who })));
+      else c.run(submit(alternativesJob(`j${n++}`, [{ tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024 }, { tasks: cmd.or, cpu: 4000, memoryMb: 8192 }], who)));
     } else if (cmd.kind === 'finish') {
       const running = all.filter((j) => j.status === 'running');
       if (running.length > 0) c.run(complete(running[cmd.pick % running.length]!.spec.id));

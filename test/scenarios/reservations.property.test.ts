@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TurnContext, nextDeadline, shardEntriesSorted, shardGet, turn } from '@muster/core';
 import type { JobState, State } from '@muster/core';
-import { job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
+import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
 import { Cluster, advance, cancel, complete, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 
@@ -15,13 +15,15 @@ import { Cluster, advance, cancel, complete, policy, register, schedule, submit 
 // backfill, not from jobs ahead of it in the order).
 
 type Command =
-  | { kind: 'submit'; tasks: number; limitMs: number; priority: number; user: string }
+  | { kind: 'submit'; tasks: number; limitMs: number; priority: number; user: string; or?: number }
   | { kind: 'finish'; pick: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'advance'; ms: number };
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 10 }), limitMs: fc.constantFrom(1_000, 3_000, 7_000, 20_000), priority: fc.constantFrom(0, 0, 1, 5), user: fc.constant('a') }) },
+  // a job with alternatives (DESIGN.md §13): `tasks` members, or `or`; reserved at the earliest start over both
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 16 }), limitMs: fc.constantFrom(1_000, 3_000, 7_000, 20_000), priority: fc.constantFrom(0, 1, 5), user: fc.constant('a'), or: fc.integer({ min: 1, max: 10 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(200, 1_000, 2_500) }) },
@@ -46,6 +48,8 @@ function leftAlone(state: State, until: number): State {
 
 describe('reservations hold: no backfill delays the reserved start (DESIGN.md §11)', () => {
   test('a reserved job left alone commits by its promised start; §7 holds throughout', () => {
+    // reservations of jobs with alternatives checked, over the runs (the generator must reach them)
+    let alternativesChecked = 0;
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 2, max: 8 }), { minLength: 1, maxLength: 4 }), fc.array(commandArb, { minLength: 5, maxLength: 40 }), (slots, commands) => {
         const c = new Cluster();
@@ -55,7 +59,9 @@ describe('reservations hold: no backfill delays the reserved start (DESIGN.md §
         let checked = 0;
         for (const cmd of commands) {
           const all = jobs(c.state);
-          if (cmd.kind === 'submit') c.run(submit({ ...job(`j${submitted++}`, { tasks: cmd.tasks, priority: cmd.priority, user: cmd.user }), runtimeLimitMs: cmd.limitMs }));
+          if (cmd.kind === 'submit' && cmd.or !== undefined) {
+            c.run(submit({ ...alternativesJob(`j${submitted++}`, [{ tasks: cmd.tasks }, { tasks: cmd.or }], { priority: cmd.priority, user: cmd.user }), runtimeLimitMs: cmd.limitMs }));
+          } else if (cmd.kind === 'submit') c.run(submit({ ...job(`j${submitted++}`, { tasks: cmd.tasks, priority: cmd.priority, user: cmd.user }), runtimeLimitMs: cmd.limitMs }));
           else if (cmd.kind === 'finish') {
             const running = all.filter((j) => j.status === 'running');
             if (running.length > 0) c.run(complete(running[cmd.pick % running.length]!.spec.id));
@@ -75,6 +81,7 @@ describe('reservations hold: no backfill delays the reserved start (DESIGN.md §
             const later = leftAlone(c.state, startAt);
             expect(shardGet(later.jobs, r.spec.id)?.status, `job ${r.spec.id} reserved for ${startAt} at ${c.at}`).not.toBe('pending');
             checked++;
+            if (r.spec.alternatives !== undefined) alternativesChecked++;
           }
         }
         // exact release still holds when everything ends
@@ -84,5 +91,6 @@ describe('reservations hold: no backfill delays the reserved start (DESIGN.md §
       }),
       { numRuns: 150 },
     );
+    expect(alternativesChecked).toBeGreaterThan(0);
   });
 });
