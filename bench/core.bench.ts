@@ -248,13 +248,7 @@ function main(): void {
 
   // churn: a share of the running gangs finish (through `done` inputs), then a session retries
   for (let round = 1; round <= ROUNDS; round++) {
-    const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
-    const inputs: { subject: string; data: string }[] = [];
-    for (const [id, j] of running.filter(() => chance(0.2))) {
-      j.members.forEach((m, member) => {
-        if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
-      });
-    }
+    const inputs = fifthDone(state);
     const tc = performance.now();
     state = sequentialFeed(state, inputs);
     const feedMs = performance.now() - tc;
@@ -311,23 +305,13 @@ function queueCases(): void {
       for (const part of first.parts) state = fold(state, part);
       report(`queues ${mode}, round ${round}, session 1: three quarters of the gangs on the empty cluster`, first, 0);
       seed = Number(process.argv[4] ?? 42) + 19;
-      const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
-      const inputs: { subject: string; data: string }[] = [...built.later];
-      for (const [id, j] of running.filter(() => chance(0.2))) {
-        j.members.forEach((m, member) => {
-          if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
-        });
-      }
+      const inputs = [...built.later, ...fifthDone(state)];
       state = sequentialFeed(state, inputs);
       const churn = timedSession(state, 60_000);
       report(`queues ${mode}, round ${round}, churn: the last quarter arrives, ${fmt(inputs.length - built.later.length)} completions, then a session; ${fmt(churn.stats.preemptions)} preemptions stopped ${fmt(churn.stats.preempted)} gangs, ${fmt(churn.stats.quotaRefused)} quota refusals`, churn, 0);
       const t = { first: first.totalMs, firstCpu: first.totalCpuMs, churn: churn.totalMs, churnCpu: churn.totalCpuMs, preempted: churn.stats.preempted };
       times.set(mode, t);
-      const was = best.get(mode);
-      best.set(mode, was === undefined ? t : {
-        first: Math.min(was.first, t.first), firstCpu: Math.min(was.firstCpu, t.firstCpu),
-        churn: Math.min(was.churn, t.churn), churnCpu: Math.min(was.churnCpu, t.churnCpu), preempted: t.preempted,
-      });
+      keepFastest(best, mode, t);
     }
     printQueues(`round ${round}`, times);
   }
@@ -384,27 +368,44 @@ topology: ${fmt(HOSTS)} hosts in ${RACKS} racks of ${fmt(HOSTS / RACKS)}, ${fmt(
       for (const part of first.parts) state = fold(state, part);
       report(`topology ${mode}, round ${round}, session 1: every gang tried once on the empty racked cluster`, first, 0);
       seed = Number(process.argv[4] ?? 42) + 13;
-      const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
-      const inputs: { subject: string; data: string }[] = [];
-      for (const [id, j] of running.filter(() => chance(0.2))) {
-        j.members.forEach((m, member) => {
-          if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
-        });
-      }
+      const inputs = fifthDone(state);
       state = sequentialFeed(state, inputs);
       const churn = timedSession(state, 60_000);
       report(`topology ${mode}, round ${round}, churn: ${fmt(inputs.length)} completions, then a session`, churn, 0);
       const t = { first: first.totalMs, firstCpu: first.totalCpuMs, churn: churn.totalMs, churnCpu: churn.totalCpuMs, committed: first.stats.committed };
       times.set(mode, t);
-      const was = best.get(mode);
-      best.set(mode, was === undefined ? t : {
-        first: Math.min(was.first, t.first), firstCpu: Math.min(was.firstCpu, t.firstCpu),
-        churn: Math.min(was.churn, t.churn), churnCpu: Math.min(was.churnCpu, t.churnCpu), committed: t.committed,
-      });
+      keepFastest(best, mode, t);
     }
     printTopology(`round ${round}`, times);
   }
   printTopology(`fastest of ${rounds} round(s)`, best);
+}
+
+/** The members of a fifth of the running gangs (seeded), as the `done` inputs their agents would send. */
+function fifthDone(state: State): { subject: string; data: string }[] {
+  const inputs: { subject: string; data: string }[] = [];
+  for (const [id, j] of shardEntriesSorted(state.jobs).filter(([, job]) => job.status === 'running').filter(() => chance(0.2))) {
+    j.members.forEach((m, member) => {
+      if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
+    });
+  }
+  return inputs;
+}
+
+/** Session times of one mode in one round. */
+interface RoundTimes {
+  first: number;
+  firstCpu: number;
+  churn: number;
+  churnCpu: number;
+}
+
+/** Keeps each mode's fastest times over the rounds (the other fields from the latest round). */
+function keepFastest<T extends RoundTimes>(best: Map<string, T>, mode: string, t: T): void {
+  const was = best.get(mode);
+  best.set(mode, was === undefined ? t : {
+    ...t, first: Math.min(was.first, t.first), firstCpu: Math.min(was.firstCpu, t.firstCpu), churn: Math.min(was.churn, t.churn), churnCpu: Math.min(was.churnCpu, t.churnCpu),
+  });
 }
 
 function printTopology(label: string, times: ReadonlyMap<string, { first: number; firstCpu: number; churn: number; churnCpu: number; committed: number }>): void {
@@ -436,13 +437,7 @@ function reservationCases(): void {
     const first = timedSession(state, 1000);
     for (const part of first.parts) state = fold(state, part);
     report(`reserveDepth ${depth}, session 1: every gang (with a runtime limit) tried once on the empty cluster; ${fmt(first.stats.reserved)} reserved, ${fmt(first.stats.backfillRefused)} held back`, first, 0);
-    const running = shardEntriesSorted(state.jobs).filter(([, j]) => j.status === 'running');
-    const inputs: { subject: string; data: string }[] = [];
-    for (const [id, j] of running.filter(() => chance(0.2))) {
-      j.members.forEach((m, member) => {
-        if (m !== null && !m.done) inputs.push({ subject: `muster.in.node.${m.node}.done`, data: JSON.stringify({ jobId: id, member, ok: true }) });
-      });
-    }
+    const inputs = fifthDone(state);
     state = sequentialFeed(state, inputs);
     const churn = timedSession(state, 60_000);
     report(`reserveDepth ${depth}, churn: ${fmt(inputs.length)} completions, then a session; ${fmt(churn.stats.reserved)} reserved, ${fmt(churn.stats.backfillRefused)} held back`, churn, 0);
