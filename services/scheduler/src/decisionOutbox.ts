@@ -35,6 +35,9 @@ export class DecisionOutbox {
   // the first log sequence whose decisions may be unpublished (null: none owed)
   private unpublishedFrom: number | null = null;
   private cursorKnown = false;
+  // the catch-up running in the background (prepare), if any
+  private catchingUp: Promise<boolean> | null = null;
+  private catching: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: DecisionOutboxDeps,
@@ -50,9 +53,35 @@ export class DecisionOutbox {
     }
   }
 
-  /** Resolves when the rounds under way are done. */
-  idle(): Promise<void> {
-    return this.publishing;
+  /** Resolves when the rounds under way (and a catch-up in the background) are done. */
+  async idle(): Promise<void> {
+    await Promise.all([this.publishing, this.catching]);
+  }
+
+  /**
+   * Gets what is owed published without holding up the turns: learns where the predecessor's
+   * publishing stopped (false until it could: nothing new may be decided before, or its decisions
+   * could go out ahead of what is owed), then runs the catch-up in the background, one at a time.
+   * Turns meanwhile append as usual; their decisions wait for the catch-up, which publishes in log
+   * order (a successor resumes after the last decision published).
+   */
+  async prepare(appended: () => Promise<boolean>): Promise<boolean> {
+    if (!this.cursorKnown) {
+      try {
+        this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.bus));
+        this.cursorKnown = true;
+      } catch (err) {
+        this.deps.log.warn({ err }, 'decisions owed could not be found yet: retrying');
+        return false;
+      }
+    }
+    if (this.unpublishedFrom !== null && this.catchingUp === null) {
+      this.catchingUp = this.catchUp(appended).finally(() => {
+        this.catchingUp = null;
+      });
+      this.catching = this.catchingUp.then(() => undefined);
+    }
+    return true;
   }
 
   /**
@@ -116,17 +145,19 @@ export class DecisionOutbox {
    * must never reach the agents.
    */
   private async republish(fromSeq: number): Promise<void> {
-    if (fromSeq <= this.ledger.seq) {
+    // the ledger moves on while this runs (turns go on): re-publish up to where it is now
+    const to = this.ledger.seq;
+    const folded = this.ledger.lastHash;
+    if (fromSeq <= to) {
       const txs: LoggedTransaction[] = [];
       let last: { seq: number; hash: string; tx: LoggedTransaction['tx'] } | null = null;
       for await (const logged of readLog(this.deps.bus, { fromSeq })) {
-        if (logged.seq > this.ledger.seq) break;
+        if (logged.seq > to) break;
         txs.push(logged);
         last = logged;
       }
-      const folded = this.ledger.lastHash;
-      if (last === null || last.seq !== this.ledger.seq || (last.hash !== folded && transactionHash(last.tx) !== folded)) {
-        throw new Error(`the log read from ${fromSeq} (to ${last?.seq ?? 'nothing'}) is not the history this replica folded to ${this.ledger.seq}: not re-publishing`);
+      if (last === null || last.seq !== to || (last.hash !== folded && transactionHash(last.tx) !== folded)) {
+        throw new Error(`the log read from ${fromSeq} (to ${last?.seq ?? 'nothing'}) is not the history this replica folded to ${to}: not re-publishing`);
       }
       const msgs = messagesOf([{ logged: txs, state: this.ledger.state }]);
       if (msgs.length > 0) {
@@ -135,6 +166,8 @@ export class DecisionOutbox {
         this.deps.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
       }
     }
-    this.unpublishedFrom = null;
+    // what the log took meanwhile was held back (drain publishes nothing while something is owed):
+    // it is owed in turn, and goes out at the next catch-up, still in log order
+    this.unpublishedFrom = this.ledger.seq > to ? to + 1 : null;
   }
 }

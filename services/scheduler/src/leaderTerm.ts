@@ -137,9 +137,10 @@ export class LeaderTerm {
 
   /** One turn: publish what is owed, then hand the core the buffered inputs, the facts due, a session and a checkpoint. */
   private async step(): Promise<void> {
-    // decisions go out in log order (a successor resumes after the last one published), so
-    // nothing new is decided until what is owed has been published
-    if (!(await this.outbox.catchUp(() => this.pipeline.settled()))) return;
+    // decisions go out in log order (a successor resumes after the last one published): once
+    // the outbox knows what is owed, it publishes that in the background and holds this term's
+    // decisions behind it, so a takeover's first decisions need not wait for the re-publishing
+    if (!(await this.outbox.prepare(() => this.pipeline.settled()))) return;
     try {
       const { opts } = this.deps;
       const commands: TurnCommand[] = [];
