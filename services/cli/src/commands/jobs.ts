@@ -25,7 +25,7 @@ export function jobsCommand(): Command {
         return;
       }
       const rows = jobs.map((j) => [
-        j.id, j.status, j.user, j.queue, String(j.priority), String(j.members), j.nodes.join(',') || '-', j.reason ?? '-',
+        j.id, j.status, j.user, j.queue, String(j.priority), j.alternative === undefined ? String(j.members) : `${j.members} (alternative ${j.alternative})`, j.nodes.join(',') || '-', j.reason ?? '-',
         j.expectedStart === null ? '-' : new Date(j.expectedStart).toISOString(),
       ]);
       process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON', 'EXPECTED START'], rows)}\n`);
