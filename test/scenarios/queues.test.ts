@@ -245,6 +245,18 @@ describe('preemption', () => {
     expect(abort.reason.message).toMatch(/priority 5 is above its 1 in queue q/);
   });
 
+  test('after a preemption the jobs still to try are ordered by the shares as they now are (the victims\' user holds less)', () => {
+    const g = given([...gpuHosts(1), queue({ name: 'q', preemption: { withinQueue: 'lower-priority' } }),
+      submit(gpuJob('low', 'q', 8, { priority: 0, user: 'u1' })), schedule(), advance(1000)]);
+    // x (u2, who holds nothing) comes before y (u1, who holds the whole host) in submission and in share, for now
+    g.cluster.run(submit(gpuJob('x', 'q', 4, { priority: 1, user: 'u2' })));
+    g.cluster.run(submit(gpuJob('y', 'q', 4, { priority: 1, user: 'u1' })));
+    g.cluster.run(submit(gpuJob('high', 'q', 4, { priority: 5, user: 'u2' })));
+    const o = g.when(schedule());
+    // high stops low (u1 then holds nothing, u2 half the host): y goes before x for the room left
+    expect(o.commits.map((c) => c.jobId)).toEqual(['high', 'y']);
+  });
+
   test('without withinQueue, priority alone stops nothing', () => {
     const g = given([...gpuHosts(1), queue({ name: 'q' }), submit(gpuJob('low', 'q', 8, { priority: 1 })), schedule(), advance(1000)]);
     const o = g.when(submit(gpuJob('high', 'q', 8, { priority: 5 }))).when(schedule());

@@ -48,6 +48,11 @@ export class JobQueue {
     }
   }
 
+  /** The jobs that have not had their turn yet (in no particular order). */
+  rest(): QueuedJob[] {
+    return this.heap.flatMap((b) => b.jobs.slice(b.next));
+  }
+
   /** The next job to try, or null when every job has had its turn. */
   next(): QueuedJob | null {
     for (;;) {

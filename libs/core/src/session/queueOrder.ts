@@ -12,7 +12,7 @@ export class QueueOrder {
   private readonly leaves = new Map<string, JobQueue>();
   private readonly left = new Map<string, number>();
 
-  constructor(jobs: readonly QueuedJob[], private readonly ledger: QueueLedger, share: ShareOf, leafOf: (job: QueuedJob) => string) {
+  constructor(jobs: readonly QueuedJob[], private readonly ledger: QueueLedger, private readonly share: ShareOf, leafOf: (job: QueuedJob) => string) {
     const byLeaf = new Map<string, QueuedJob[]>();
     for (const job of jobs) {
       const leaf = leafOf(job);
@@ -22,6 +22,14 @@ export class QueueOrder {
       for (const q of ledger.path(leaf)) this.left.set(q, (this.left.get(q) ?? 0) + 1);
     }
     for (const [leaf, list] of byLeaf) this.leaves.set(leaf, new JobQueue(list, share));
+  }
+
+  /**
+   * Orders each leaf's jobs afresh: after a preemption users' shares fell, which the leaves' lazy
+   * heaps (keyed by shares that only grow) would not see.
+   */
+  rekey(): void {
+    for (const [leaf, queue] of this.leaves) this.leaves.set(leaf, new JobQueue(queue.rest(), this.share));
   }
 
   /** The next job to try, or null when every job has had its turn. */

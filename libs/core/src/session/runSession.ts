@@ -155,6 +155,7 @@ class Session {
   private ledger: QueueLedger | null = null;
   private running: RunningGangs | null = null;
   private reclaim: ReclaimOrder | null = null;
+  private order: QueueOrder | null = null;
   private readonly noVictims = new Set<string>();
   // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
   private readonly free = { cpu: 0, memoryMb: 0, gpus: 0 };
@@ -250,7 +251,9 @@ class Session {
           this.free.memoryMb += index.freeMem[h]!;
           this.free.gpus += index.freeGpu[h]!;
         }
-        queue = new QueueOrder(queued, ledger, share, (job) => ledger.leafOf(records.get(job.id)!.spec));
+        const order = new QueueOrder(queued, ledger, share, (job) => ledger.leafOf(records.get(job.id)!.spec));
+        this.order = order;
+        queue = order;
       }
       try {
         for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
@@ -479,6 +482,8 @@ class Session {
     this.stats.preemptions++;
     this.planner?.committed(job.spec.id, stmt.held, end);
     this.commit(job, variant, stmt, this.stops(job, leaf, victims));
+    // the victims' users hold less now: the jobs still to try are ordered by the shares as they are
+    this.order!.rekey();
     this.report(job.spec.id, shape.size, 'committed', true);
     return true;
   }
