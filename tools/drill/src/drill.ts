@@ -23,6 +23,7 @@ import type { Interval } from './drillNatsWatch.ts';
 import { resolveDrillOptions } from './drillOptions.ts';
 import type { DrillOptions } from './drillOptions.ts';
 import { drillRandom } from './drillRandom.ts';
+import { readWhole } from './drillRead.ts';
 import { recoverCluster } from './drillRecover.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
 import { drillFailures, drillNotes, drillVerdict, finding } from './drillReport.ts';
@@ -154,13 +155,12 @@ async function check(
   hooks: DrillHooks,
 ): Promise<void> {
   // inputs, then decisions, then the log: a log read last holds every transaction the others depend on (LiveRead)
-  const inputs: InputMessage[] = [];
-  for await (const input of readInputs(cluster.bus, { withTime: true })) inputs.push(input);
-  const stream: StoredDecision[] = [];
-  for await (const m of readDecisions(cluster.bus)) stream.push(m);
-  const log: LoggedTransaction[] = [];
+  // each on a connection of its own, bounded and retried (readWhole: a slow consumer hung the drill)
+  const servers = cluster.nats.urls;
+  const inputs: InputMessage[] = await readWhole(servers, 'MUSTER_IN', (bus, signal) => readInputs(bus, { withTime: true, signal }), progress);
+  const stream: StoredDecision[] = await readWhole(servers, 'MUSTER_DECISIONS', (bus, signal) => readDecisions(bus, { signal }), progress);
   // a broken hash chain is the auditor's finding (chain), not a reason to report nothing
-  for await (const logged of readLog(cluster.bus, { verifyChain: false })) log.push(logged);
+  const log: LoggedTransaction[] = await readWhole(servers, 'MUSTER_LOG', (bus, signal) => readLog(bus, { verifyChain: false, signal }), progress);
   const readAt = Date.now();
 
   const { settled, unavailable, workloadStart } = run;
