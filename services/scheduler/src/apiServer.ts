@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { publishInput, subjects, submitMsgId } from '@muster/bus';
+import { lastInputSequence, publishInput, subjects, submitMsgId } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
 import { explain, isJobIdTaken, isRetired, jobInQueue, queueViews, retiredJob, shardGet, validateJobSpec } from '@muster/core';
-import type { State } from '@muster/core';
+import type { JobSpec, State } from '@muster/core';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
 /** An API error (DESIGN.md §2): a stable code, a message, and the field at fault. */
@@ -99,6 +99,34 @@ export class ApiServer {
     }
   }
 
+  /**
+   * The refusal ingest would give a job for its queue, or null. A refusal from a state that has not
+   * folded every input published so far may be stale (a queue set a moment ago): it stands only
+   * once this replica has caught up with MUSTER_IN; if it cannot within QUEUE_CATCH_UP_MS, the
+   * submission goes on and ingest decides.
+   */
+  private async queueRefusal(spec: JobSpec, state: State): Promise<ApiReply | null> {
+    const refusal = (s: State): ApiReply | null => {
+      if (s.queues === undefined) return null;
+      const admitted = jobInQueue(s.queues, spec);
+      return admitted.ok ? null : failure(admitted.error.category, admitted.error.message, admitted.error.path);
+    };
+    if (refusal(state) === null) return null;
+    let target: number;
+    try {
+      target = await lastInputSequence(this.bus);
+    } catch {
+      // JetStream cannot say how far the inputs go: ingest decides
+      return null;
+    }
+    const deadline = Date.now() + QUEUE_CATCH_UP_MS;
+    for (let s = state; ; s = this.state()) {
+      if (s.lastInputSeq >= target) return refusal(s);
+      if (Date.now() > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   private async submit(request: unknown, state: State): Promise<ApiReply> {
     const spec = validateJobSpec(request);
     if (!spec.ok) return failure('invalid', spec.error.message, spec.error.path);
@@ -106,10 +134,8 @@ export class ApiServer {
       return failure('duplicate', `job ${spec.value.id} was already accepted`, 'id');
     }
     // once queues exist, the queue the job names must be a leaf and its limit within the queue's maximum (as ingest decides)
-    if (state.queues !== undefined) {
-      const admitted = jobInQueue(state.queues, spec.value);
-      if (!admitted.ok) return failure(admitted.error.category, admitted.error.message, admitted.error.path);
-    }
+    const refused = await this.queueRefusal(spec.value, state);
+    if (refused !== null) return refused;
     try {
       // forward the body as given: the leader validates it again at ingest, from the log's input
       const ack = await publishInput(this.bus, subjects.submit, request, submitMsgId(spec.value.id, request));
@@ -120,6 +146,9 @@ export class ApiServer {
     }
   }
 }
+
+/** How long a submission refused by this replica's queues waits for the replica to fold the inputs before it (a queue just set). */
+const QUEUE_CATCH_UP_MS = 2000;
 
 function failure(code: ApiError['code'], message: string, path: string): ApiReply {
   return { ok: false, error: { code, message, path } };
