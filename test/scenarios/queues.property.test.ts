@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, shardEntriesSorted, stateHash } from '@muster/core';
-import type { JobState, QueueView, SchedulerEvent, State } from '@muster/core';
+import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, stateHash } from '@muster/core';
+import type { QueueView, SchedulerEvent, State } from '@muster/core';
 import { alternativesJob, job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancel, complete, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { Cluster, advance, cancelPicked, finishPicked, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 
 // DESIGN.md §12 over random queue trees and workloads: no queue is ever above its max, a reclaim
 // victim's queue was borrowing and is not taken below its guarantee, no gang is ever partial (§7),
@@ -63,10 +63,6 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(500, 5_000) }) },
 );
 
-function jobs(state: State): JobState[] {
-  return shardEntriesSorted(state.jobs).map(([, j]) => j);
-}
-
 function useOf(state: State): Map<string, QueueView> {
   return new Map(queueViews(state).map((v) => [v.name, v]));
 }
@@ -79,19 +75,14 @@ function run(hosts: number, tree: Tree, commands: readonly Command[], minRuntime
   for (const q of tree.queues) expect(c.run(queue(q)).flat().map((e) => e.type)).toEqual(['QueueSet']);
   let n = 0;
   for (const cmd of commands) {
-    const all = jobs(c.state);
     if (cmd.kind === 'submit') {
       const leaf = tree.leaves[cmd.leaf % tree.leaves.length]!;
       const who = { queue: leaf, user: `u${cmd.leaf % 2}`, priority: cmd.priority };
       if (cmd.or === undefined) c.run(submit(job(`j${n++}`, { tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024, ...who })));
       else c.run(submit(alternativesJob(`j${n++}`, [{ tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024 }, { tasks: cmd.or, cpu: 4000, memoryMb: 8192 }], who)));
-    } else if (cmd.kind === 'finish') {
-      const running = all.filter((j) => j.status === 'running');
-      if (running.length > 0) c.run(complete(running[cmd.pick % running.length]!.spec.id));
-    } else if (cmd.kind === 'cancel') {
-      const live = all.filter((j) => j.status === 'pending' || j.status === 'running');
-      if (live.length > 0) c.run(cancel(live[cmd.pick % live.length]!.spec.id));
-    } else c.run(advance(cmd.ms));
+    } else if (cmd.kind === 'finish') finishPicked(c, cmd.pick);
+    else if (cmd.kind === 'cancel') cancelPicked(c, cmd.pick);
+    else c.run(advance(cmd.ms));
     const before = useOf(c.state);
     const parts = c.run(schedule());
     check(c.state, before, parts);

@@ -4,7 +4,7 @@ import { TurnContext, nextDeadline, shardEntriesSorted, shardGet, turn } from '@
 import type { JobState, State } from '@muster/core';
 import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancel, complete, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { Cluster, advance, cancel, cancelPicked, finishPicked, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 
 // DESIGN.md §11: no backfilled job ever delays a reservation. Checked against the plan itself:
 // when every gang has a runtime limit (so the expected ends the plan assumes are the ends the
@@ -58,17 +58,12 @@ describe('reservations hold: no backfill delays the reserved start (DESIGN.md §
         let submitted = 0;
         let checked = 0;
         for (const cmd of commands) {
-          const all = jobs(c.state);
           if (cmd.kind === 'submit' && cmd.or !== undefined) {
             c.run(submit({ ...alternativesJob(`j${submitted++}`, [{ tasks: cmd.tasks }, { tasks: cmd.or }], { priority: cmd.priority, user: cmd.user }), runtimeLimitMs: cmd.limitMs }));
           } else if (cmd.kind === 'submit') c.run(submit({ ...job(`j${submitted++}`, { tasks: cmd.tasks, priority: cmd.priority, user: cmd.user }), runtimeLimitMs: cmd.limitMs }));
-          else if (cmd.kind === 'finish') {
-            const running = all.filter((j) => j.status === 'running');
-            if (running.length > 0) c.run(complete(running[cmd.pick % running.length]!.spec.id));
-          } else if (cmd.kind === 'cancel') {
-            const live = all.filter((j) => j.status === 'pending' || j.status === 'running');
-            if (live.length > 0) c.run(cancel(live[cmd.pick % live.length]!.spec.id));
-          } else c.run(advance(cmd.ms));
+          else if (cmd.kind === 'finish') finishPicked(c, cmd.pick);
+          else if (cmd.kind === 'cancel') cancelPicked(c, cmd.pick);
+          else c.run(advance(cmd.ms));
           const written = c.run(schedule()).flat();
           expect(invariantViolations(c.state)).toEqual([]);
           // a reservation never promises a start before the session that made it

@@ -151,10 +151,8 @@ function ingestQueue(state: State, inputSeq: number, name: string, value: unknow
   const spec = validateQueueSpec(value);
   if (!spec.ok) return reject({ category: 'invalid', ...spec.error });
   if (spec.value.name !== name) return reject(invalid('name', `name: queue ${spec.value.name} does not match the subject's ${name}`));
-  const queues = state.queues ?? {};
-  const issue = queueSetIssue(queues, spec.value);
-  const unknownParent = spec.value.parent !== undefined && spec.value.parent !== spec.value.name && queues[spec.value.parent] === undefined;
-  if (issue !== null) return reject({ category: unknownParent ? 'unknown' : 'invalid', ...issue });
+  const issue = queueSetIssue(state.queues ?? {}, spec.value);
+  if (issue !== null) return reject(issue);
   return [{ type: 'QueueSet', inputSeq, queue: spec.value }];
 }
 

@@ -1,4 +1,4 @@
-import type { JobSpec, QueueSpec, SpecIssue } from '../contract/types.ts';
+import type { JobSpec, QueueSpec } from '../contract/types.ts';
 import type { RejectionReason } from '../events.ts';
 import { MAX_QUEUE_DEPTH, MAX_QUEUES } from '../contract/queueSpecSchema.ts';
 
@@ -34,29 +34,43 @@ export function effectiveQueue(queues: QueueTable, name: string): string {
 }
 
 /**
- * Why setting `spec` would not leave a tree, or null: its parent must exist, be no descendant of
- * it (a cycle), keep the tree within MAX_QUEUE_DEPTH levels, and the queues within MAX_QUEUES.
+ * Where jobs naming a queue are scheduled, as the names of that queue (`effectiveQueue`) and its
+ * ancestors, leaf first; memoised per name for one reading of a table (a state's queues).
  */
-export function queueSetIssue(queues: QueueTable, spec: QueueSpec): SpecIssue | null {
-  if (queues[spec.name] === undefined && Object.keys(queues).length >= MAX_QUEUES) {
-    return { path: 'name', message: `name: at most ${MAX_QUEUES} queues may be defined` };
+export class QueuePaths {
+  private readonly paths = new Map<string, readonly string[]>();
+
+  constructor(private readonly queues: QueueTable) {}
+
+  /** The path of the queue jobs naming `name` are scheduled in, leaf first. */
+  of(name: string): readonly string[] {
+    let path = this.paths.get(name);
+    if (path === undefined) {
+      const specs = queuePath(this.queues, effectiveQueue(this.queues, name));
+      path = specs.length === 0 ? [DEFAULT_QUEUE] : specs.map((q) => q.name);
+      this.paths.set(name, path);
+    }
+    return path;
   }
-  if (spec.parent === undefined) return depthIssue(queues, spec);
-  if (spec.parent === spec.name) return { path: 'parent', message: `parent: queue ${spec.name} cannot be its own parent` };
-  if (queues[spec.parent] === undefined) return { path: 'parent', message: `parent: unknown queue ${spec.parent}` };
-  for (let q: QueueSpec | undefined = queues[spec.parent]; q !== undefined; q = q.parent === undefined ? undefined : queues[q.parent]) {
-    if (q.name === spec.name) return { path: 'parent', message: `parent: queue ${spec.parent} is below ${spec.name}: that would make a cycle` };
-  }
-  return depthIssue(queues, spec);
 }
 
-// the deepest leaf under `spec`, once set, must stay within MAX_QUEUE_DEPTH levels
-function depthIssue(queues: QueueTable, spec: QueueSpec): SpecIssue | null {
+/**
+ * Why setting `spec` would not leave a tree, as ingest refuses it, or null: its parent must exist
+ * (`unknown`), be no descendant of it nor itself (a cycle), keep the tree within MAX_QUEUE_DEPTH
+ * levels, and the queues within MAX_QUEUES (`invalid`).
+ */
+export function queueSetIssue(queues: QueueTable, spec: QueueSpec): RejectionReason | null {
+  const invalid = (path: string, message: string): RejectionReason => ({ category: 'invalid', path, message });
+  if (queues[spec.name] === undefined && Object.keys(queues).length >= MAX_QUEUES) return invalid('name', `name: at most ${MAX_QUEUES} queues may be defined`);
+  if (spec.parent !== undefined) {
+    if (spec.parent === spec.name) return invalid('parent', `parent: queue ${spec.name} cannot be its own parent`);
+    if (queues[spec.parent] === undefined) return { category: 'unknown', path: 'parent', message: `parent: unknown queue ${spec.parent}` };
+    if (queuePath(queues, spec.parent).some((q) => q.name === spec.name)) return invalid('parent', `parent: queue ${spec.parent} is below ${spec.name}: that would make a cycle`);
+  }
+  // the deepest leaf under `spec`, once set, must stay within MAX_QUEUE_DEPTH levels
   const next: Record<string, QueueSpec> = { ...queues, [spec.name]: spec };
-  const above = queuePath(next, spec.name).length;
-  const below = heightBelow(next, spec.name, 0);
-  if (above + below > MAX_QUEUE_DEPTH) return { path: 'parent', message: `parent: the queue tree would be ${above + below} levels deep; at most ${MAX_QUEUE_DEPTH}` };
-  return null;
+  const levels = queuePath(next, spec.name).length + heightBelow(next, spec.name, 0);
+  return levels > MAX_QUEUE_DEPTH ? invalid('parent', `parent: the queue tree would be ${levels} levels deep; at most ${MAX_QUEUE_DEPTH}`) : null;
 }
 
 function heightBelow(queues: QueueTable, name: string, depth: number): number {
@@ -85,15 +99,16 @@ export function queueRuntimeLimits(queues: QueueTable, name: string): { max: num
  */
 export function jobInQueue(queues: QueueTable, spec: JobSpec): { ok: true; value: JobSpec } | { ok: false; error: RejectionReason } {
   const name = spec.identity.queue;
-  const invalid = (path: string, message: string): { ok: false; error: RejectionReason } => ({ ok: false, error: { category: 'invalid', path, message } });
   if (queues[name] === undefined) return { ok: false, error: { category: 'unknown', path: 'identity.queue', message: `identity.queue: unknown queue ${name}` } };
-  if (!isLeafQueue(queues, name)) return invalid('identity.queue', `identity.queue: queue ${name} has child queues; jobs go to a leaf queue`);
-  const limits = queueRuntimeLimits(queues, name);
-  if (limits.max === undefined) {
-    return { ok: true, value: spec.runtimeLimitMs !== undefined || limits.default === undefined ? spec : { ...spec, runtimeLimitMs: limits.default } };
+  if (!isLeafQueue(queues, name)) return { ok: false, error: { category: 'invalid', path: 'identity.queue', message: `identity.queue: queue ${name} has child queues; jobs go to a leaf queue` } };
+  const { max, default: def } = queueRuntimeLimits(queues, name);
+  if (spec.runtimeLimitMs !== undefined) {
+    if (max !== undefined && spec.runtimeLimitMs > max) {
+      return { ok: false, error: { category: 'invalid', path: 'runtimeLimitMs', message: `runtimeLimitMs: ${spec.runtimeLimitMs} is above queue ${name}'s maximum of ${max}` } };
+    }
+    return { ok: true, value: spec };
   }
-  if (spec.runtimeLimitMs !== undefined && spec.runtimeLimitMs > limits.max) {
-    return invalid('runtimeLimitMs', `runtimeLimitMs: ${spec.runtimeLimitMs} is above queue ${name}'s maximum of ${limits.max}`);
-  }
-  return { ok: true, value: spec.runtimeLimitMs !== undefined ? spec : { ...spec, runtimeLimitMs: Math.min(limits.default ?? limits.max, limits.max) } };
+  // the queue's default (within the maximum), else the maximum, else none
+  const limit = def === undefined ? max : max === undefined ? def : Math.min(def, max);
+  return { ok: true, value: limit === undefined ? spec : { ...spec, runtimeLimitMs: limit } };
 }

@@ -4,7 +4,7 @@ import type { QueueView } from '../api/apiViews.ts';
 import { shardLeaves } from '../shard.ts';
 import type { State } from '../state.ts';
 import type { QueueTable } from './queueTree.ts';
-import { DEFAULT_QUEUE, effectiveQueue, isLeafQueue, queuePath } from './queueTree.ts';
+import { DEFAULT_QUEUE, QueuePaths, isLeafQueue } from './queueTree.ts';
 
 /** The resources a queue guarantee, max or use is judged on. */
 export const QUEUE_RESOURCES = ['cpu', 'memoryMb', 'gpus'] as const;
@@ -16,26 +16,23 @@ function zero(): AllocationResources {
   return { cpu: 0, memoryMb: 0, gpus: 0 };
 }
 
+/** Adds `amount` into `target` in place (taken away with sign -1). */
+export function addAllocation(target: AllocationResources, amount: AllocationResources, sign: 1 | -1 = 1): void {
+  target.cpu += sign * amount.cpu;
+  target.memoryMb += sign * amount.memoryMb;
+  target.gpus += sign * amount.gpus;
+}
+
 /**
  * What every queue uses now, its children's use included: the state's use per named queue, each
  * counted in the queue it is scheduled in (`effectiveQueue`) and in every ancestor. The implicit
  * `default` queue is a root beside the defined ones (unless one is named so).
  */
-export function subtreeUsage(state: State): Map<string, AllocationResources> {
-  const queues: QueueTable = state.queues ?? {};
+export function subtreeUsage(state: State, paths: QueuePaths = new QueuePaths(state.queues ?? {})): Map<string, AllocationResources> {
   const out = new Map<string, AllocationResources>();
-  for (const name of Object.keys(queues)) out.set(name, zero());
+  for (const name of Object.keys(state.queues ?? {})) out.set(name, zero());
   if (!out.has(DEFAULT_QUEUE)) out.set(DEFAULT_QUEUE, zero());
-  for (const [name, use] of Object.entries(state.usage.queues)) {
-    const leaf = effectiveQueue(queues, name);
-    const path = queuePath(queues, leaf);
-    for (const q of path.length === 0 ? [DEFAULT_QUEUE] : path.map((p) => p.name)) {
-      const sum = out.get(q)!;
-      sum.cpu += use.cpu;
-      sum.memoryMb += use.memoryMb;
-      sum.gpus += use.gpus;
-    }
-  }
+  for (const [name, use] of Object.entries(state.usage.queues)) for (const q of paths.of(name)) addAllocation(out.get(q)!, use);
   return out;
 }
 
@@ -53,15 +50,14 @@ export function borrowed(use: AllocationResources, guaranteed: QueueResources): 
 /** Every queue with its use, guarantee, max, borrowing and job counts, by name. */
 export function queueViews(state: State): QueueView[] {
   const queues: QueueTable = state.queues ?? {};
-  const usage = subtreeUsage(state);
+  const paths = new QueuePaths(queues);
+  const usage = subtreeUsage(state, paths);
   const counts = new Map<string, { pending: number; running: number }>();
   for (const name of usage.keys()) counts.set(name, { pending: 0, running: 0 });
   for (const [, jobs] of shardLeaves(state.jobs)) {
     for (const job of jobs) {
       if (job.status !== 'pending' && job.status !== 'running') continue;
-      const leaf = effectiveQueue(queues, job.spec.identity.queue);
-      const path = queuePath(queues, leaf);
-      for (const q of path.length === 0 ? [DEFAULT_QUEUE] : path.map((p) => p.name)) counts.get(q)![job.status]++;
+      for (const q of paths.of(job.spec.identity.queue)) counts.get(q)![job.status]++;
     }
   }
   const rows: QueueView[] = [];

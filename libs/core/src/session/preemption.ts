@@ -8,6 +8,7 @@ import { shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { change, heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
+import { addAllocation } from '../queues/queueUsage.ts';
 import { gangRequest } from './queueLedger.ts';
 import type { QueueLedger } from './queueLedger.ts';
 
@@ -170,7 +171,9 @@ export class ReclaimOrder {
 }
 
 function plus(a: AllocationResources | undefined, b: AllocationResources): AllocationResources {
-  return a === undefined ? { ...b } : { cpu: a.cpu + b.cpu, memoryMb: a.memoryMb + b.memoryMb, gpus: a.gpus + b.gpus };
+  const sum = { ...b };
+  if (a !== undefined) addAllocation(sum, a);
+  return sum;
 }
 
 /** Every candidate a preemptor may stop, in the order taken: reclaim victims before within-queue ones. */
@@ -212,12 +215,7 @@ export function chooseVictims(
   const sum = { ...free };
   const covers = (): boolean => sum.cpu >= p.request.cpu && sum.memoryMb >= p.request.memoryMb && sum.gpus >= p.request.gpus;
   let from = 0;
-  while (!covers() && from < list.length) {
-    const r = list[from++]!.gang.request;
-    sum.cpu += r.cpu;
-    sum.memoryMb += r.memoryMb;
-    sum.gpus += r.gpus;
-  }
+  while (!covers() && from < list.length) addAllocation(sum, list[from++]!.gang.request);
   if (!covers()) return null;
   let freed = 0;
   const release = (g: RunningGang, sign: 1 | -1): void => {

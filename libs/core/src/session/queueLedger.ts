@@ -1,9 +1,9 @@
 import type { AllocationResources } from '../events.ts';
 import type { QueueResources, QueueSpec } from '../contract/types.ts';
 import { decayedRate } from '../queues/decayedUse.ts';
-import { DEFAULT_QUEUE, effectiveQueue, queuePath } from '../queues/queueTree.ts';
+import { QueuePaths } from '../queues/queueTree.ts';
 import type { QueueTable } from '../queues/queueTree.ts';
-import { QUEUE_RESOURCES, subtreeUsage } from '../queues/queueUsage.ts';
+import { QUEUE_RESOURCES, addAllocation, subtreeUsage } from '../queues/queueUsage.ts';
 import type { Resources } from '../resources.ts';
 import type { JobRequest, JobSpec } from '../contract/types.ts';
 import type { State } from '../state.ts';
@@ -37,7 +37,7 @@ export interface QuotaIssue {
 export class QueueLedger {
   readonly queues: QueueTable;
   private readonly use: Map<string, AllocationResources>;
-  private readonly paths = new Map<string, string[]>();
+  private readonly paths: QueuePaths;
   /** Child queue names by parent ('' for the roots), sorted. */
   readonly children = new Map<string, string[]>();
 
@@ -46,7 +46,8 @@ export class QueueLedger {
 
   constructor(state: State, private readonly capacity: Resources, at: number) {
     this.queues = state.queues ?? {};
-    this.use = subtreeUsage(state);
+    this.paths = new QueuePaths(this.queues);
+    this.use = subtreeUsage(state, this.paths);
     const halfLife = state.policy?.fairShareHalfLifeMs;
     if (halfLife !== undefined && state.decayed !== undefined) {
       const fair = new Map<string, AllocationResources>();
@@ -54,7 +55,7 @@ export class QueueLedger {
       const names = new Set([...Object.keys(state.decayed), ...Object.keys(state.usage.queues)]);
       for (const name of [...names].sort()) {
         const rate = decayedRate(state.decayed[name], state.usage.queues[name], at, halfLife);
-        for (const q of this.path(this.leafOfName(name))) addInto(fair.get(q)!, rate, 1);
+        for (const q of this.paths.of(name)) addAllocation(fair.get(q)!, rate);
       }
       this.fair = fair;
     }
@@ -69,29 +70,12 @@ export class QueueLedger {
 
   /** The queue a job is scheduled in. */
   leafOf(spec: JobSpec): string {
-    return this.leafOfName(spec.identity.queue);
-  }
-
-  private readonly leaves = new Map<string, string>();
-
-  private leafOfName(name: string): string {
-    let leaf = this.leaves.get(name);
-    if (leaf === undefined) {
-      leaf = effectiveQueue(this.queues, name);
-      this.leaves.set(name, leaf);
-    }
-    return leaf;
+    return this.paths.of(spec.identity.queue)[0]!;
   }
 
   /** A leaf and its ancestors, the leaf first. */
   path(leaf: string): readonly string[] {
-    let path = this.paths.get(leaf);
-    if (path === undefined) {
-      const specs = queuePath(this.queues, leaf);
-      path = specs.length === 0 ? [DEFAULT_QUEUE] : specs.map((q) => q.name);
-      this.paths.set(leaf, path);
-    }
-    return path;
+    return this.paths.of(leaf);
   }
 
   /** What a queue (and its children) uses now. */
@@ -102,9 +86,9 @@ export class QueueLedger {
   /** Adds (sign 1) or takes away (-1) a gang's use in its leaf and every ancestor. */
   add(leaf: string, amount: AllocationResources, sign: 1 | -1): void {
     for (const q of this.path(leaf)) {
-      addInto(this.use.get(q)!, amount, sign);
+      addAllocation(this.use.get(q)!, amount, sign);
       // what this session commits counts in the decayed order too, at its full rate
-      if (this.fair !== null) addInto(this.fair.get(q)!, amount, sign);
+      if (this.fair !== null) addAllocation(this.fair.get(q)!, amount, sign);
     }
   }
 
@@ -189,12 +173,6 @@ export class QueueLedger {
     }
     return most / (spec?.weight ?? 1);
   }
-}
-
-function addInto(target: AllocationResources, amount: AllocationResources, sign: 1 | -1): void {
-  target.cpu += sign * amount.cpu;
-  target.memoryMb += sign * amount.memoryMb;
-  target.gpus += sign * amount.gpus;
 }
 
 function names(g: QueueResources | undefined): boolean {

@@ -1,7 +1,7 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { JobRequest } from '../contract/types.ts';
-import type { AbortCategory, AbortReason, Allocation, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
 import { jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
@@ -21,6 +21,7 @@ import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
+import { addAllocation } from '../queues/queueUsage.ts';
 import type { QuotaIssue } from './queueLedger.ts';
 import { QueueOrder } from './queueOrder.ts';
 import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
@@ -246,11 +247,7 @@ class Session {
         this.ledger = ledger;
         this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session);
         this.reclaim = new ReclaimOrder(ledger, this.running);
-        for (let h = 0; h < index.ids.length; h++) {
-          this.free.cpu += index.freeCpu[h]!;
-          this.free.memoryMb += index.freeMem[h]!;
-          this.free.gpus += index.freeGpu[h]!;
-        }
+        for (let h = 0; h < index.ids.length; h++) addAllocation(this.free, { cpu: index.freeCpu[h]!, memoryMb: index.freeMem[h]!, gpus: index.freeGpu[h]! });
         const order = new QueueOrder(queued, ledger, share, (job) => ledger.leafOf(records.get(job.id)!.spec));
         this.order = order;
         queue = order;
@@ -308,6 +305,7 @@ class Session {
       alternative: alternatives ? i : undefined,
       request,
       shape: gangShape(request),
+      demand: this.ledger === null ? null : gangRequest(request),
       fingerprint: requestFingerprint(job, i),
       ast: requestSelectAst(job, i),
     }));
@@ -320,7 +318,7 @@ class Session {
     const { shape } = variant;
     const ledger = this.ledger;
     if (ledger !== null) {
-      const quota = ledger.quotaIssue(leaf, gangRequest(variant.request));
+      const quota = ledger.quotaIssue(leaf, variant.demand!);
       // above a queue's max (never cached: it depends on the queue, not on the request)
       if (quota !== null) return { category: 'quota', cached: false, classes: null, reason: () => quotaReason(quota) };
     }
@@ -466,7 +464,7 @@ class Session {
     if (classes.length === 0) return false;
     const { shape } = variant;
     const end = this.at + (this.planner === null ? 0 : plannedRuntime(job, this.base.policy!));
-    const p: Preemptor = { job, leaf, shape, classes, request: gangRequest(variant.request), avoid: this.planner?.avoid(end) ?? null };
+    const p: Preemptor = { job, leaf, shape, classes, request: variant.demand!, avoid: this.planner?.avoid(end) ?? null };
     const victims = chooseVictims(p, ledger, this.index, this.running!, this.reclaim!, this.stats, this.free);
     if (victims === null) {
       this.noVictims.add(key);
@@ -505,9 +503,7 @@ class Session {
       this.shares.user.delete(v.spec.identity.user);
       this.shares.queue.delete(v.spec.identity.queue);
       this.stats.preempted++;
-      this.free.cpu += gang.request.cpu;
-      this.free.memoryMb += gang.request.memoryMb;
-      this.free.gpus += gang.request.gpus;
+      addAllocation(this.free, gang.request);
     }
     return out;
   }
@@ -538,11 +534,8 @@ class Session {
     // the whole Statement in order: debits and reversals (failed plans included), binds, decision
     this.emit([...before, ...stmt.events, ...bound, committed]);
     if (this.ledger !== null) {
-      const request = gangRequest(variant.request);
-      this.ledger.add(this.ledger.leafOf(job.spec), request, 1);
-      this.free.cpu -= request.cpu;
-      this.free.memoryMb -= request.memoryMb;
-      this.free.gpus -= request.gpus;
+      this.ledger.add(this.ledger.leafOf(job.spec), variant.demand!, 1);
+      addAllocation(this.free, variant.demand!, -1);
     }
     this.stats.committed++;
     this.stats.membersPlaced += shape.size;
@@ -610,6 +603,8 @@ interface Variant {
   alternative: number | undefined;
   request: JobRequest;
   shape: GangShape;
+  /** What it asks of its queues (with queues defined; null otherwise). */
+  demand: AllocationResources | null;
   /** Its unsatisfiable-cache fingerprint. */
   fingerprint: string;
   ast: SelectAst | null;

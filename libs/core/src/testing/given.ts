@@ -1,7 +1,7 @@
 import type { Decision, GangAborted, GangCommitted, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
 import type { SessionStats } from '../session/runSession.ts';
-import { shardGet } from '../shard.ts';
+import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
 import { turn } from '../turn/turn.ts';
@@ -191,6 +191,24 @@ export class Outcome {
   when(step: Step): Outcome {
     return new Outcome(this.cluster, this.cluster.run(step));
   }
+}
+
+/** The cluster's jobs in id order that pass `keep`, one picked by a generated number (modulo), or undefined when none. */
+function picked(cluster: Cluster, pick: number, keep: (status: string) => boolean): string | undefined {
+  const ids = shardEntriesSorted(cluster.state.jobs).filter(([, j]) => keep(j.status)).map(([id]) => id);
+  return ids.length === 0 ? undefined : ids[pick % ids.length];
+}
+
+/** Completes a running job picked by a generated number (property tests), if any runs. */
+export function finishPicked(cluster: Cluster, pick: number): void {
+  const id = picked(cluster, pick, (s) => s === 'running');
+  if (id !== undefined) cluster.run(complete(id));
+}
+
+/** Cancels a pending or running job picked by a generated number (property tests), if any. */
+export function cancelPicked(cluster: Cluster, pick: number): void {
+  const id = picked(cluster, pick, (s) => s === 'pending' || s === 'running');
+  if (id !== undefined) cluster.run(cancel(id));
 }
 
 /** A cluster after some steps, ready for `when`. */
