@@ -4,7 +4,7 @@ export type { Stack, StackOptions, StackStopReport } from './stack.ts';
 export { startNatsServer } from './natsServer.ts';
 export type { NatsServerHandle, NatsServerOptions } from './natsServer.ts';
 export { startNatsCluster } from './natsCluster.ts';
-export type { NatsClusterHandle } from './natsCluster.ts';
+export type { NatsClusterHandle, NatsClusterOptions } from './natsCluster.ts';
 export { INSTALL_NATS_SERVER, NatsServerMissingError, natsServerBinary } from './natsServerBinary.ts';
 export { freePort } from './freePort.ts';
 export { spawnManaged, within } from './managedProcess.ts';

@@ -3,6 +3,15 @@ import { freePort } from './freePort.ts';
 import { natsServerHandle, newDataDir } from './natsServer.ts';
 import type { NatsServerHandle, NatsServerOptions } from './natsServer.ts';
 
+/** Options of a cluster: a server's, and whether the nodes keep their peers' client urls to themselves. */
+export interface NatsClusterOptions extends NatsServerOptions {
+  /**
+   * The nodes do not tell clients their peers' client urls (`no_advertise`): a client reconnects
+   * only to the urls it was given, so one given proxies never bypasses them.
+   */
+  noAdvertise?: boolean;
+}
+
 /** A running n-node nats-server cluster on loopback. */
 export interface NatsClusterHandle {
   /** Client urls of every node, for `connect({servers})`. */
@@ -13,7 +22,7 @@ export interface NatsClusterHandle {
 }
 
 /** Starts `size` (3 by default) clustered nats-servers on loopback and waits for routes and a JetStream meta leader. */
-export async function startNatsCluster(size = 3, opts: NatsServerOptions = {}): Promise<NatsClusterHandle> {
+export async function startNatsCluster(size = 3, opts: NatsClusterOptions = {}): Promise<NatsClusterHandle> {
   const clusterName = `muster-${process.pid}-${Date.now().toString(36)}`;
   const layouts: { name: string; port: number; monitorPort: number; clusterPort: number; dataDir: string }[] = [];
   for (let i = 1; i <= size; i++) {
@@ -33,7 +42,7 @@ export async function startNatsCluster(size = 3, opts: NatsServerOptions = {}): 
       `listen: "127.0.0.1:${l.port}"`,
       `http: "127.0.0.1:${l.monitorPort}"`,
       `jetstream { store_dir: "${storeDir}" }`,
-      `cluster { name: "${clusterName}", listen: "127.0.0.1:${l.clusterPort}", routes: [${routes}] }`,
+      `cluster { name: "${clusterName}", listen: "127.0.0.1:${l.clusterPort}", routes: [${routes}]${opts.noAdvertise === true ? ', no_advertise: true' : ''} }`,
       opts.extraConfig ?? '',
     ].join('\n');
     return natsServerHandle({ name: l.name, port: l.port, monitorPort: l.monitorPort, dataDir: l.dataDir, storeDir, config, peers: size - 1 }, opts);

@@ -4,7 +4,7 @@ import { spawnAgent } from './agentProcess.ts';
 import type { AgentProcess, AgentProcessOptions } from './agentProcess.ts';
 import type { ManagedProcess } from './managedProcess.ts';
 import { startNatsCluster } from './natsCluster.ts';
-import type { NatsClusterHandle } from './natsCluster.ts';
+import type { NatsClusterHandle, NatsClusterOptions } from './natsCluster.ts';
 import { newDataDir, startNatsServer } from './natsServer.ts';
 import type { NatsServerHandle, NatsServerOptions } from './natsServer.ts';
 import { spawnScheduler } from './schedulerProcess.ts';
@@ -34,7 +34,7 @@ export interface Stack {
   /** A single nats-server; its data folder lives in the stack's folder. */
   startNatsServer(opts?: Omit<NatsServerOptions, 'baseDir' | 'keepLogs'>): Promise<NatsServerHandle>;
   /** A cluster of `size` nats-servers; their data folders live in the stack's folder. */
-  startNatsCluster(size?: number, opts?: Omit<NatsServerOptions, 'baseDir' | 'keepLogs'>): Promise<NatsClusterHandle>;
+  startNatsCluster(size?: number, opts?: Omit<NatsClusterOptions, 'baseDir' | 'keepLogs'>): Promise<NatsClusterHandle>;
   /** A scheduler replica process, its output appended to `scheduler-<id>.log` (across restarts). */
   spawnScheduler(opts: Omit<SchedulerProcessOptions, 'logFile'>): SchedulerProcess;
   /** An agent process, its output appended to `agent-<n>.log`. */

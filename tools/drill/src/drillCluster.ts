@@ -46,7 +46,8 @@ const REPLICA_IDS = ['s1', 's2', 's3'];
 
 /** Starts the cluster on `stack` and waits for a leader and for every simulated node to be registered. */
 export async function startDrillCluster(stack: Stack, opts: DrillOptions, progress: (line: string) => void): Promise<DrillCluster> {
-  const nats = await stack.startNatsCluster(3);
+  // the replicas must reconnect only to the urls they are given (the proxies, when slowed), never to a node's own
+  const nats = await stack.startNatsCluster(3, { noAdvertise: true });
   progress(`nats: 3 nodes on ${nats.urls.join(',')}`);
   let bus: Bus | null = null;
   let agent: Agent | null = null;
