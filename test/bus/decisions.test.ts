@@ -32,7 +32,7 @@ describe('publishDecisions and lastPublishedLogSeq', () => {
     if (!first.ok) throw new Error('unreachable');
     expect(first.acks.map((a) => [a.seq, a.duplicate])).toEqual([[1, false], [2, false], [3, false]]);
     expect(await lastPublishedLogSeq(bus.bus)).toBe(7);
-    expect(await lastPublishedDecision(bus.bus)).toEqual({ streamSeq: 3, logSeq: 7, msgId: 'muster:7:1:n2' });
+    expect(await lastPublishedDecision(bus.bus)).toEqual({ streamSeq: 3, logSeq: 7, msgId: 'muster:7:1:n2', subject: 'muster.bind.n2', data: '{"jobId":"j1","type":"Bind"}' });
 
     // the predecessor died after publishing part of log sequence 9: the successor publishes all of it
     const partial = await publishDecisions(bus.bus, decisionsOf(9).slice(0, 1));

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { SHRINK_CONFIRM_MS } from './logShrinkWatch.ts';
 
 /** Options of one scheduler replica. */
 export interface SchedulerOptions {
@@ -35,6 +36,12 @@ export interface SchedulerOptions {
   metricsPort?: number;
   /** The address the metrics endpoint binds (default 127.0.0.1: loopback only). */
   metricsHost?: string;
+  /**
+   * How long evidence that MUSTER_LOG lost acknowledged writes (its end went backwards, or a
+   * decision on MUSTER_DECISIONS it no longer backs) must stand before the replica refuses to lead
+   * for good (ms; default 30 s, longer than a deposed stream leader's stale answers last).
+   */
+  logLossConfirmMs?: number;
 }
 
 /** The options with every default filled in. */
@@ -54,6 +61,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     stampMonotonic: monotonicMs,
     metricsPort: 0,
     metricsHost: '127.0.0.1',
+    logLossConfirmMs: SHRINK_CONFIRM_MS,
     ...opts,
   };
 }

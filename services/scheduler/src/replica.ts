@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
-import type { Bus, LeaderLease, ReadTransaction } from '@muster/bus';
+import { LOG_STREAM, lastLogSequence, lastPublishedDecision, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
+import type { Bus, LeaderLease, PublishedDecision, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { State } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
@@ -8,6 +8,7 @@ import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
+import { publishedEvidence } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
 import { StampClock } from './stampClock.ts';
@@ -34,6 +35,8 @@ export interface ReplicaDeps {
 
 const CATCH_UP_BATCH = 1000;
 const TAIL_WATCHDOG_MS = 2000;
+// folded transactions kept at hand, so the check of the last published decision rarely reads the log
+const RECENT_TXS = 256;
 
 /** What a rebuild did: the snapshot it started from (null: none) and the transactions it replayed. */
 export interface RebuildReport {
@@ -50,8 +53,11 @@ export class Replica {
   readonly ledger: Ledger;
   private currentRole: Role = 'standby';
   private refusal: string | null = null;
-  private readonly shrink = new LogShrinkWatch();
+  private readonly shrink: LogShrinkWatch;
   private suspecting = false;
+  // since when (monotonic ms) MUSTER_DECISIONS has held a decision the log does not back (null: it has not)
+  private unbackedSince: number | null = null;
+  private readonly recent: ReadTransaction[] = [];
   // the log's end as a stream leader last reported it (0: not yet)
   private logEnd = 0;
   private readonly stopController = new AbortController();
@@ -65,6 +71,7 @@ export class Replica {
   constructor(private readonly deps: ReplicaDeps) {
     this.ledger = new Ledger(undefined, null, new StampClock(deps.opts.stampMonotonic));
     this.log = deps.log;
+    this.shrink = new LogShrinkWatch(undefined, deps.opts.logLossConfirmMs);
     this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }));
   }
 
@@ -143,6 +150,12 @@ export class Replica {
     }
     const from = this.ledger.seq;
     await this.catchUp();
+    // a log rebuilt from may be one that lost writes whose decisions went out: look before standing by
+    const decision = await lastPublishedDecision(this.deps.bus).catch((err: unknown) => {
+      log.warn({ err }, 'the last published decision could not be read: not checked at rebuild');
+      return undefined;
+    });
+    if (decision !== undefined) await this.checkPublished(decision, true);
     const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
@@ -163,6 +176,8 @@ export class Replica {
 
   /** Folds transactions, refusing to lead if a checkpoint disagrees with the fold. */
   foldChecked(txs: ReadTransaction[]): void {
+    for (const t of txs.length > RECENT_TXS ? txs.slice(-RECENT_TXS) : txs) this.recent.push(t);
+    if (this.recent.length > 2 * RECENT_TXS) this.recent.splice(0, this.recent.length - RECENT_TXS);
     for (const m of this.ledger.fold(txs)) {
       this.refuse(`checkpoint at ${m.seq} says ${m.expected} but replay gives ${m.actual}`);
     }
@@ -178,6 +193,7 @@ export class Replica {
       try {
         this.currentRole = 'standby';
         const won = await this.standby();
+        if (won === 'again') continue;
         if (won === null || this.stopped) break;
         this.currentRole = 'leader';
         this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
@@ -195,7 +211,7 @@ export class Replica {
   }
 
   /** Tails and folds the log while watching the lease; returns the lease when won. */
-  private async standby(): Promise<WonLease | null> {
+  private async standby(): Promise<WonLease | null | 'again'> {
     const tailStop = new AbortController();
     const onStop = (): void => tailStop.abort();
     this.stopController.signal.addEventListener('abort', onStop, { once: true });
@@ -208,12 +224,26 @@ export class Replica {
         try {
           // a log end behind what was seen, not yet confirmed, holds the lease back too
           if (!(await this.checkLogNotShrunk()) || this.refusal !== null) continue;
+          // so does a published decision the log did not back at the last look, until it is confirmed or gone
+          if (this.unbackedSince !== null && !(await this.checkPublished(await lastPublishedDecision(this.deps.bus), false))) continue;
           const won = await this.keeper.tryAcquire(this.ledger.state.term);
           if (won === null) continue;
           tailStop.abort();
+          // read while the tail is caught up: a decision read before the log's end is backed by it unless the log lost it
+          const published = lastPublishedDecision(this.deps.bus).then(
+            (d) => d,
+            (err: unknown) => {
+              this.log.warn({ err }, 'the last published decision could not be read: leading unchecked');
+              return undefined;
+            },
+          );
           await tail;
           await this.catchUp();
-          return won;
+          const decision = await published;
+          if (decision === undefined || (await this.checkPublished(decision, true))) return won;
+          // the log does not back what was published: never lead on it; give the lease up
+          await this.keeper.release(won).catch(() => undefined);
+          return 'again';
         } catch (err) {
           this.log.warn({ err }, 'standby tick failed');
         }
@@ -248,6 +278,50 @@ export class Replica {
         await sleep(500, signal);
       },
     );
+  }
+
+  /**
+   * Whether the last decision on MUSTER_DECISIONS (`d`, read before the log's end was) is backed by
+   * the log this replica folded: false while it is not (publishedEvidence: a decision past the log's
+   * end, or one that differs from the log there), and once that has stood for the confirmation
+   * window the replica alarms and refuses to lead for good. A decision past what this replica folded
+   * but inside the log's end as its stream leader reports it is folded first (when `canCatchUp`: the
+   * tail is not running), else judged at a later look; an answer without a leader is not evidence.
+   */
+  private async checkPublished(d: PublishedDecision | null, canCatchUp: boolean): Promise<boolean> {
+    if (d === null) return this.backed();
+    if (d.logSeq > this.ledger.seq) {
+      const { lastSeq, authoritative } = await streamInfo(this.deps.bus, LOG_STREAM);
+      if (!authoritative) return this.unbackedSince === null;
+      if (lastSeq >= d.logSeq) {
+        // this replica is behind the log: fold up to the decision, then judge it
+        if (!canCatchUp) return this.unbackedSince === null;
+        await this.catchUp();
+        if (d.logSeq > this.ledger.seq) return this.unbackedSince === null;
+      } else {
+        return this.unbacked(publishedEvidence(d, lastSeq, null)!);
+      }
+    }
+    const tx = this.recent.find((t) => t.seq === d.logSeq) ?? (await readLogMessage(this.deps.bus, d.logSeq));
+    const evidence = publishedEvidence(d, this.ledger.seq, tx?.tx ?? null);
+    return evidence === null ? this.backed() : this.unbacked(evidence);
+  }
+
+  private backed(): boolean {
+    if (this.unbackedSince !== null) this.log.info('the last published decision is backed by the log again');
+    this.unbackedSince = null;
+    return true;
+  }
+
+  private unbacked(evidence: string): boolean {
+    const now = performance.now();
+    if (this.unbackedSince === null) {
+      this.unbackedSince = now;
+      this.log.warn({ reason: evidence }, 'a published decision the log does not back: not leading until it is confirmed or gone');
+    }
+    const forMs = Math.round(now - this.unbackedSince);
+    if (forMs >= this.deps.opts.logLossConfirmMs) this.refuse(`${evidence} (for ${forMs} ms)`);
+    return false;
   }
 
   /**

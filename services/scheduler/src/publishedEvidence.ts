@@ -1,0 +1,41 @@
+import type { PublishedDecision } from '@muster/bus';
+import { canonicalJson, decisionMessages } from '@muster/core';
+import type { Transaction } from '@muster/core';
+
+/**
+ * What MUSTER_DECISIONS' last message says about MUSTER_LOG, or null when it agrees with it. A
+ * leader publishes a decision only after the log acknowledged its transaction, so a decision that
+ * names a log sequence past `logEnd` (the log's end, read after the decision), or one that differs
+ * from what the log's transaction `tx` at its sequence derives, means the log lost acknowledged
+ * writes (and, for the second, was written again over them): a replica must not lead on it.
+ */
+export function publishedEvidence(d: PublishedDecision, logEnd: number, tx: Transaction | null): string | null {
+  const what = `MUSTER_DECISIONS holds ${d.msgId} (stream sequence ${d.streamSeq}, ${d.subject}), a decision of log sequence ${d.logSeq}`;
+  if (d.logSeq > logEnd) return `${what}, but MUSTER_LOG ends at ${logEnd}: the log lost acknowledged writes`;
+  if (tx === null) return `${what}, but MUSTER_LOG has no transaction there (its end is ${logEnd}): the log lost acknowledged writes`;
+  // the job is not needed: what it adds to a Bind (run time, command, env) is left out of the comparison
+  const derived = decisionMessages(d.logSeq, tx, () => undefined).find((m) => m.msgId === d.msgId);
+  if (derived === undefined) return `${what}, but MUSTER_LOG's transaction at ${d.logSeq} derives no such message: the log lost acknowledged writes and was written again`;
+  let body: unknown;
+  try {
+    body = JSON.parse(d.data);
+  } catch {
+    body = d.data;
+  }
+  if (derived.subject !== d.subject || canonicalJson(withoutJobDetails(body)) !== canonicalJson(withoutJobDetails(derived.payload))) {
+    return `${what}, but it differs from what MUSTER_LOG's transaction at ${d.logSeq} derives: the log lost acknowledged writes and was written again`;
+  }
+  return null;
+}
+
+/** A Bind without what its job adds (the job may be retired by now): its run time, and each part's command and env. */
+function withoutJobDetails(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || (body as { type?: unknown }).type !== 'Bind') return body;
+  const { runtimeMs: _r, parts, ...rest } = body as { runtimeMs?: unknown; parts?: unknown };
+  if (!Array.isArray(parts)) return rest;
+  return { ...rest, parts: parts.map((p: unknown) => {
+    if (typeof p !== 'object' || p === null) return p;
+    const { command: _c, env: _e, ...part } = p as Record<string, unknown>;
+    return part;
+  }) };
+}
