@@ -211,6 +211,23 @@ export interface GangCommitted {
 }
 
 /**
+ * Leader, in a session: an elastic gang (DESIGN.md §13) changed size. Grown: the new members'
+ * `HostDebited` and `MemberBound` come before it (Binds go to their nodes); shrunk by preemption:
+ * the `AllocationReleased` (cause `preempted`) of the members it gave up come before it (Stops go
+ * to their nodes). `allocations` is the gang's whole allocation after the change, `members` its size now.
+ */
+export interface GangResized {
+  type: 'GangResized';
+  jobId: string;
+  session: number;
+  at: number;
+  allocations: Allocation[];
+  members: number;
+  /** Shrunk: the job whose commit took the members (absent when grown). */
+  by?: string;
+}
+
+/**
  * Leader, the decision that a gang is not placed (or no longer runs). `final: true` (timeout,
  * cancel) means the job leaves the queue; otherwise it stays pending with this reason.
  */
@@ -335,6 +352,7 @@ export type SchedulerEvent =
   | DebitReversed
   | MemberBound
   | GangCommitted
+  | GangResized
   | GangAborted
   | JobPended
   | JobFinished

@@ -3,10 +3,12 @@ import { IN_PLACE, copyOnWrite, emptyRecord } from './copyOnWrite.ts';
 import type { Writer } from './copyOnWrite.ts';
 import type { LoggedTransaction, Transaction } from './envelope.ts';
 import type {
+  Allocation,
   AllocationReleased,
   AllocationResources,
   GangAborted,
   GangCommitted,
+  GangResized,
   JobsRetired,
   SchedulerEvent,
 } from './events.ts';
@@ -18,7 +20,8 @@ import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
 import type { DecayedUse, JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
 import { decayedAt } from './queues/decayedUse.ts';
 import { parseSelect } from './select/index.ts';
-import { DEFAULT_POLICY, unsatisfiableKey } from './contract/index.ts';
+import { DEFAULT_POLICY, MAX_GANG_SIZE, unsatisfiableKey } from './contract/index.ts';
+import { activeRequest, isElastic, requestSize } from './jobRequests.ts';
 import type { Identity, NodeSpec, QueueSpec } from './contract/types.ts';
 
 // evolve: the one recipe that folds a fact into state, and the drivers that run it.
@@ -137,10 +140,12 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined || event.member < 0) return;
       if (event.member >= job.members.length) {
-        // a job with alternatives has no size until a variant commits: its binds (members 0, 1, …,
-        // in order, before the GangCommitted) size it; any other job's members are sized at submission
-        if (job.spec.alternatives === undefined || event.member !== job.members.length) return;
-        w.writable(writableJob(w, state, n, job), 'members').push(null);
+        // a job with alternatives has no size until a variant commits: its binds (before the
+        // GangCommitted) size it, gaps unbound (an elastic role's members not placed); any other
+        // job's members are sized at submission
+        if (job.spec.alternatives === undefined || event.member >= MAX_GANG_SIZE) return;
+        const members = w.writable(writableJob(w, state, n, job), 'members');
+        while (members.length <= event.member) members.push(null);
       }
       w.writable(writableJob(w, state, n, job), 'members')[event.member] = w.created<MemberState>({
         node: event.node,
@@ -154,6 +159,9 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
     }
     case 'GangCommitted':
       commitGang(w, state, event);
+      return;
+    case 'GangResized':
+      resizeGang(w, state, event);
       return;
     case 'GangAborted':
       abortGang(w, state, event);
@@ -344,10 +352,26 @@ function limit(w: Writer, state: State, shard: number, id: string): void {
   if (entry(state.limited, shard, id) === undefined) insert(w, w.writable(state, 'limited') as Sharded<string>, shard, id);
 }
 
-/** A gang stops running: out of the table of limited gangs (if it is there). */
+/** A gang stops running: out of the tables of limited, guarded and elastic gangs (if it is there). */
 function unlimit(w: Writer, state: State, shard: number, id: string): void {
   if (state.limited !== undefined) remove(w, state, 'limited', shard, id);
   if (state.guarded !== undefined) remove(w, state, 'guarded', shard, id);
+  if (state.elastic !== undefined) remove(w, state, 'elastic', shard, id);
+}
+
+/** Puts a running elastic gang below its full size into the table of gangs a session may grow. */
+function elasticize(w: Writer, state: State, shard: number, id: string): void {
+  if (state.elastic === undefined) state.elastic = w.created(emptySharded<string>());
+  if (entry(state.elastic, shard, id) === undefined) insert(w, w.writable(state, 'elastic') as Sharded<string>, shard, id);
+}
+
+/** Whether a gang with these allocations holds fewer members than its request in force has (an elastic role not at its count). */
+function belowFullSize(job: JobState, allocations: readonly Allocation[]): boolean {
+  const request = activeRequest(job);
+  if (!isElastic(request)) return false;
+  let held = 0;
+  for (const a of allocations) held += a.members.length;
+  return held < requestSize(request);
 }
 
 /** Puts a gang just committed under a minimum runtime before preemption into the guarded table. */
@@ -372,7 +396,7 @@ function unguardExpired(w: Writer, state: State, at: number): void {
 }
 
 /** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
-function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited' | 'guarded', shard: number, id: string): void {
+function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited' | 'guarded' | 'elastic', shard: number, id: string): void {
   const table0 = state[key];
   if (table0 === undefined) return;
   const leaf = shardLeaf<ShardEntry>(table0, shard);
@@ -542,6 +566,8 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
   }
   written.allocations = event.allocations;
   if (event.alternative !== undefined && job.spec.alternatives !== undefined) written.alternative = event.alternative;
+  // an elastic gang committed below its full size may grow in later sessions (DESIGN.md §13)
+  if (belowFullSize(written, event.allocations)) elasticize(w, state, n, event.jobId);
   if (job.provisional.length > 0) written.provisional = w.created([]);
   written.pendReason = null;
   unpend(w, state, n, event.jobId);
@@ -553,6 +579,38 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
     const jobs = w.writableRecord(writableNode(w, state, nodeShard, node), 'jobs');
     jobs[event.jobId] = (held(jobs, event.jobId) ?? 0) + a.members.length;
   }
+}
+
+/**
+ * An elastic gang's new size (DESIGN.md §13): grown, its attempt's debits (the members added) join
+ * its use and its nodes' member counts; shrunk, the members it gave up (released just before) are
+ * unbound, so their numbers may be bound again by a later growth.
+ */
+function resizeGang(w: Writer, state: State, event: GangResized): void {
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
+  if (job === undefined || job.status !== 'running') return;
+  const written = writableJob(w, state, n, job);
+  for (const d of job.provisional) {
+    addUsage(w, state, job.spec.identity, { cpu: d.resources.cpu, memoryMb: d.resources.memoryMb, gpus: d.resources.gpus }, 1);
+    const nodeShard = shardOf(d.node);
+    const node = entry(state.nodes, nodeShard, d.node);
+    if (node === undefined) continue;
+    const jobs = w.writableRecord(writableNode(w, state, nodeShard, node), 'jobs');
+    jobs[event.jobId] = (held(jobs, event.jobId) ?? 0) + d.members.length;
+  }
+  if (job.provisional.length > 0) written.provisional = w.created([]);
+  written.allocations = event.allocations;
+  const kept = new Set<number>();
+  for (const a of event.allocations) for (const m of a.members) kept.add(m);
+  let members: (MemberState | null)[] | undefined;
+  job.members.forEach((m, i) => {
+    if (m === null || kept.has(i)) return;
+    members ??= w.writable(written, 'members');
+    members[i] = null;
+  });
+  if (belowFullSize(written, event.allocations)) elasticize(w, state, n, event.jobId);
+  else if (state.elastic !== undefined) remove(w, state, 'elastic', n, event.jobId);
 }
 
 function abortGang(w: Writer, state: State, event: GangAborted): void {

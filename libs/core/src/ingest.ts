@@ -112,9 +112,10 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
   if (job.spec.minInstances > 0) return events;
   const release = releaseMember(job, done.value.member, 'completed');
   if (release !== null) events.push(release);
-  const allDone = job.members.every((m, i) => i === done.value.member || (m !== null && m.done));
+  // an elastic gang's members not bound now (never placed, or given up) are no part of it
+  const allDone = job.members.every((m, i) => i === done.value.member || m === null || m.done);
   if (allDone) {
-    const ok = done.value.ok && job.members.every((m, i) => i === done.value.member || (m !== null && m.ok));
+    const ok = done.value.ok && job.members.every((m, i) => i === done.value.member || m === null || m.ok);
     events.push({ type: 'JobFinished', jobId: job.spec.id, at, outcome: ok ? 'succeeded' : 'failed' });
   }
   return events;

@@ -46,6 +46,18 @@ export function requestSize(request: JobRequest): number {
   return size;
 }
 
+/** Whether a request has an elastic role (DESIGN.md §13: a `minCount` below its count). */
+export function isElastic(request: JobRequest): boolean {
+  return request.roles.some((r) => r.minCount !== undefined);
+}
+
+/** How many members a job holds now (bound, not given up): a running elastic gang's current size. */
+export function heldMembers(job: Pick<JobState, 'members'>): number {
+  let n = 0;
+  for (const m of job.members) if (m !== null) n++;
+  return n;
+}
+
 /** The unsatisfiable-cache fingerprint of variant `i` of a job (its own fingerprint for a job without alternatives). */
 export function requestFingerprint(job: Pick<JobState, 'fingerprint' | 'fingerprints'>, i: number): string {
   return job.fingerprints?.[i] ?? job.fingerprint;

@@ -15,15 +15,16 @@ export function memberResources(job: JobState, roleName: string): { cpu: number;
 }
 
 /**
- * Releases of every member of a job that still holds resources, one event per (node, role),
- * in allocation order so replay and re-derivation agree.
+ * Releases of every member of a job that still holds resources (or only of those in `only`: an
+ * elastic gang shrinking), one event per (node, role), in allocation order so replay and
+ * re-derivation agree.
  */
-export function releaseAll(job: JobState, cause: ReleaseCause): AllocationReleased[] {
+export function releaseAll(job: JobState, cause: ReleaseCause, only: ReadonlySet<number> | null = null): AllocationReleased[] {
   const out: AllocationReleased[] = [];
   for (const a of job.allocations) {
     const members = a.members.filter((m) => {
       const member = job.members[m];
-      return member !== null && member !== undefined && !member.released;
+      return member !== null && member !== undefined && !member.released && (only === null || only.has(m));
     });
     if (members.length === 0) continue;
     const gpuIds = members.flatMap((m) => job.members[m]?.gpuIds ?? []);

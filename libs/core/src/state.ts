@@ -172,6 +172,11 @@ export interface State {
    */
   guarded?: Sharded<string>;
   /**
+   * Ids of the running elastic gangs below their full size (DESIGN.md §13), which a session may
+   * grow. Absent until the first such gang.
+   */
+  elastic?: Sharded<string>;
+  /**
    * Decayed use per queue name (DESIGN.md §12, `policy.fairShareHalfLifeMs`): the resource-time
    * integral, decayed with the half-life, as of `at`; advanced whenever the queue's use changes.
    * Absent until a policy names a half-life. Prototype-less.

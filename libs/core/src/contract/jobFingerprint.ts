@@ -6,7 +6,7 @@ import type { Identity, JobRequest, JobSpec } from './types.ts';
 
 /**
  * A stable 16-hex-digit fingerprint of what a job asks of the cluster: each role's count and
- * resources (in role order), the placement (its topology included when given: absent, it adds
+ * resources (in role order; an elastic role's minCount too), the placement (its topology included when given: absent, it adds
  * nothing, so a job without one fingerprints as before), and the select in canonical form. Id, identity,
  * priority, timeouts, commands and env do not contribute; role names neither. A job with
  * alternatives (DESIGN.md §13) fingerprints the list of its variants' fingerprints, in order; each
@@ -31,7 +31,7 @@ function requestFingerprint(request: JobRequest, hasher?: CanonicalHasher): stri
   const select = parseSelect(request.select);
   return canonicalHashWith({
     v: 1,
-    roles: request.roles.map((role) => ({ count: role.count, resources: role.resources })),
+    roles: request.roles.map((role) => (role.minCount === undefined ? { count: role.count, resources: role.resources } : { count: role.count, minCount: role.minCount, resources: role.resources })),
     placement: request.placement,
     // a validated spec always parses; raw text keeps a spec that skipped validation distinct
     select: select.ok ? printSelect(select.ast) : { raw: request.select },

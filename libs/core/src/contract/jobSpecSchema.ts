@@ -32,6 +32,8 @@ const commandSchema = z.union(
 export const roleSpecSchema = z.strictObject({
   name: idSchema.meta({ description: 'Role name, unique within the job.' }),
   count: z.int().min(1).max(MAX_GANG_SIZE).meta({ description: 'Members of this role.' }),
+  minCount: z.int().min(1).max(MAX_GANG_SIZE).optional()
+    .meta({ description: 'An elastic role (DESIGN.md section 13): the fewest members it runs with (at most count; absent: count). The gang commits with as many as fit, grows toward count in later sessions and shrinks to minCount under preemption before it is stopped.' }),
   resources: memberResourcesSchema,
   command: commandSchema.optional(),
   env: z.record(

@@ -11,6 +11,8 @@ export interface MemberResources {
 export interface RoleSpec {
   name: string;
   count: number;
+  /** An elastic role (DESIGN.md §13): the fewest members it runs with, below `count` (absent: count, not elastic). */
+  minCount?: number;
   resources: MemberResources;
   /** What a real agent runs for each member: argv array, or a string run by `/bin/sh -c`. */
   command?: string[] | string;

@@ -36,7 +36,7 @@ export function validateJobSpec(input: unknown): Validated<JobSpec> {
   if (wire.alternatives === undefined) {
     const request = validateRequest(wire, (input as { roles?: unknown }).roles, '');
     if (!('roles' in request)) return { ok: false, error: request };
-    const issue = minInstancesIssue(wire.minInstances, [gangSize(request)]);
+    const issue = minInstancesIssue(wire.minInstances, [request]);
     if (issue !== undefined) return { ok: false, error: issue };
     // key order as before alternatives existed: a job without them normalises and hashes as it did
     return { ok: true, value: { ...common, roles: request.roles, placement: request.placement, select: request.select, ...limits } };
@@ -53,7 +53,7 @@ export function validateJobSpec(input: unknown): Validated<JobSpec> {
     if (!('roles' in request)) return { ok: false, error: request };
     alternatives.push(request);
   }
-  const issue = minInstancesIssue(wire.minInstances, alternatives.map(gangSize));
+  const issue = minInstancesIssue(wire.minInstances, alternatives);
   if (issue !== undefined) return { ok: false, error: issue };
   return { ok: true, value: { ...common, alternatives, ...limits } };
 }
@@ -86,6 +86,8 @@ function expandRoles(wire: RequestWire, prefix: string): RoleSpec[] | SpecIssue 
     return wire.roles.map((role) => ({
       name: role.name,
       count: role.count,
+      // a minimum equal to the count is no elastic role: normalised away, so the job hashes as before
+      ...(role.minCount === undefined || role.minCount === role.count ? {} : { minCount: role.minCount }),
       resources: memberResources(role.resources),
       ...(role.command === undefined ? {} : { command: role.command }),
       ...(role.env === undefined ? {} : { env: role.env }),
@@ -116,6 +118,8 @@ function protoEnvIssue(rawRoles: unknown, prefix: string): SpecIssue | undefined
 function crossFieldIssue(wire: RequestWire, roles: RoleSpec[], prefix: string): SpecIssue | undefined {
   const seen = new Set<string>();
   for (const [i, role] of roles.entries()) {
+    const minCount = wire.roles?.[i]?.minCount;
+    if (minCount !== undefined && minCount > role.count) return specIssue(`${prefix}roles.${i}.minCount`, `${minCount} is above the role's count ${role.count}`, SUBJECT);
     if (seen.has(role.name)) return specIssue(`${prefix}roles.${i}.name`, `duplicate role name '${role.name}'`, SUBJECT);
     seen.add(role.name);
   }
@@ -133,8 +137,14 @@ function crossFieldIssue(wire: RequestWire, roles: RoleSpec[], prefix: string): 
 
 // warm-up is all or nothing: keep the whole gang, or none of it; with alternatives, the whole
 // gang of whichever variant commits, so the number given must be one variant's size
-function minInstancesIssue(minInstances: number, sizes: readonly number[]): SpecIssue | undefined {
-  if (minInstances === 0 || sizes.includes(minInstances)) return undefined;
+function minInstancesIssue(minInstances: number, requests: readonly JobRequest[]): SpecIssue | undefined {
+  if (minInstances === 0) return undefined;
+  // a gang kept warm is kept whole: it has one size, so none of its roles is elastic
+  if (requests.some((r) => r.roles.some((role) => role.minCount !== undefined))) {
+    return specIssue('minInstances', `must be 0 for a job with an elastic role (minCount below count): a gang kept warm is kept whole (got ${minInstances})`, SUBJECT);
+  }
+  const sizes = requests.map(gangSize);
+  if (sizes.includes(minInstances)) return undefined;
   const allowed = sizes.length === 1 ? `the gang size ${sizes[0]}` : `the gang size of one alternative (${[...new Set(sizes)].join(', ')})`;
   return specIssue('minInstances', `must be 0 or ${allowed} (got ${minInstances})`, SUBJECT);
 }

@@ -30,11 +30,11 @@ export function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1)
   if (bulk) index.flushTrees();
 }
 
-/** What a running job's members that still hold resources take, per host of the index. */
-export function heldUses(index: HostIndex, hostOf: ReadonlyMap<string, number>, job: JobState): HostUse[] {
+/** What a running job's members that still hold resources take (only those `only` accepts, when given), per host of the index. */
+export function heldUses(index: HostIndex, hostOf: ReadonlyMap<string, number>, job: JobState, only: ((member: number) => boolean) | null = null): HostUse[] {
   const byHost = new Map<number, HostUse>();
-  job.members.forEach((m) => {
-    if (m === null || m.released) return;
+  job.members.forEach((m, i) => {
+    if (m === null || m.released || (only !== null && !only(i))) return;
     const h = hostOf.get(m.node);
     if (h === undefined) return;
     const r = memberResources(job, m.role);

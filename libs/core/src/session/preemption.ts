@@ -1,7 +1,7 @@
 import type { AllocationResources } from '../events.ts';
 import type { Avoid, AllocatorCounters } from '../placement/allocateGang.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
-import { activeRequest } from '../jobRequests.ts';
+import { activeRequest, isElastic } from '../jobRequests.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import { shardLeaves } from '../shard.ts';
@@ -11,6 +11,7 @@ import type { HostUse } from './hostUses.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
 import { gangRequest } from './queueLedger.ts';
 import type { QueueLedger } from './queueLedger.ts';
+import { countsDemand, minCounts, surplusMembers } from './elasticGangs.ts';
 
 // Whole-gang preemption (DESIGN.md §12). A pending gang that does not fit may stop running gangs:
 // reclaim (its request keeps its queue within its guarantee; victims from queues that borrow,
@@ -20,6 +21,10 @@ import type { QueueLedger } from './queueLedger.ts';
 // `max` and a placement, as an attempt would find them), then those it does not need are spared,
 // last first. Every change to the index and the ledger is taken back unless the caller keeps the
 // victims. Gangs committed in this session, or within the policy's minimum runtime, are never victims.
+// An elastic gang above its minimum (DESIGN.md §13) is a candidate twice over: each member above
+// its roles' minimums, newest first, is a slice taken before any gang is stopped whole; what
+// is left (its core) is a candidate among the whole gangs. Slices are never spared (a gang keeps
+// a prefix of each role's members), and a core is taken only after all its gang's slices.
 
 /** Victims freed or taken back at once above this many, with the index's trees rebuilt once. */
 const BULK_GANGS = 32;
@@ -32,6 +37,8 @@ export interface RunningGang {
   uses: HostUse[];
   /** Reclaim (0) or within the queue (1), then the order key of §12. */
   over: number;
+  /** The members this candidate stands for when it is a slice of an elastic gang (its members above minimum); null: the gang, or its core. */
+  slice: number[] | null;
 }
 
 /** Why a gang was chosen: the reclaim of a guarantee, or a lower priority in the preemptor's queue. */
@@ -45,13 +52,21 @@ export interface Victims {
 /** The running gangs a session may preempt, by leaf queue (built once, on the first attempt that needs it). */
 export class RunningGangs {
   private byLeaf: Map<string, RunningGang[]> | null = null;
+  private slicesByLeaf = new Map<string, RunningGang[]>();
 
-  constructor(private readonly state: State, private readonly index: HostIndex, private readonly ledger: QueueLedger, private readonly at: number, private readonly session: number) {}
+  /** `skip`: ids of gangs that are no victims this session (an elastic gang resized in it), read when the table is built. */
+  constructor(private readonly state: State, private readonly index: HostIndex, private readonly ledger: QueueLedger, private readonly at: number, private readonly session: number, private readonly skip: ReadonlySet<string>) {}
 
-  /** The gangs of a leaf that may be victims now, in §12's victim order. */
+  /** The gangs of a leaf that may be victims now (elastic gangs' cores among them), in §12's victim order. */
   of(leaf: string): readonly RunningGang[] {
     if (this.byLeaf === null) this.byLeaf = this.build();
     return this.byLeaf.get(leaf) ?? [];
+  }
+
+  /** The slices of a leaf's elastic gangs, by their gangs' victim order, each gang's newest first. */
+  slicesOf(leaf: string): readonly RunningGang[] {
+    if (this.byLeaf === null) this.byLeaf = this.build();
+    return this.slicesByLeaf.get(leaf) ?? [];
   }
 
   /** Every leaf with gangs. */
@@ -60,10 +75,12 @@ export class RunningGangs {
     return [...this.byLeaf.keys()].sort();
   }
 
-  /** A gang was stopped: it is no victim again this session. */
-  remove(gang: RunningGang): void {
-    const list = this.byLeaf?.get(gang.leaf);
-    if (list !== undefined) this.byLeaf!.set(gang.leaf, list.filter((g) => g !== gang));
+  /** A gang was stopped, shrunk or grown: neither it nor its slices are victims again this session. */
+  forget(jobId: string): void {
+    if (this.byLeaf === null) return;
+    for (const table of [this.byLeaf, this.slicesByLeaf]) {
+      for (const [leaf, list] of table) if (list.some((g) => g.job.spec.id === jobId)) table.set(leaf, list.filter((g) => g.job.spec.id !== jobId));
+    }
   }
 
   private build(): Map<string, RunningGang[]> {
@@ -71,20 +88,31 @@ export class RunningGangs {
     const hostOf = new Map<string, number>();
     this.index.ids.forEach((id, h) => hostOf.set(id, h));
     const out = new Map<string, RunningGang[]>();
+    const add = (table: Map<string, RunningGang[]>, gang: RunningGang): void => {
+      const list = table.get(gang.leaf);
+      if (list === undefined) table.set(gang.leaf, [gang]);
+      else list.push(gang);
+    };
     for (const [, leaf] of shardLeaves(this.state.jobs)) {
       for (const job of leaf) {
-        if (job.status !== 'running' || job.session === this.session) continue;
+        if (job.status !== 'running' || job.session === this.session || this.skip.has(job.spec.id)) continue;
         if (min > 0 && (job.committedAt ?? Number.NEGATIVE_INFINITY) + min > this.at) continue;
-        const uses = heldUses(this.index, hostOf, job);
-        if (uses.length === 0) continue;
         const q = this.ledger.leafOf(job.spec);
-        const list = out.get(q);
-        const gang: RunningGang = { job, leaf: q, request: gangRequest(activeRequest(job)), uses, over: 0 };
-        if (list === undefined) out.set(q, [gang]);
-        else list.push(gang);
+        const request = activeRequest(job);
+        const surplus = isElastic(request) ? surplusMembers(job, request) : [];
+        const above = new Set(surplus);
+        const uses = heldUses(this.index, hostOf, job, surplus.length === 0 ? null : (m) => !above.has(m));
+        if (uses.length === 0) continue;
+        add(out, { job, leaf: q, request: surplus.length === 0 ? gangRequest(request) : countsDemand(request, minCounts(request)), uses, over: 0, slice: null });
+        for (const m of surplus) {
+          const role = request.roles.find((r) => r.name === job.members[m]!.role)!;
+          add(this.slicesByLeaf, { job, leaf: q, request: { cpu: role.resources.cpu, memoryMb: role.resources.memoryMb, gpus: role.resources.gpus }, uses: heldUses(this.index, hostOf, job, (k) => k === m), over: 0, slice: [m] });
+        }
       }
     }
     for (const list of out.values()) list.sort(victimOrder);
+    // (a stable sort: each gang's slices stay newest first)
+    for (const list of this.slicesByLeaf.values()) list.sort(victimOrder);
     return out;
   }
 }
@@ -144,6 +172,7 @@ export class ReclaimOrder {
     const mine = new Set(ledger.path(leaf));
     const sides = new Map<string, string[]>();
     const reclaim: RunningGang[] = [];
+    const slices: RunningGang[] = [];
     for (const other of this.running.leaves()) {
       if (other === leaf || ledger.queues[other]?.preemption.reclaim === false) continue;
       // the victim's side of the tree: its queues that are not the preemptor's
@@ -155,14 +184,25 @@ export class ReclaimOrder {
         g.over = over;
         reclaim.push(g);
       }
+      for (const g of this.running.slicesOf(other)) {
+        g.over = over;
+        slices.push(g);
+      }
     }
-    reclaim.sort((a, b) => b.over - a.over || victimOrder(a, b));
-    // reclaim never takes a victim's queue below its guarantee, counting the victims before it
+    const order = (a: RunningGang, b: RunningGang): number => b.over - a.over || victimOrder(a, b);
+    reclaim.sort(order);
+    slices.sort(order);
+    // reclaim never takes a victim's queue below its guarantee, counting the victims before it;
+    // slices come first, and a core only after every slice of its gang
     const taken = new Map<string, AllocationResources>();
+    const passed = new Set<string>();
     const out: Candidate[] = [];
-    for (const gang of reclaim) {
+    for (const gang of [...slices, ...reclaim]) {
       const side = sides.get(gang.leaf)!;
-      if (side.some((q) => ledger.wouldFallBelow(q, plus(taken.get(q), gang.request)))) continue;
+      if (passed.has(gang.job.spec.id) || side.some((q) => ledger.wouldFallBelow(q, plus(taken.get(q), gang.request)))) {
+        passed.add(gang.job.spec.id);
+        continue;
+      }
       for (const q of side) taken.set(q, plus(taken.get(q), gang.request));
       out.push({ gang, kind: 'reclaim' });
     }
@@ -181,12 +221,21 @@ export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGa
   const reclaimed = ledger.withinGuarantee(p.leaf, p.request) ? reclaim.of(p.leaf) : [];
   if (ledger.queues[p.leaf]?.preemption.withinQueue !== 'lower-priority') return reclaimed;
   // the leaf's gangs are in victim order, lowest priority first: the lower ones are a prefix
-  const lower: Candidate[] = [];
-  for (const gang of running.of(p.leaf)) {
-    if (gang.job.spec.priority >= p.job.spec.priority) break;
-    lower.push({ gang, kind: 'within-queue' });
-  }
-  return lower.length === 0 ? reclaimed : [...reclaimed, ...lower];
+  const lower = (list: readonly RunningGang[]): Candidate[] => {
+    const out: Candidate[] = [];
+    for (const gang of list) {
+      if (gang.job.spec.priority >= p.job.spec.priority) break;
+      out.push({ gang, kind: 'within-queue' });
+    }
+    return out;
+  };
+  const gangs = lower(running.of(p.leaf));
+  const slices = lower(running.slicesOf(p.leaf));
+  if (slices.length === 0) return gangs.length === 0 ? reclaimed : [...reclaimed, ...gangs];
+  // every slice before any gang is stopped whole (DESIGN.md §13)
+  const firstWhole = reclaimed.findIndex((c) => c.gang.slice === null);
+  const cut = firstWhole < 0 ? reclaimed.length : firstWhole;
+  return [...reclaimed.slice(0, cut), ...slices, ...reclaimed.slice(cut), ...gangs];
 }
 
 /**
@@ -258,8 +307,10 @@ export function chooseVictims(
     }
     freeTo(hi);
     const taken = list.slice(0, hi);
-    // spare, last first, every victim the preemptor does not need
+    // spare, last first, every victim the preemptor does not need; never a slice (an elastic gang
+    // gives up its newest members; a core spared leaves its gang shrunk)
     for (let i = taken.length - 2; i >= 0; i--) {
+      if (taken[i]!.gang.slice !== null) continue;
       release(taken[i]!.gang, -1);
       if (fitsNow(p, ledger, index, counters)) taken.splice(i, 1);
       else release(taken[i]!.gang, 1);

@@ -1,12 +1,12 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { JobRequest } from '../contract/types.ts';
-import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
-import { jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangResized, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import { activeRequest, heldMembers, isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
-import type { AllocatorCounters } from '../placement/allocateGang.ts';
+import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
@@ -25,12 +25,13 @@ import { addAllocation } from '../queues/queueUsage.ts';
 import type { QuotaIssue } from './queueLedger.ts';
 import { QueueOrder } from './queueOrder.ts';
 import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
-import type { Preemptor, Victims } from './preemption.ts';
+import type { Preemptor, VictimKind, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
 import type { PlannedReservation } from './reservationPlanner.ts';
 import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
 import { JobQueue } from './jobQueue.ts';
+import { countsDemand, fullCounts, heldCounts, largestFit, minCounts, partShape, resizedAllocations } from './elasticGangs.ts';
 import type { QueuedJob } from './jobQueue.ts';
 
 /** A session's transactions close after the gang that brings one to this many events or more. */
@@ -75,6 +76,9 @@ export interface SessionStats extends AllocatorCounters {
   /** Commits that stopped running gangs (DESIGN.md §12), and the gangs they stopped. */
   preemptions: number;
   preempted: number;
+  /** Elastic gangs grown, and shrunk by preemption instead of being stopped (DESIGN.md §13). */
+  grown: number;
+  shrunk: number;
   /** Pending jobs tried this session. */
   attempted: number;
   /** Pending jobs not tried: nothing they could use changed since their last attempt. */
@@ -108,7 +112,7 @@ export interface SessionResult {
 function emptyStats(): SessionStats {
   // written out: a spread into a literal this size is several times slower to build
   return {
-    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, grown: 0, shrunk: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
     failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }
@@ -158,6 +162,9 @@ class Session {
   private reclaim: ReclaimOrder | null = null;
   private order: QueueOrder | null = null;
   private readonly noVictims = new Set<string>();
+  // elastic gangs grown or shrunk this session: neither grown again nor victims before the next
+  private readonly resized = new Set<string>();
+  private hostNumbers: Map<string, number> | null = null;
   // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
   private readonly free = { cpu: 0, memoryMb: 0, gpus: 0 };
 
@@ -196,7 +203,9 @@ class Session {
 
     // 2. runtime limits (contract v1.1): a gang past its limit is stopped, whole, and leaves the
     // queue; what it held is free for this session
+    const stopped = new Set<string>();
     for (const job of dueLimits(base, this.at)) {
+      stopped.add(job.spec.id);
       this.stats.limitsStopped++;
       const reason: AbortReason = {
         category: 'runtime-limit',
@@ -231,6 +240,19 @@ class Session {
         queued.push({ id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
       }
     }
+    // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
+    // capacity could have grown since the last session, in the order of the pending jobs
+    if (retryAll && base.elastic !== undefined) {
+      for (const [shard, ids] of shardLeaves(base.elastic)) {
+        const jobs = shardLeaf(base.jobs, shard);
+        for (const id of ids) {
+          const job = leafGet(jobs, id);
+          if (job === undefined || job.status !== 'running' || stopped.has(id)) continue;
+          records.set(id, job);
+          queued.push({ id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+        }
+      }
+    }
     if (queued.length > 0) {
       const cache = this.options.hosts ?? new HostIndexCache();
       // the index is of the state as it is now: runtime limits may have freed hosts
@@ -245,7 +267,7 @@ class Session {
       else {
         const ledger = new QueueLedger(this.draft, base.capacity, this.at);
         this.ledger = ledger;
-        this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session);
+        this.running = new RunningGangs(this.draft, index, ledger, this.at, this.session, this.resized);
         this.reclaim = new ReclaimOrder(ledger, this.running);
         for (let h = 0; h < index.ids.length; h++) addAllocation(this.free, { cpu: index.freeCpu[h]!, memoryMb: index.freeMem[h]!, gpus: index.freeGpu[h]! });
         const order = new QueueOrder(queued, ledger, share, (job) => ledger.leafOf(records.get(job.id)!.spec));
@@ -275,6 +297,10 @@ class Session {
   }
 
   private attempt(job: JobState): void {
+    if (job.status === 'running') {
+      this.grow(job);
+      return;
+    }
     this.stats.attempted++;
     const variants = this.variantsOf(job);
     const leaf = this.ledger?.leafOf(job.spec) ?? '';
@@ -301,14 +327,18 @@ class Session {
   private variantsOf(job: JobState): Variant[] {
     const requests = jobRequests(job.spec);
     const alternatives = job.spec.alternatives !== undefined;
-    return requests.map((request, i) => ({
-      alternative: alternatives ? i : undefined,
-      request,
-      shape: gangShape(request),
-      demand: this.ledger === null ? null : gangRequest(request),
-      fingerprint: requestFingerprint(job, i),
-      ast: requestSelectAst(job, i),
-    }));
+    return requests.map((request, i) => {
+      // an elastic request must fit at its minimum (DESIGN.md §13): that is what an attempt tries first
+      const elastic = isElastic(request);
+      return {
+        alternative: alternatives ? i : undefined,
+        request,
+        shape: elastic ? partShape(request, minCounts(request)) : gangShape(request),
+        demand: this.ledger === null ? null : elastic ? countsDemand(request, minCounts(request)) : gangRequest(request),
+        fingerprint: requestFingerprint(job, i),
+        ast: requestSelectAst(job, i),
+      };
+    });
   }
 
   /** Tries one request of a job: null when it committed, otherwise how it missed (nothing of it is left held). */
@@ -343,34 +373,22 @@ class Session {
     // search runs again passing over the hosts where it would. (A job that does not fit at all
     // does not fit with less either: one search decides it.)
     const end = this.at + runtime;
-    let stmt = classes.length > 0 ? allocateGang(this.index, id, shape, classes, stats) : null;
-    if (stmt !== null && planner !== null && planner.violates(end, stmt.held)) {
-      const hosts = stmt.held.map((d) => d.host);
-      stmt.discard();
-      // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
-      this.index.memo = 'read';
-      stmt = allocateGang(this.index, id, shape, classes, stats, planner.avoid(end));
-      this.index.memo = 'on';
-      // roles sharing a host could still add up past an allowance together
-      if (stmt !== null && planner.violates(end, stmt.held)) {
-        stmt.discard();
-        stmt = null;
-      }
-      if (stmt === null) {
-        // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
-        const delayed = planner.delayed(end, hosts)!;
-        const reason: AbortReason = {
-          category: 'reserved',
-          message: `would delay job ${delayed.jobId}, reserved to start at ${delayed.startAt} on ${delayed.hosts.join(', ')}; it fits now only until then (expected to run ${runtime === Number.POSITIVE_INFINITY ? 'until closed' : `${runtime} ms`})`,
-          hosts: {},
-        };
-        return { category: 'reserved', cached: false, classes, reason: () => reason };
-      }
+    const { stmt, delaying } = classes.length > 0 ? this.placeNow(id, shape, classes, end) : { stmt: null, delaying: null };
+    if (stmt === null && delaying !== null) {
+      // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
+      const delayed = planner!.delayed(end, delaying)!;
+      const reason: AbortReason = {
+        category: 'reserved',
+        message: `would delay job ${delayed.jobId}, reserved to start at ${delayed.startAt} on ${delayed.hosts.join(', ')}; it fits now only until then (expected to run ${runtime === Number.POSITIVE_INFINITY ? 'until closed' : `${runtime} ms`})`,
+        hosts: {},
+      };
+      return { category: 'reserved', cached: false, classes, reason: () => reason };
     }
     if (stmt !== null) {
-      planner?.committed(id, stmt.held, end);
-      this.commit(job, variant, stmt);
-      this.report(id, shape.size, 'committed', true);
+      const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, classes, end, leaf) : { stmt, shape, demand: variant.demand };
+      planner?.committed(id, placed.stmt.held, end);
+      this.commit(job, variant, placed);
+      this.report(id, placed.shape.size, 'committed', true);
       return null;
     }
     const category: AbortCategory = classes.length === 0
@@ -379,6 +397,148 @@ class Session {
     // a preemption that makes room clears this cache, so the entry never outlives what it says
     this.unsatisfiable.set(cacheKey, { category, jobId: id });
     return { category, cached: false, classes, reason: () => this.reasonFor(variant, shape, classes, category) };
+  }
+
+  /**
+   * Places a gang now, delaying no reservation made earlier in this session: the placement as it
+   * would be without reservations when it delays none, else the search again passing over the
+   * hosts where it would (`delaying`: the hosts of the first placement, when only that one fitted).
+   */
+  private placeNow(id: string, shape: GangShape, classes: readonly HostClass[], end: number): { stmt: Statement | null; delaying: number[] | null } {
+    const planner = this.planner;
+    let stmt = allocateGang(this.index, id, shape, classes, this.stats);
+    if (stmt === null || planner === null || !planner.violates(end, stmt.held)) return { stmt, delaying: null };
+    const hosts = stmt.held.map((d) => d.host);
+    stmt.discard();
+    // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
+    this.index.memo = 'read';
+    stmt = allocateGang(this.index, id, shape, classes, this.stats, planner.avoid(end));
+    this.index.memo = 'on';
+    // roles sharing a host could still add up past an allowance together
+    if (stmt !== null && planner.violates(end, stmt.held)) {
+      stmt.discard();
+      stmt = null;
+    }
+    return stmt === null ? { stmt: null, delaying: hosts } : { stmt, delaying: null };
+  }
+
+  /**
+   * An elastic gang placed at its minimum, grown to the largest size that fits now (DESIGN.md
+   * §13: each role in placement order, within its queues' max, delaying no reservation) and
+   * placed at that size instead.
+   */
+  private enlarge(job: JobState, variant: Variant, minimum: Statement, classes: readonly HostClass[], end: number, leaf: string): Placed {
+    const request = variant.request;
+    const id = job.spec.id;
+    const ledger = this.ledger;
+    const placeAt = (counts: readonly number[]): Statement | null => {
+      if (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, counts)) !== null) return null;
+      return this.placeNow(id, partShape(request, counts), classes, end).stmt;
+    };
+    minimum.discard();
+    const counts = largestFit(request, minCounts(request), fullCounts(request), (c) => {
+      const probe = placeAt(c);
+      probe?.discard();
+      return probe !== null;
+    });
+    const stmt = placeAt(counts);
+    if (stmt === null) throw new Error(`elastic job ${id} fitted at a size it then could not be placed at`);
+    return { stmt, shape: partShape(request, counts), demand: ledger === null ? null : countsDemand(request, counts) };
+  }
+
+  /**
+   * A running elastic gang below its full size grows (DESIGN.md §13): as many more members as fit
+   * now, each role in placement order, within its queues' max and delaying no reservation, on hosts
+   * that keep its placement (`growthHosts`); all the members added at once, or nothing written.
+   */
+  private grow(job: JobState): void {
+    const id = job.spec.id;
+    // a gang whose members have begun to finish is winding down, not growing
+    if (this.resized.has(id) || job.members.some((m) => m !== null && m.done)) return;
+    const request = activeRequest(job);
+    const variant = this.variantsOf(job)[job.alternative ?? 0]!;
+    const classes = this.classesFor(variant);
+    if (classes.length === 0) return;
+    const held = heldCounts(job, request);
+    const room = fullCounts(request).map((c, i) => c - held[i]!);
+    const ledger = this.ledger;
+    const leaf = ledger?.leafOf(job.spec) ?? '';
+    const planner = this.planner;
+    const end = this.at + (planner === null ? 0 : plannedRuntime(job, this.base.policy!));
+    const allowed = this.growthHosts(job, request);
+    if (allowed === null) return;
+    const reserved = planner?.avoid(end) ?? null;
+    const avoid: Avoid = (h, demand) => !allowed(h) || (reserved !== null && reserved(h, demand));
+    const placeExtra = (extra: readonly number[]): Statement | null => {
+      if (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, extra)) !== null) return null;
+      // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
+      this.index.memo = 'read';
+      const stmt = allocateGang(this.index, id, partShape(request, extra, held), classes, this.stats, avoid);
+      this.index.memo = 'on';
+      if (stmt !== null && planner !== null && planner.violates(end, stmt.held)) {
+        stmt.discard();
+        return null;
+      }
+      return stmt;
+    };
+    this.stats.allocatorRuns++;
+    const extra = largestFit(request, room.map(() => 0), room, (c) => {
+      const probe = placeExtra(c);
+      probe?.discard();
+      return probe !== null;
+    });
+    const added = extra.reduce((n, k) => n + k, 0);
+    if (added === 0) return;
+    const stmt = placeExtra(extra);
+    if (stmt === null) throw new Error(`elastic job ${id} could grow by ${added} members it then could not place`);
+    planner?.committed(id, stmt.held, end);
+    const bound = this.boundOf(id, stmt);
+    const gpus = new Map(bound.map((b) => [b.member, b.gpuIds]));
+    const allocations = resizedAllocations(job, new Set(), this.allocationsOf(stmt), (m) => gpus.get(m) ?? job.members[m]?.gpuIds ?? []);
+    const resized: GangResized = { type: 'GangResized', jobId: id, session: this.session, at: this.at, allocations, members: heldMembers(job) + added };
+    this.emit([...stmt.events, ...bound, resized]);
+    if (ledger !== null) {
+      const demand = countsDemand(request, extra);
+      ledger.add(leaf, demand, 1);
+      addAllocation(this.free, demand, -1);
+    }
+    this.resized.add(id);
+    this.running?.forget(id);
+    this.stats.grown++;
+    this.stats.membersPlaced += added;
+    this.shares.user.delete(job.spec.identity.user);
+    this.shares.queue.delete(job.spec.identity.queue);
+  }
+
+  /**
+   * The hosts an elastic gang's new members may take so that the whole gang keeps its placement
+   * (DESIGN.md §13), or null when none may: same-node, only its host; spread and ptile, only hosts
+   * it does not use yet (the new members are placed by the same rule among themselves); GPUs with
+   * gpuLocality, only new hosts (a host's NVLink domain was chosen for the members there); with a
+   * required topology, only hosts in its domain.
+   */
+  private growthHosts(job: JobState, request: JobRequest): ((h: number) => boolean) | null {
+    const index = this.index;
+    if (this.hostNumbers === null) {
+      this.hostNumbers = new Map();
+      index.ids.forEach((id, h) => this.hostNumbers!.set(id, h));
+    }
+    const used = new Set<number>();
+    for (const m of job.members) {
+      const h = m === null ? undefined : this.hostNumbers.get(m.node);
+      if (h !== undefined) used.add(h);
+    }
+    const p = request.placement;
+    const gpus = request.roles.some((r) => r.resources.gpus > 0);
+    if (p.policy === 'same-node' && p.gpuLocality && gpus) return null;
+    const newOnly = p.policy === 'spread' || p.ptile !== undefined || (p.gpuLocality && gpus);
+    const topology = p.topology?.mode === 'required' ? p.topology.key : null;
+    const labelOf = (h: number): string | number | undefined => index.classes[index.cls[h]!]!.spec.labels[topology!];
+    const domain = topology === null || used.size === 0 ? undefined : labelOf(used.values().next().value!);
+    return (h) => {
+      if (p.policy === 'same-node' ? !used.has(h) : newOnly && used.has(h)) return false;
+      return topology === null || labelOf(h) === domain;
+    };
   }
 
   /**
@@ -478,69 +638,102 @@ class Session {
     const stmt = allocateGang(this.index, job.spec.id, shape, classes, this.stats, p.avoid);
     if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
     this.stats.preemptions++;
-    this.planner?.committed(job.spec.id, stmt.held, end);
-    this.commit(job, variant, stmt, this.stops(job, leaf, victims));
+    const stops = this.stops(job, leaf, victims);
+    // an elastic preemptor takes what the stops left free beyond its minimum too
+    const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, classes, end, leaf) : { stmt, shape, demand: variant.demand };
+    this.planner?.committed(job.spec.id, placed.stmt.held, end);
+    this.commit(job, variant, placed, stops);
     // the victims' users hold less now: the jobs still to try are ordered by the shares as they are
     this.order!.rekey();
     this.report(job.spec.id, shape.size, 'committed', true);
     return true;
   }
 
-  /** The victims' releases, aborts (category `preempted`, by the preemptor) and requeues, in the order taken. */
+  /**
+   * The victims' events, job by job in the order first taken: a gang taken whole is released,
+   * aborted (category `preempted`, by the preemptor) and requeued; an elastic gang that gives up
+   * only members above its minimum (DESIGN.md §13) releases those and writes `GangResized`.
+   */
   private stops(preemptor: JobState, leaf: string, victims: Victims): SchedulerEvent[] {
     const out: SchedulerEvent[] = [];
     const by = preemptor.spec.id;
+    const byJob = new Map<string, { job: JobState; kind: VictimKind; leaf: string; whole: boolean; members: Set<number> }>();
     for (const { gang, kind } of victims.gangs) {
-      const v = gang.job;
-      const why = kind === 'reclaim'
-        ? `queue ${leaf} reclaims its guarantee from queue ${gang.leaf}, which borrows`
-        : `priority ${preemptor.spec.priority} is above its ${v.spec.priority} in queue ${leaf}`;
-      const reason: AbortReason = { category: 'preempted', message: `preempted by job ${by}: ${why}; the whole gang is released and requeued`, hosts: {}, by };
-      out.push(...releaseAll(v, 'preempted'), { type: 'GangAborted', jobId: v.spec.id, session: this.session, at: this.at, final: false, reason }, { type: 'JobPended', jobId: v.spec.id, at: this.at });
+      const id = gang.job.spec.id;
+      let taken = byJob.get(id);
+      if (taken === undefined) byJob.set(id, (taken = { job: gang.job, kind, leaf: gang.leaf, whole: false, members: new Set() }));
+      if (gang.slice === null) taken.whole = true;
+      else for (const m of gang.slice) taken.members.add(m);
       for (const u of gang.uses) this.index.touch(u.host);
-      this.running!.remove(gang);
-      this.planner?.preempted(v.spec.id);
+      addAllocation(this.free, gang.request);
+    }
+    for (const { job: v, kind, leaf: victimLeaf, whole, members } of byJob.values()) {
+      const id = v.spec.id;
+      const why = kind === 'reclaim'
+        ? `queue ${leaf} reclaims its guarantee from queue ${victimLeaf}, which borrows`
+        : `priority ${preemptor.spec.priority} is above its ${v.spec.priority} in queue ${leaf}`;
+      if (whole) {
+        const reason: AbortReason = { category: 'preempted', message: `preempted by job ${by}: ${why}; the whole gang is released and requeued`, hosts: {}, by };
+        out.push(...releaseAll(v, 'preempted'), { type: 'GangAborted', jobId: id, session: this.session, at: this.at, final: false, reason }, { type: 'JobPended', jobId: id, at: this.at });
+        this.planner?.preempted(id);
+        this.stats.preempted++;
+      } else {
+        const allocations = resizedAllocations(v, members, [], (m) => v.members[m]?.gpuIds ?? []);
+        out.push(...releaseAll(v, 'preempted', members), { type: 'GangResized', jobId: id, session: this.session, at: this.at, allocations, members: heldMembers(v) - members.size, by });
+        this.resized.add(id);
+        this.stats.shrunk++;
+      }
+      this.running!.forget(id);
       this.shares.user.delete(v.spec.identity.user);
       this.shares.queue.delete(v.spec.identity.queue);
-      this.stats.preempted++;
-      addAllocation(this.free, gang.request);
     }
     return out;
   }
 
-  private commit(job: JobState, variant: Variant, stmt: Statement, before: readonly SchedulerEvent[] = []): void {
+  private commit(job: JobState, variant: Variant, placed: Placed, before: readonly SchedulerEvent[] = []): void {
     const id = job.spec.id;
-    const { shape } = variant;
-    const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
-    const bound: MemberBound[] = new Array<MemberBound>(shape.size);
-    const allocations: Allocation[] = [];
-    for (const d of held) {
-      const e = d.event;
-      e.members.forEach((member, k) => {
-        bound[member] = { type: 'MemberBound', jobId: id, member, node: e.node, role: e.role, gpuIds: e.gpuIds.slice(k * d.gpusPerMember, (k + 1) * d.gpusPerMember) };
-      });
-      allocations.push({
-        node: e.node,
-        role: e.role,
-        members: [...e.members],
-        gpuIds: [...e.gpuIds],
-        resources: { cpu: e.resources.cpu, memoryMb: e.resources.memoryMb, gpus: e.resources.gpus },
-      });
-      this.index.touch(d.host);
-    }
-    const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations };
+    const { stmt, shape, demand } = placed;
+    const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations: this.allocationsOf(stmt) };
     // which variant committed (DESIGN.md §13); a job without alternatives commits as it always did
     if (variant.alternative !== undefined) committed.alternative = variant.alternative;
     // the whole Statement in order: debits and reversals (failed plans included), binds, decision
-    this.emit([...before, ...stmt.events, ...bound, committed]);
+    this.emit([...before, ...stmt.events, ...this.boundOf(id, stmt), committed]);
     if (this.ledger !== null) {
-      this.ledger.add(this.ledger.leafOf(job.spec), variant.demand!, 1);
-      addAllocation(this.free, variant.demand!, -1);
+      this.ledger.add(this.ledger.leafOf(job.spec), demand!, 1);
+      addAllocation(this.free, demand!, -1);
     }
     this.stats.committed++;
     this.stats.membersPlaced += shape.size;
     this.shares.user.delete(job.spec.identity.user);
     this.shares.queue.delete(job.spec.identity.queue);
+  }
+
+  /** The binds of a statement's held debits, by member number (an elastic gang's numbers may have gaps). */
+  private boundOf(jobId: string, stmt: Statement): MemberBound[] {
+    const bound: MemberBound[] = [];
+    for (const d of stmt.held) {
+      const e = d.event;
+      e.members.forEach((member, k) => {
+        bound.push({ type: 'MemberBound', jobId, member, node: e.node, role: e.role, gpuIds: e.gpuIds.slice(k * d.gpusPerMember, (k + 1) * d.gpusPerMember) });
+      });
+    }
+    return bound.sort((a, b) => a.member - b.member);
+  }
+
+  /** A statement's held debits as allocations, in the order of their first members; their hosts are touched (placed on). */
+  private allocationsOf(stmt: Statement): Allocation[] {
+    const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
+    return held.map((d) => {
+      const e = d.event;
+      this.index.touch(d.host);
+      return {
+        node: e.node,
+        role: e.role,
+        members: [...e.members],
+        gpuIds: [...e.gpuIds],
+        resources: { cpu: e.resources.cpu, memoryMb: e.resources.memoryMb, gpus: e.resources.gpus },
+      };
+    });
   }
 
   private classesFor(variant: Variant): HostClass[] {
@@ -608,6 +801,13 @@ interface Variant {
   /** Its unsatisfiable-cache fingerprint. */
   fingerprint: string;
   ast: SelectAst | null;
+}
+
+/** A gang as it is placed: its statement, its shape and what it asks of its queues (an elastic gang's at the size placed). */
+interface Placed {
+  stmt: Statement;
+  shape: GangShape;
+  demand: AllocationResources | null;
 }
 
 /** How a variant missed: its category, whether from the cache, its hosts (when tried) and its reason. */

@@ -51,6 +51,8 @@ export interface MemberOptions {
 export interface RoleOptions extends MemberOptions {
   name: string;
   count: number;
+  /** An elastic role's minimum (DESIGN.md §13). */
+  minCount?: number;
 }
 
 /** Options of a job fixture. */
@@ -87,7 +89,7 @@ export function job(id: string, o: JobOptions = {}): Record<string, unknown> {
     ...(o.timeoutMs === undefined ? {} : { timeoutMs: o.timeoutMs }),
     ...(o.runtimeLimitMs === undefined ? {} : { runtimeLimitMs: o.runtimeLimitMs }),
   };
-  if (o.roles !== undefined) body.roles = o.roles.map((r) => ({ name: r.name, count: r.count, resources: member(r) }));
+  if (o.roles !== undefined) body.roles = o.roles.map((r) => ({ name: r.name, count: r.count, ...(r.minCount === undefined ? {} : { minCount: r.minCount }), resources: member(r) }));
   else {
     body.tasks = o.tasks ?? 1;
     body.resources = member(o);

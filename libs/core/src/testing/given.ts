@@ -1,4 +1,4 @@
-import type { Decision, GangAborted, GangCommitted, SchedulerEvent } from '../events.ts';
+import type { Decision, GangAborted, GangCommitted, GangResized, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
 import type { SessionStats } from '../session/runSession.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
@@ -169,6 +169,11 @@ export class Outcome {
   /** The commits among them. */
   get commits(): GangCommitted[] {
     return this.events.filter((e): e is GangCommitted => e.type === 'GangCommitted');
+  }
+
+  /** The resizes of elastic gangs among them. */
+  get resizes(): GangResized[] {
+    return this.events.filter((e): e is GangResized => e.type === 'GangResized');
   }
 
   /** The aborts among them. */
