@@ -1,5 +1,5 @@
 import type { Transaction } from './envelope.ts';
-import type { Allocation, GangCommitted } from './events.ts';
+import type { Allocation, GangCommitted, GangResized } from './events.ts';
 import type { JobState } from './state.ts';
 import { requestOf } from './jobRequests.ts';
 
@@ -24,7 +24,7 @@ export interface BindPart {
   env?: Record<string, string>;
 }
 
-/** What `muster.bind.<nodeId>` carries: the members of one committed gang on that node. */
+/** What `muster.bind.<nodeId>` carries: the members of one committed gang on that node (or those an elastic gang grew by, DESIGN.md §13). */
 export interface BindMessage {
   type: 'Bind';
   jobId: string;
@@ -44,9 +44,9 @@ export interface StopMessage {
 }
 
 /**
- * Every message a logged transaction leads to, in a defined order: each decision (and reservation) on
- * `muster.decision.<jobId>`, a Bind per node of each committed gang, a Stop per released
- * allocation that was not a completion. `jobOf` looks up the job (for commands and runtime hints).
+ * Every message a logged transaction leads to, in a defined order: each decision (and reservation,
+ * and elastic resize) on `muster.decision.<jobId>`, a Bind per node of each committed gang and of
+ * the members a grown gang added, a Stop per released allocation that was not a completion. `jobOf` looks up the job (for commands and runtime hints).
  */
 export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId: string) => JobState | undefined): OutboundMessage[] {
   const out: OutboundMessage[] = [];
@@ -63,7 +63,7 @@ export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId:
   }
   for (let index = 0; index < events.length; index++) {
     const event = events[index]!;
-    if (event.type !== 'GangCommitted' && event.type !== 'GangAborted' && event.type !== 'GangReserved' && event.type !== 'AllocationReleased') continue;
+    if (event.type !== 'GangCommitted' && event.type !== 'GangAborted' && event.type !== 'GangReserved' && event.type !== 'GangResized' && event.type !== 'AllocationReleased') continue;
     const id = `muster:${logSeq}:${index}`;
     if (event.type === 'AllocationReleased') {
       if (event.cause === 'completed') continue;
@@ -73,7 +73,7 @@ export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId:
     }
     // a reservation goes where decisions go, so a publisher watching its job learns its expected start
     out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
-    if (event.type === 'GangCommitted') {
+    if (event.type === 'GangCommitted' || event.type === 'GangResized') {
       for (const [node, bind] of bindsOf(event, jobOf(event.jobId), memberGpus?.get(event.jobId))) {
         out.push({ subject: `muster.bind.${node}`, payload: bind, msgId: `${id}:${node}`, logSeq });
       }
@@ -82,9 +82,14 @@ export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId:
   return out;
 }
 
-function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: readonly (number[] | undefined)[] | undefined): [string, BindMessage][] {
+// A commit binds every member; a resize only those bound in its transaction (the members added;
+// none when it shrank).
+function bindsOf(event: GangCommitted | GangResized, job: JobState | undefined, memberGpus: readonly (number[] | undefined)[] | undefined): [string, BindMessage][] {
   const byNode = new Map<string, BindMessage>();
-  for (const a of event.allocations) {
+  const alternative = job?.spec.alternatives === undefined ? undefined : event.type === 'GangCommitted' ? event.alternative : job.alternative;
+  for (const whole of event.allocations) {
+    const a = event.type === 'GangCommitted' ? whole : addedPart(whole, memberGpus);
+    if (a === null) continue;
     let bind = byNode.get(a.node);
     if (bind === undefined) {
       bind = { type: 'Bind', jobId: event.jobId, session: event.session, at: event.at, parts: [] };
@@ -92,7 +97,7 @@ function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: re
       byNode.set(a.node, bind);
     }
     // the committed variant's role (a job with alternatives names it in the commit)
-    const role = job === undefined ? undefined : requestOf(job.spec, event.alternative)?.roles.find((r) => r.name === a.role);
+    const role = job === undefined ? undefined : requestOf(job.spec, alternative)?.roles.find((r) => r.name === a.role);
     const memberGpuIds = a.members.map((m) => memberGpus?.[m] ?? []);
     const part: BindPart = { role: a.role, members: a.members, gpuIds: a.gpuIds, memberGpuIds, resources: a.resources };
     if (role?.command !== undefined) part.command = role.command;
@@ -103,4 +108,19 @@ function bindsOf(event: GangCommitted, job: JobState | undefined, memberGpus: re
   // one node (most gangs): nothing to order
   if (binds.length > 1) binds.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return binds;
+}
+
+// The part of a resized gang's allocation bound in this transaction, or null.
+function addedPart(a: Allocation, memberGpus: readonly (number[] | undefined)[] | undefined): Allocation | null {
+  const members = a.members.filter((m) => memberGpus?.[m] !== undefined);
+  if (members.length === 0) return null;
+  // an allocation's resources are its members' (identical) demands summed
+  const per = (total: number): number => (total / a.members.length) * members.length;
+  return {
+    node: a.node,
+    role: a.role,
+    members,
+    gpuIds: members.flatMap((m) => memberGpus![m]!),
+    resources: { cpu: per(a.resources.cpu), memoryMb: per(a.resources.memoryMb), gpus: per(a.resources.gpus) },
+  };
 }
