@@ -1,11 +1,15 @@
+import { activeRequest, isElastic } from '../jobRequests.ts';
 import { memberResources } from '../lifecycle.ts';
+import type { JobState } from '../state.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 
 /**
  * The invariants of DESIGN.md §7 that one state can show, as a list of violations (empty: clean):
  * no overcommit (a GPU device serves one member), node use equal to what bound members hold,
- * all or nothing (a running gang has every member bound, a pending one none), no provisional
+ * all or nothing (a running gang has every member bound, a pending one none; an elastic gang
+ * (DESIGN.md §13) a prefix of each role's members, between its minimum and its count, and is
+ * listed for growth exactly while below its count), node member counts in step, no provisional
  * debit left after a transaction, the pending set and DRF usage in step with the jobs.
  */
 export function invariantViolations(state: State): string[] {
@@ -17,7 +21,7 @@ export function invariantViolations(state: State): string[] {
     const isPending = shardGet(state.pending, id) !== undefined;
     if (isPending !== (job.status === 'pending')) out.push(`job ${id}: status ${job.status} but pending set says ${isPending}`);
     if (job.status === 'pending' && job.members.some((m) => m !== null)) out.push(`job ${id}: pending with bound members`);
-    if (job.status === 'running' && job.members.some((m) => m === null)) out.push(`job ${id}: running with an unbound member`);
+    if (job.status === 'running') out.push(...runningSizeViolations(state, id, job));
     job.members.forEach((m, i) => {
       if (m === null || m.released) return;
       if (job.status !== 'running') out.push(`job ${id}: member ${i} holds resources while ${job.status}`);
@@ -38,6 +42,11 @@ export function invariantViolations(state: State): string[] {
     });
   }
   for (const [id, node] of shardEntriesSorted(state.nodes)) {
+    for (const [jobId, count] of Object.entries(node.jobs)) {
+      const job = shardGet(state.jobs, jobId);
+      const bound = job === undefined ? 0 : job.members.filter((m) => m !== null && !m.released && m.node === id).length;
+      if (bound !== count) out.push(`node ${id}: lists ${count} member(s) of job ${jobId} but ${bound} are bound there`);
+    }
     const cap = node.spec.capacity;
     const u = node.used;
     const e = expected.get(id) ?? { cpu: 0, memoryMb: 0, slots: 0, gpus: 0, gpuIds: [] };
@@ -67,6 +76,33 @@ export function invariantViolations(state: State): string[] {
       out.push(`usage of ${user}: ${JSON.stringify(row)} but members hold ${JSON.stringify(u)}`);
     }
   }
+  return out;
+}
+
+// A running gang holds every member, or (elastic) a prefix of each role's members between its
+// minimum and its count; it is in the table of gangs to grow exactly while below its count.
+function runningSizeViolations(state: State, id: string, job: JobState): string[] {
+  const request = activeRequest(job);
+  const listed = state.elastic !== undefined && shardGet(state.elastic, id) !== undefined;
+  if (!isElastic(request)) {
+    const out = job.members.some((m) => m === null) ? [`job ${id}: running with an unbound member`] : [];
+    return listed ? [...out, `job ${id}: not elastic but listed for growth`] : out;
+  }
+  const out: string[] = [];
+  let first = 0;
+  let held = 0;
+  let full = 0;
+  for (const role of request.roles) {
+    const bound = job.members.slice(first, first + role.count).map((m) => m !== null);
+    const n = bound.filter(Boolean).length;
+    if (bound.some((b, k) => b !== k < n)) out.push(`job ${id}: role ${role.name} holds members that are not a prefix of its range`);
+    if (n < (role.minCount ?? role.count) || n > role.count) out.push(`job ${id}: role ${role.name} runs with ${n} members, outside ${role.minCount ?? role.count}..${role.count}`);
+    held += n;
+    full += role.count;
+    first += role.count;
+  }
+  if (job.members.length > first) out.push(`job ${id}: ${job.members.length} member slots for a gang of ${first}`);
+  if (listed !== held < full) out.push(`job ${id}: holds ${held} of ${full} members but ${listed ? 'is' : 'is not'} listed for growth`);
   return out;
 }
 
