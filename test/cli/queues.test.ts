@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, publishInput } from '@muster/bus';
 import { connectClient } from '@muster/client';
 import type { MusterClient } from '@muster/client';
-import type { JobSummary, QueueView } from '@muster/client';
+import type { JobDecision, JobSummary, QueueView } from '@muster/client';
 import type { Decision, NodeSpec } from '@muster/core';
 import { createStack } from '@muster/stack';
 import type { Stack } from '@muster/stack';
@@ -40,7 +40,7 @@ describe('queues and reclaim end to end (nats-server, scheduler and agent proces
   let client: MusterClient;
   let bus: Bus;
   let agent: MusterProcess;
-  const decisions: Decision[] = [];
+  const decisions: JobDecision[] = [];
   const watching = new AbortController();
 
   const file = (name: string, content: unknown): string => {

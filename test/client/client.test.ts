@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInputs } from '@muster/bus';
 import type { InputMessage } from '@muster/bus';
 import { canonicalHash } from '@muster/core';
-import type { Decision } from '@muster/core';
+import type { Decision, GangResized } from '@muster/core';
 import { MusterClient, isMusterError } from '@muster/client';
-import type { MusterError } from '@muster/client';
+import type { JobDecision, MusterError } from '@muster/client';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 
@@ -38,6 +38,17 @@ const aborted = (jobId: string, session: number, final: boolean): Decision => ({
     : { category: 'insufficient-resources', message: 'no room now', hosts: { 'insufficient-cpu': 3 } },
 });
 
+/** An elastic gang's resize (DESIGN.md §13): its whole allocation after, its size now, and who shrank it. */
+const resized = (jobId: string, session: number, members: number, by?: string): GangResized => ({
+  type: 'GangResized',
+  jobId,
+  session,
+  at: 1_700_000_000_000 + session,
+  allocations: [{ node: 'n1', role: 'task', members: Array.from({ length: members }, (_, i) => i), gpuIds: [], resources: { cpu: 500 * members, memoryMb: 256 * members, gpus: 0 } }],
+  members,
+  ...(by === undefined ? {} : { by }),
+});
+
 async function rejection(promise: Promise<unknown>): Promise<MusterError> {
   try {
     await promise;
@@ -53,7 +64,7 @@ describe('MusterClient on a real nats-server', () => {
   let client: MusterClient;
   let decisionSeq = 0;
 
-  const publishDecision = async (decision: Decision): Promise<void> => {
+  const publishDecision = async (decision: Decision | GangResized): Promise<void> => {
     decisionSeq += 1;
     await bus.admin.publish(`muster.decision.${decision.jobId}`, JSON.stringify(decision), { msgId: `muster:${decisionSeq}:0` });
   };
@@ -164,7 +175,7 @@ describe('MusterClient on a real nats-server', () => {
     await publishDecision(aborted('late', 1, false));
     await publishDecision(committed('other', 1));
     await publishDecision(aborted('late', 2, true));
-    const seen: Decision[] = [];
+    const seen: JobDecision[] = [];
     for await (const decision of client.watch('late')) seen.push(decision);
     expect(seen).toEqual([aborted('late', 1, false), aborted('late', 2, true)]);
   });
@@ -172,10 +183,27 @@ describe('MusterClient on a real nats-server', () => {
   it('wait() returns the decision that settles a job, passing non-final aborts to onDecision', async () => {
     await publishDecision(aborted('settle', 1, false));
     await publishDecision(committed('settle', 2));
-    const onTheWay: Decision[] = [];
+    const onTheWay: JobDecision[] = [];
     const decision = await client.wait('settle', { timeoutMs: 5_000, onDecision: (d) => onTheWay.push(d) });
     expect(decision).toEqual(committed('settle', 2));
     expect(onTheWay).toEqual([aborted('settle', 1, false), committed('settle', 2)]);
+  });
+
+  it('watch() yields an elastic gang\'s resizes after its commit, grown and shrunk, in order', async () => {
+    await publishDecision(committed('elastic', 1));
+    await publishDecision(resized('elastic', 2, 4));
+    await publishDecision(resized('elastic', 3, 2, 'urgent'));
+    await publishDecision(aborted('elastic', 4, true));
+    const seen: JobDecision[] = [];
+    for await (const decision of client.watch('elastic')) seen.push(decision);
+    expect(seen).toEqual([committed('elastic', 1), resized('elastic', 2, 4), resized('elastic', 3, 2, 'urgent'), aborted('elastic', 4, true)]);
+  });
+
+  it('a resize does not settle wait(): it goes to onDecision, and the wait goes on', async () => {
+    await publishDecision(resized('grown', 3, 4));
+    const onTheWay: JobDecision[] = [];
+    expect((await rejection(client.wait('grown', { timeoutMs: 500, onDecision: (d) => onTheWay.push(d) }))).code).toBe('timeout');
+    expect(onTheWay).toEqual([resized('grown', 3, 4)]);
   });
 
   it('wait() also sees a decision published while it waits', async () => {

@@ -6,5 +6,6 @@ export type { ConnectClientOptions } from './connectClient.ts';
 export { MusterError, isMusterError } from './musterError.ts';
 export type { MusterErrorCode } from './musterError.ts';
 export type { Explanation, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted, UsedTotal } from './apiTypes.ts';
-export { settles } from './decisions.ts';
+export { parseDecision, settles } from './decisions.ts';
+export type { JobDecision } from './decisions.ts';
 export { submitMsgId } from '@muster/bus';

@@ -2,6 +2,7 @@ import { DECISIONS_STREAM, publishInput, subjectMessages, subjects, submitMsgId 
 import type { Bus } from '@muster/bus';
 import { ID_PATTERN, canonicalHash, validateJobSpec, validatePolicySpec, validateQueueSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
+import type { JobDecision } from './decisions.ts';
 import type { Explanation, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted } from './apiTypes.ts';
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
@@ -33,8 +34,8 @@ export interface WatchOptions {
 export interface WaitOptions extends WatchOptions {
   /** Give up after this many milliseconds with a `timeout` error (default: wait without limit). */
   timeoutMs?: number;
-  /** Called with every decision on the way, including non-final aborts (the job still waits). */
-  onDecision?: (decision: Decision) => void;
+  /** Called with every decision on the way, including non-final aborts (the job still waits) and resizes. */
+  onDecision?: (decision: JobDecision) => void;
 }
 
 /** The answer to a cancel or close: the job and the input's sequence in MUSTER_IN. */
@@ -137,9 +138,10 @@ export class MusterClient {
   /**
    * The decisions about one job, oldest first, then live as they come: it replays
    * `muster.decision.<jobId>` from the start, so a watcher that comes late still sees every
-   * decision. Ends after a final abort or when `signal` aborts.
+   * decision, and an elastic gang's resizes (`GangResized`, DESIGN.md §13). Ends after a final
+   * abort or when `signal` aborts.
    */
-  async *watch(jobId: string, opts: WatchOptions = {}): AsyncGenerator<Decision, void, undefined> {
+  async *watch(jobId: string, opts: WatchOptions = {}): AsyncGenerator<JobDecision, void, undefined> {
     checkJobId(jobId);
     for await (const decision of this.decisions(subjects.decision(jobId), 'all', opts.signal, `watch ${jobId}`)) {
       yield decision;
@@ -147,14 +149,15 @@ export class MusterClient {
     }
   }
 
-  /** Every job's decisions from now on (or from the start with `deliver: 'all'`), until `signal` aborts. */
-  watchAll(opts: WatchOptions & { deliver?: 'all' | 'new' } = {}): AsyncGenerator<Decision, void, undefined> {
+  /** Every job's decisions and resizes from now on (or from the start with `deliver: 'all'`), until `signal` aborts. */
+  watchAll(opts: WatchOptions & { deliver?: 'all' | 'new' } = {}): AsyncGenerator<JobDecision, void, undefined> {
     return this.decisions(subjects.allDecisions, opts.deliver ?? 'new', opts.signal, 'watch decisions');
   }
 
   /**
    * The decision that settles a job: `GangCommitted`, or a final `GangAborted` (timeout, cancel);
-   * non-final aborts (it still waits) go to `onDecision`. Throws `timeout` after `timeoutMs`.
+   * non-final aborts (it still waits) and resizes of an elastic gang go to `onDecision`. Throws
+   * `timeout` after `timeoutMs`.
    */
   async wait(jobId: string, opts: WaitOptions = {}): Promise<Decision> {
     const timer = new AbortController();
@@ -163,7 +166,7 @@ export class MusterClient {
     try {
       for await (const decision of this.watch(jobId, { signal })) {
         opts.onDecision?.(decision);
-        if (settles(decision)) return decision;
+        if (decision.type !== 'GangResized' && settles(decision)) return decision;
       }
     } finally {
       clearTimeout(handle);
@@ -211,7 +214,7 @@ export class MusterClient {
     deliver: 'all' | 'new',
     signal: AbortSignal | undefined,
     what: string,
-  ): AsyncGenerator<Decision, void, undefined> {
+  ): AsyncGenerator<JobDecision, void, undefined> {
     const messages = subjectMessages(this.bus, DECISIONS_STREAM, subject, { deliver, ...(signal === undefined ? {} : { signal }) });
     try {
       while (true) {

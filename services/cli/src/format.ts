@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { Decision } from '@muster/core';
+import type { Decision, GangResized } from '@muster/core';
 
 /** A borderless, left-aligned table with a header row (kubectl style). */
 export function renderTable(head: string[], rows: string[][]): string {
@@ -40,14 +40,18 @@ export function hostCounts(hosts: Record<string, number>): string {
 }
 
 /** Where a committed gang went: `sim-2 worker[0,1] gpus 0,1; sim-3 worker[2]`. */
-export function placementText(decision: Extract<Decision, { type: 'GangCommitted' }>): string {
+export function placementText(decision: Pick<GangResized, 'allocations'>): string {
   return decision.allocations
     .map((a) => `${a.node} ${a.role}[${a.members.join(',')}]${a.gpuIds.length > 0 ? ` gpus ${a.gpuIds.join(',')}` : ''}`)
     .join('; ');
 }
 
-/** One line for a decision: `j1  placed   sim-2 worker[0,1] gpus 0,1` or `j2  waits  insufficient-resources: …`. */
-export function decisionLine(decision: Decision): string {
+/**
+ * One line for a decision: `j1  placed   sim-2 worker[0,1] gpus 0,1`, `j2  waits  insufficient-resources: …`,
+ * or an elastic gang's resize (DESIGN.md §13): `e  resized  grew to 32 members: …` / `shrunk to 24 members by high: …`.
+ */
+export function decisionLine(decision: Decision | GangResized): string {
+  if (decision.type === 'GangResized') return `${decision.jobId}  resized  ${resizeText(decision)}: ${placementText(decision)}`;
   if (decision.type === 'GangCommitted') return `${decision.jobId}  placed   ${placementText(decision)}`;
   const verb = decision.final ? 'aborted' : 'waits  ';
   const hosts = hostCounts(decision.reason.hosts);
@@ -58,4 +62,9 @@ export function decisionLine(decision: Decision): string {
 /** Wall-clock time of day of a stamped time: `14:03:07`. */
 export function clock(at: number): string {
   return new Date(at).toTimeString().slice(0, 8);
+}
+
+/** What a resize did: `grew to 32 members`, or `shrunk to 24 members by high` (a preemption took the rest). */
+export function resizeText(resize: GangResized): string {
+  return resize.by === undefined ? `grew to ${resize.members} members` : `shrunk to ${resize.members} members by ${resize.by}`;
 }

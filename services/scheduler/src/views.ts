@@ -1,18 +1,25 @@
-import { requestSize, shardEntriesSorted, shardGet } from '@muster/core';
+import { activeRequest, requestSize, shardEntriesSorted, shardGet } from '@muster/core';
 import type { JobState, JobSummary, NodeState, NodeSummary, State } from '@muster/core';
 
 // The rows the API answers with; their types (the wire types) are @muster/core's, shared with the client.
 
 /** A job as a row. */
 export function jobRow(job: JobState): JobSummary {
+  // a job with alternatives has no size until a variant commits: show its first variant's
+  const request = job.spec.alternatives === undefined || job.alternative !== undefined ? activeRequest(job) : job.spec.alternatives[0]!;
+  const count = job.spec.alternatives === undefined || job.alternative !== undefined ? job.members.length : requestSize(request);
+  // an elastic gang (DESIGN.md §13) runs between its roles' minimums and its full size
+  const minSize = request.roles.some((r) => r.minCount !== undefined) ? request.roles.reduce((n, r) => n + (r.minCount ?? r.count), 0) : undefined;
   return {
     id: job.spec.id,
     status: job.status,
     user: job.spec.identity.user,
     queue: job.spec.identity.queue,
     priority: job.spec.priority,
-    // a job with alternatives has no size until a variant commits: show its first variant's
-    members: job.spec.alternatives === undefined || job.alternative !== undefined ? job.members.length : requestSize(job.spec.alternatives[0]!),
+    members: count,
+    size: job.members.reduce((n, m) => (m === null ? n : n + 1), 0),
+    count,
+    ...(minSize === undefined ? {} : { minSize }),
     ...(job.alternative === undefined ? {} : { alternative: job.alternative }),
     nodes: [...new Set(job.allocations.map((a) => a.node))].sort(),
     reason: job.pendReason === null ? null : job.pendReason.category,

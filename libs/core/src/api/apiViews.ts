@@ -20,6 +20,15 @@ export interface JobSummary {
   priority: number;
   /** Gang size (a job with alternatives: the committed variant's while it runs; its first variant's while pending). */
   members: number;
+  /**
+   * Members the gang holds now (DESIGN.md §13): bound and not given up. An elastic gang runs with
+   * `minSize` ≤ `size` ≤ `count`; a plain running gang has `size` = `count`; 0 while pending.
+   */
+  size: number;
+  /** The full gang size (`members`, under the name that pairs with `size`). */
+  count: number;
+  /** An elastic job's smallest size (every role's `minCount` summed); absent for a job without an elastic role. */
+  minSize?: number;
   /** The committed variant of a job with alternatives (DESIGN.md §13); absent for any other job and while pending. */
   alternative?: number;
   /** Nodes the gang holds (or held), sorted. */

@@ -1,5 +1,5 @@
 import type { AbortCategory, AbortReason } from '../events.ts';
-import { jobRequests, requestSelectAst } from '../jobRequests.ts';
+import { activeRequest, heldMembers, isElastic, jobRequests, requestSelectAst, requestSize } from '../jobRequests.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import { HostCounter } from '../placement/hostCounter.ts';
@@ -9,7 +9,7 @@ import { topologyRoom } from '../placement/topologyDomains.ts';
 import type { DomainRoom, TopologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
-import type { JobStatus, State } from '../state.ts';
+import type { JobState, JobStatus, State } from '../state.ts';
 import type { Policy } from '../contract/types.ts';
 import { deadlineOf } from './deadlines.ts';
 import { expectedEnd, limitOf } from './runtimeLimits.ts';
@@ -61,8 +61,17 @@ export interface Explanation {
    * the first variant's). Absent for any other job.
    */
   alternatives?: AlternativeLook[];
+  /** A running elastic gang (DESIGN.md §13): the members it holds now, its full size and its smallest. */
+  size?: { size: number; count: number; minSize: number };
   /** One line for people. */
   text: string;
+}
+
+/** A running elastic gang's sizes, or null for a job whose request in force has no elastic role. */
+function elasticSize(job: JobState): { size: number; count: number; minSize: number } | null {
+  const request = activeRequest(job);
+  if (!isElastic(request)) return null;
+  return { size: heldMembers(job), count: requestSize(request), minSize: request.roles.reduce((n, r) => n + (r.minCount ?? r.count), 0) };
 }
 
 /** One variant of a pending job with alternatives, as explain sees it. */
@@ -87,11 +96,14 @@ export function explain(state: State, jobId: string): Explanation | null {
   const base: Explanation = { jobId, status: job.status, reason: recorded, hosts: {}, fit: 0, eligible: 0, pendingSince: null, deadline: null, text: '' };
   if (job.status !== 'pending') {
     const variant = job.alternative === undefined ? '' : ` with alternative ${job.alternative}`;
-    const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s) since session ${job.session}${variant}` : '';
+    const size = elasticSize(job);
+    // an elastic gang (DESIGN.md §13) says how large it is now: grown, or shrunk by a preemption
+    const sized = size === null || job.status !== 'running' ? '' : ` with ${size.size} of ${size.count} members (at least ${size.minSize})`;
+    const where = job.status === 'running' ? ` on ${new Set(job.allocations.map((a) => a.node)).size} host(s)${sized} since session ${job.session}${variant}` : '';
     const why = recorded !== null && job.status !== 'running' ? `: ${recorded.category} (${recorded.message})` : '';
     const limitAt = limitOf(job);
     const until = limitAt === null ? '' : `; its runtime limit stops it at ${limitAt}`;
-    return { ...base, ...(limitAt === null ? {} : { limitAt }), text: `job ${jobId} is ${job.status}${where}${why}${until}` };
+    return { ...base, ...(limitAt === null ? {} : { limitAt }), ...(size === null || job.status !== 'running' ? {} : { size }), text: `job ${jobId} is ${job.status}${where}${why}${until}` };
   }
   const { index, offline } = freshIndexFromState(state);
   const counter = new HostCounter(index, offline);

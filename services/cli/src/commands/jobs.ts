@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { renderTable } from '../format.ts';
 import { withClient, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
+import type { JobSummary } from '@muster/client';
 
 interface JobsFlags extends NatsFlags {
   json?: boolean;
@@ -25,9 +26,18 @@ export function jobsCommand(): Command {
         return;
       }
       const rows = jobs.map((j) => [
-        j.id, j.status, j.user, j.queue, String(j.priority), j.alternative === undefined ? String(j.members) : `${j.members} (alternative ${j.alternative})`, j.nodes.join(',') || '-', j.reason ?? '-',
+        j.id, j.status, j.user, j.queue, String(j.priority), membersCell(j), j.nodes.join(',') || '-', j.reason ?? '-',
         j.expectedStart === null ? '-' : new Date(j.expectedStart).toISOString(),
       ]);
       process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON', 'EXPECTED START'], rows)}\n`);
     });
+}
+
+/**
+ * The MEMBERS cell: the gang size; an elastic job's size now over its full size while it runs
+ * (`24/32`), its range otherwise (`16-32`); a job with alternatives names the one it runs.
+ */
+export function membersCell(j: JobSummary): string {
+  const size = j.minSize === undefined ? String(j.members) : j.status === 'running' ? `${j.size}/${j.count}` : `${j.minSize}-${j.count}`;
+  return j.alternative === undefined ? size : `${size} (alternative ${j.alternative})`;
 }

@@ -97,7 +97,7 @@ async function waitAll(client: MusterClient, jobIds: string[], flags: SubmitFlag
       jobIds.map(async (jobId) => {
         for await (const decision of client.watch(jobId, { signal: deadline.signal })) {
           print(flags.json === true ? JSON.stringify(decision) : decisionLine(decision));
-          if (settles(decision)) {
+          if (decision.type !== 'GangResized' && settles(decision)) {
             settled.set(jobId, decision);
             bar?.increment();
             return;

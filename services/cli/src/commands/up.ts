@@ -150,9 +150,9 @@ async function up(flags: UpFlags): Promise<void> {
     await stopRequested;
     clearTimeout(handle);
     live.abort();
-    const counts = await following.catch(() => ({ placed: 0, waiting: 0, aborted: 0 }));
+    const counts = await following.catch(() => ({ placed: 0, waiting: 0, aborted: 0, resized: 0 }));
     print('');
-    print(`${counts.placed} placements, ${counts.waiting} waits, ${counts.aborted} final aborts`);
+    print(`${counts.placed} placements, ${counts.waiting} waits, ${counts.aborted} final aborts${counts.resized === 0 ? '' : `, ${counts.resized} resizes`}`);
     await printSummary(client, print);
   } finally {
     await stopAll();
