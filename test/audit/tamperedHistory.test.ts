@@ -15,6 +15,7 @@ const big = golden('big-session');
 const marked = golden('marked-checkpoints');
 const reserving = golden('reservations');
 const queued = golden('queues');
+const elastic = golden('elastic');
 const dir = mkdtempSync(join(tmpdir(), 'muster-tampered-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -52,6 +53,29 @@ describe('a tampered history', () => {
     const report2 = await auditLog(offline(rechain(spared), queued.inputs));
     expect(report2.clean).toBe(false);
     expect(report2.divergence).toMatchObject({ seq: spared[at]!.seq, kind: 'session' });
+  });
+
+  it('with an elastic gang grown larger, or a shrink turned into a stop of fewer members, fails at that session (contract v1.1, DESIGN.md §13)', async () => {
+    const log = copyLog(elastic.log);
+    const at = log.findIndex((l) => l.tx.events.some((e) => e.type === 'GangResized' && e.by === undefined));
+    expect(at).toBeGreaterThan(0);
+    const index = log[at]!.tx.events.findIndex((e) => e.type === 'GangResized');
+    (log[at]!.tx.events[index] as Extract<SchedulerEvent, { type: 'GangResized' }>).members += 1;
+    const report = await auditLog(offline(rechain(log), elastic.inputs));
+    expect(report.clean).toBe(false);
+    expect(report.divergence).toMatchObject({ seq: log[at]!.seq, index, kind: 'session', path: 'members' });
+
+    // the shrink for a preemptor: one member fewer given up (its release dropped, the size kept)
+    const kept = copyLog(elastic.log);
+    const s = kept.findIndex((l) => l.tx.events.some((e) => e.type === 'GangResized' && e.by !== undefined));
+    expect(s).toBeGreaterThan(0);
+    const events = kept[s]!.tx.events;
+    const release = events.findIndex((e) => e.type === 'AllocationReleased' && e.cause === 'preempted');
+    const released = events[release] as Extract<SchedulerEvent, { type: 'AllocationReleased' }>;
+    released.members = released.members.slice(1);
+    const report2 = await auditLog(offline(rechain(kept), elastic.inputs));
+    expect(report2.clean).toBe(false);
+    expect(report2.divergence).toMatchObject({ seq: kept[s]!.seq, kind: 'session' });
   });
 
   it('with a reservation moved, or a backfill refusal turned into a commit, fails at that session (contract v1.1)', async () => {

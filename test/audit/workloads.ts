@@ -2,6 +2,7 @@
 // policy, completions, a cancel, a close, a drain, rejections, node loss (by an operator and by
 // silence), a timeout, and a leader handing over to a standby.
 import { shardGet } from '@muster/core';
+import type { JobState } from '@muster/core';
 import type { WorkloadDriver } from './workloadDriver.ts';
 
 /** A workload: what it exercises and how to drive it. */
@@ -257,5 +258,50 @@ export const queues: Workload = {
   },
 };
 
+const elasticJob = (id: string, user: string, minCount: number, count: number, more: Record<string, unknown> = {}) => ({
+  id,
+  identity: { user, queue: 'q', project: 'p1' },
+  roles: [{ name: 'trainer', count, minCount, resources: { cpu: 1000, memoryMb: 1024, gpus: 1 } }],
+  ...more,
+});
+const size = (n: number) => (j: JobState) => j.status === 'running' && j.members.filter((m) => m !== null).length === n;
+
+/**
+ * Contract v1.1 elastic gangs (DESIGN.md §13) on 16 GPUs: an elastic gang starts at the size that
+ * fits beside a busy job, grows to full size when it ends, gives up its newest members to a
+ * higher-priority job instead of being stopped, grows back when that ends, and is stopped whole
+ * (and requeued) when shrinking to its minimum would not be enough; bad minCounts rejected.
+ */
+export const elastic: Workload = {
+  name: 'elastic',
+  description: 'v1.1: elastic gangs on 16 GPUs in a queue with lower-priority preemption: minCount above count and an elastic gang kept warm rejected; e1 (4..16) starts at 8 beside an 8-GPU job, grows to 16 when it ends, shrinks to 12 for a priority-5 job of 4, grows back to 16, and is stopped whole by a priority-9 job of 14 (more than it can give up) and runs again when that ends',
+  replicas: ['s1'],
+  async run(d) {
+    for (const n of ['g1', 'g2', 'g3', 'g4'].map(gpuNode)) await d.register(n);
+    await d.input('muster.in.queue.q.set', { name: 'q', preemption: { withinQueue: 'lower-priority' } });
+    await d.submit(elasticJob('bad-min', 'alice', 5, 4));
+    await d.submit(elasticJob('bad-warm', 'alice', 2, 4, { minInstances: 4 }));
+    await d.submit(gpuTasks('busy', 'q', 8, { identity: { user: 'bob', queue: 'q', project: 'p1' } }));
+    await d.job('busy', running);
+    await d.submit(elasticJob('e1', 'alice', 4, 16));
+    await d.job('e1', size(8));
+    await d.complete('busy');
+    await d.job('e1', size(16));
+    await d.submit(gpuTasks('high', 'q', 4, { priority: 5, identity: { user: 'carol', queue: 'q', project: 'p1' } }));
+    await d.job('high', running);
+    await d.job('e1', size(12));
+    await d.complete('high');
+    await d.job('e1', size(16));
+    await d.submit(gpuTasks('top', 'q', 14, { priority: 9, identity: { user: 'dave', queue: 'q', project: 'p1' } }));
+    await d.job('top', running);
+    await d.job('e1', (j) => j.status === 'pending');
+    await d.complete('top');
+    await d.job('e1', size(16));
+    await d.complete('e1');
+    const last = await d.input('muster.in.cancel', { jobId: 'nope' });
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations, queues];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations, queues, elastic];

@@ -1,4 +1,4 @@
-import { shardGet } from '@muster/core';
+import { runningSizeIssues, shardGet } from '@muster/core';
 import type { SchedulerEvent, State } from '@muster/core';
 import type { InvariantRule, Violation } from './auditReport.ts';
 
@@ -11,7 +11,7 @@ const FINISHED = new Set(['succeeded', 'failed', 'closed', 'cancelled', 'timedou
  * The invariants of DESIGN.md §7, checked after every transaction on the nodes and jobs it
  * touched (so the cost follows the log, not the cluster): no overcommit per node and resource, a
  * GPU device serves one member and belongs to its node, no provisional debit left, a running gang
- * has every member bound, no job committed twice, exact release. GPU devices are tracked by an
+ * has every member bound (an elastic one, DESIGN.md §13, its size within its roles' bounds), no job committed twice, exact release. GPU devices are tracked by an
  * independent ledger of who holds each one, built from the debits and releases themselves.
  * It only reads states (which may be frozen).
  */
@@ -155,8 +155,8 @@ export class InvariantChecker {
     if (job === undefined) return;
     if (job.provisional.length > 0) this.report('provisional-debit', `job ${id} keeps ${job.provisional.length} provisional debit(s) after the transaction`);
     if (job.status === 'running') {
-      const unbound = job.members.flatMap((m, i) => (m === null ? [i] : []));
-      if (unbound.length > 0) this.report('all-or-nothing', `job ${id} runs with member(s) ${unbound.join(',')} unbound`);
+      // every member bound, or an elastic gang's prefix of each role within its minimum and count
+      for (const issue of runningSizeIssues(job)) this.report('all-or-nothing', `job ${id} ${issue}`);
     } else if (job.status === 'pending') {
       if (job.members.some((m) => m !== null)) this.report('all-or-nothing', `job ${id} is pending but holds bound members`);
     } else if (FINISHED.has(job.status)) {

@@ -3,6 +3,7 @@ import type { Allocation, AllocationResources } from '../events.ts';
 import { memberResources } from '../lifecycle.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape, RoleShape } from '../placement/gangShape.ts';
+import { activeRequest, isElastic } from '../jobRequests.ts';
 import type { JobState } from '../state.ts';
 import { gangRequest } from './queueLedger.ts';
 
@@ -130,5 +131,28 @@ export function resizedAllocations(job: JobState, removed: ReadonlySet<number>, 
       resources: { cpu: per.cpu * members.length, memoryMb: per.memoryMb * members.length, gpus: per.gpus * members.length },
     });
   }
+  return out;
+}
+
+/**
+ * What is wrong with a running gang's size (DESIGN.md §7, §13), as messages (empty: nothing): it
+ * holds every member, or, elastic, a prefix of each role's members between its minimum and its count.
+ */
+export function runningSizeIssues(job: JobState): string[] {
+  const request = activeRequest(job);
+  if (!isElastic(request)) {
+    const unbound = job.members.flatMap((m, i) => (m === null ? [i] : []));
+    return unbound.length === 0 ? [] : [`runs with member(s) ${unbound.join(',')} unbound`];
+  }
+  const out: string[] = [];
+  let first = 0;
+  for (const role of request.roles) {
+    const bound = job.members.slice(first, first + role.count).map((m) => m !== null);
+    const n = bound.filter(Boolean).length;
+    if (bound.some((b, k) => b !== k < n)) out.push(`role ${role.name} holds members that are not a prefix of its range`);
+    if (n < (role.minCount ?? role.count) || n > role.count) out.push(`role ${role.name} runs with ${n} members, outside ${role.minCount ?? role.count}..${role.count}`);
+    first += role.count;
+  }
+  if (job.members.length > first) out.push(`${job.members.length} member slots for a gang of ${first}`);
   return out;
 }

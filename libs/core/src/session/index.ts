@@ -5,3 +5,4 @@ export type { AlternativeLook, Explanation } from './explain.ts';
 export { runSession, PART_EVENTS } from './runSession.ts';
 export type { AttemptInfo, AttemptOutcome, SessionOptions, SessionResult, SessionStats } from './runSession.ts';
 export { dominantShare } from './dominantShare.ts';
+export { runningSizeIssues } from './elasticGangs.ts';

@@ -1,4 +1,5 @@
-import { activeRequest, isElastic } from '../jobRequests.ts';
+import { activeRequest, isElastic, requestSize } from '../jobRequests.ts';
+import { runningSizeIssues } from '../session/elasticGangs.ts';
 import { memberResources } from '../lifecycle.ts';
 import type { JobState } from '../state.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
@@ -79,30 +80,14 @@ export function invariantViolations(state: State): string[] {
   return out;
 }
 
-// A running gang holds every member, or (elastic) a prefix of each role's members between its
-// minimum and its count; it is in the table of gangs to grow exactly while below its count.
+// A running gang's size (runningSizeIssues), and whether it is in the table of gangs to grow
+// exactly while below its count.
 function runningSizeViolations(state: State, id: string, job: JobState): string[] {
-  const request = activeRequest(job);
   const listed = state.elastic !== undefined && shardGet(state.elastic, id) !== undefined;
-  if (!isElastic(request)) {
-    const out = job.members.some((m) => m === null) ? [`job ${id}: running with an unbound member`] : [];
-    return listed ? [...out, `job ${id}: not elastic but listed for growth`] : out;
-  }
-  const out: string[] = [];
-  let first = 0;
-  let held = 0;
-  let full = 0;
-  for (const role of request.roles) {
-    const bound = job.members.slice(first, first + role.count).map((m) => m !== null);
-    const n = bound.filter(Boolean).length;
-    if (bound.some((b, k) => b !== k < n)) out.push(`job ${id}: role ${role.name} holds members that are not a prefix of its range`);
-    if (n < (role.minCount ?? role.count) || n > role.count) out.push(`job ${id}: role ${role.name} runs with ${n} members, outside ${role.minCount ?? role.count}..${role.count}`);
-    held += n;
-    full += role.count;
-    first += role.count;
-  }
-  if (job.members.length > first) out.push(`job ${id}: ${job.members.length} member slots for a gang of ${first}`);
-  if (listed !== held < full) out.push(`job ${id}: holds ${held} of ${full} members but ${listed ? 'is' : 'is not'} listed for growth`);
+  const request = activeRequest(job);
+  const below = isElastic(request) && job.members.filter((m) => m !== null).length < requestSize(request);
+  const out = runningSizeIssues(job).map((issue) => `job ${id}: ${issue}`);
+  if (listed !== below) out.push(`job ${id}: ${below ? 'below' : 'at'} its full size but ${listed ? 'is' : 'is not'} listed for growth`);
   return out;
 }
 
