@@ -49,7 +49,13 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   try {
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
-      await auditor.transaction(entry.seq, entry.tx, entry.payload);
+      try {
+        await auditor.transaction(entry.seq, entry.tx, entry.payload);
+      } catch (err) {
+        // folding threw (the core met a state it cannot have made): say so, and judge what was read
+        auditor.fail(entry.seq, 'structure', `the audit cannot go on past log ${entry.seq}: folding it threw (${(err as Error).message})`);
+        break;
+      }
       if (share !== null) await share.backpressure();
       meter?.tick(entry.seq);
     }
