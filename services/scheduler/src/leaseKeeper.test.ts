@@ -46,4 +46,22 @@ describe('LeaseKeeper', () => {
     await sleep(150);
     expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
   });
+
+  it('a takeover write that timed out but landed is won at the next look, not waited out for another lease', async () => {
+    let current = { id: 's1', term: 3, revision: 7 };
+    const lease = {
+      ...staleLease(),
+      readLease: async () => current,
+      // the short-bounded write gives up, but the server applied it
+      updateLease: async (_revision: number, value: { id: string; term: number }) => {
+        current = { ...value, revision: 8 };
+        return { ok: false as const, code: 'timeout' as const, cause: new Error('timeout') };
+      },
+    } as unknown as LeaderLease;
+    const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    await sleep(150);
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
+  });
 });

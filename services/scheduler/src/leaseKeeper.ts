@@ -17,24 +17,37 @@ export interface WonLease {
 export class LeaseKeeper {
   private lastRevision = -1;
   private lastChange = monotonicMs();
+  // the term of a lease write whose outcome is unknown (it timed out): found written at the next look, it is won
+  private unknownTerm: number | null = null;
 
+  /** `looks`: the lease as a standby's looks see it (calls bounded shorter than the lease), by default `lease`. */
   constructor(
     private readonly lease: LeaderLease,
     private readonly id: string,
     private readonly leaseMs: number,
     private readonly log: Logger,
+    private readonly looks: LeaderLease = lease,
   ) {}
 
   /** One look at the lease; returns the won lease when this replica just took it. */
   async tryAcquire(minTerm: number): Promise<WonLease | null> {
     const now = monotonicMs();
-    const current = await this.lease.readLease();
+    const current = await this.looks.readLease();
+    const unknownTerm = this.unknownTerm;
+    this.unknownTerm = null;
     if (current === null) {
       const term = minTerm + 1;
-      const r = await this.lease.createLease(this.id, term);
+      const r = await this.looks.createLease(this.id, term);
       if (r.ok) return { term, revision: r.revision };
+      if (r.code === 'timeout') this.unknownTerm = term;
       this.log.debug({ code: r.code }, 'lease create lost');
       return null;
+    }
+    // a write that timed out landed after all: the lease is this replica's
+    if (unknownTerm !== null && current.id === this.id && current.term === unknownTerm) {
+      this.log.info({ term: unknownTerm }, 'took over the lease (a write that timed out had landed)');
+      this.lastRevision = current.revision;
+      return { term: unknownTerm, revision: current.revision };
     }
     if (current.revision !== this.lastRevision) {
       this.lastRevision = current.revision;
@@ -45,11 +58,12 @@ export class LeaseKeeper {
       return null;
     }
     const term = Math.max(current.term, minTerm) + 1;
-    const r = await this.lease.updateLease(current.revision, { id: this.id, term });
+    const r = await this.looks.updateLease(current.revision, { id: this.id, term });
     if (r.ok) {
       this.log.info({ from: current.id, term }, 'took over the lease');
       return { term, revision: r.revision };
     }
+    if (r.code === 'timeout') this.unknownTerm = term;
     return null;
   }
 

@@ -26,11 +26,21 @@ export interface ReplicaDeps {
    */
   bulkBus?: Bus;
   lease: LeaderLease;
+  /**
+   * The lease for a standby's looks, its calls bounded by `standbyRequestMs(leaseMs)` (default:
+   * `lease`): a standby's tick must not sit in one request for longer than a lease.
+   */
+  standbyLease?: LeaderLease;
   heartbeats: HeartbeatMonitor;
   opts: ResolvedOptions;
   log: Logger;
   /** Called with the wall time (seconds) of each leader turn that ran a session (the metrics). */
   onSession?: (seconds: number) => void;
+}
+
+/** How long one request of a standby's tick may wait: half a lease, so a hung request costs a takeover at most that. */
+export function standbyRequestMs(leaseMs: number): number {
+  return Math.max(50, Math.floor(leaseMs / 2));
 }
 
 const CATCH_UP_BATCH = 1000;
@@ -67,12 +77,15 @@ export class Replica {
   private restartTail: () => void = () => undefined;
   private readonly keeper: LeaseKeeper;
   private readonly log: Logger;
+  // the bus for a standby's looks at the log and the decisions, bounded like its looks at the lease
+  private readonly quick: Bus;
 
   constructor(private readonly deps: ReplicaDeps) {
     this.ledger = new Ledger(undefined, null, new StampClock(deps.opts.stampMonotonic));
     this.log = deps.log;
     this.shrink = new LogShrinkWatch(undefined, deps.opts.logLossConfirmMs);
-    this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }));
+    this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }), deps.standbyLease ?? deps.lease);
+    this.quick = deps.bus.withTimeout(standbyRequestMs(deps.opts.leaseMs));
   }
 
   /** The folded state (what the read API answers from). */
@@ -155,7 +168,7 @@ export class Replica {
       log.warn({ err }, 'the last published decision could not be read: not checked at rebuild');
       return undefined;
     });
-    if (decision !== undefined) await this.checkPublished(decision, true);
+    if (decision !== undefined) await this.checkPublished(decision, true, this.deps.bus);
     const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
@@ -225,22 +238,20 @@ export class Replica {
           // a log end behind what was seen, not yet confirmed, holds the lease back too
           if (!(await this.checkLogNotShrunk()) || this.refusal !== null) continue;
           // so does a published decision the log did not back at the last look, until it is confirmed or gone
-          if (this.unbackedSince !== null && !(await this.checkPublished(await lastPublishedDecision(this.deps.bus), false))) continue;
+          if (this.unbackedSince !== null && !(await this.checkPublished(await lastPublishedDecision(this.quick), false, this.quick))) continue;
           const won = await this.keeper.tryAcquire(this.ledger.state.term);
           if (won === null) continue;
           tailStop.abort();
           // read while the tail is caught up: a decision read before the log's end is backed by it unless the log lost it
-          const published = lastPublishedDecision(this.deps.bus).then(
-            (d) => d,
-            (err: unknown) => {
-              this.log.warn({ err }, 'the last published decision could not be read: leading unchecked');
-              return undefined;
-            },
-          );
+          const unchecked = (err: unknown): undefined => {
+            this.log.warn({ err }, 'the last published decision could not be checked: leading unchecked');
+            return undefined;
+          };
+          const published = lastPublishedDecision(this.quick).catch(unchecked);
           await tail;
           await this.catchUp();
           const decision = await published;
-          if (decision === undefined || (await this.checkPublished(decision, true))) return won;
+          if (decision === undefined || ((await this.checkPublished(decision, true, this.quick).catch(unchecked)) ?? true)) return won;
           // the log does not back what was published: never lead on it; give the lease up
           await this.keeper.release(won).catch(() => undefined);
           return 'again';
@@ -287,11 +298,12 @@ export class Replica {
    * window the replica alarms and refuses to lead for good. A decision past what this replica folded
    * but inside the log's end as its stream leader reports it is folded first (when `canCatchUp`: the
    * tail is not running), else judged at a later look; an answer without a leader is not evidence.
+   * `bus`: what to ask with (a standby's looks are bounded shorter than a lease).
    */
-  private async checkPublished(d: PublishedDecision | null, canCatchUp: boolean): Promise<boolean> {
+  private async checkPublished(d: PublishedDecision | null, canCatchUp: boolean, bus: Bus): Promise<boolean> {
     if (d === null) return this.backed();
     if (d.logSeq > this.ledger.seq) {
-      const { lastSeq, authoritative } = await streamInfo(this.deps.bus, LOG_STREAM);
+      const { lastSeq, authoritative } = await streamInfo(bus, LOG_STREAM);
       if (!authoritative) return this.unbackedSince === null;
       if (lastSeq >= d.logSeq) {
         // this replica is behind the log: fold up to the decision, then judge it
@@ -302,7 +314,7 @@ export class Replica {
         return this.unbacked(publishedEvidence(d, lastSeq, null)!);
       }
     }
-    const tx = this.recent.find((t) => t.seq === d.logSeq) ?? (await readLogMessage(this.deps.bus, d.logSeq));
+    const tx = this.recent.find((t) => t.seq === d.logSeq) ?? (await readLogMessage(bus, d.logSeq));
     const evidence = publishedEvidence(d, this.ledger.seq, tx?.tx ?? null);
     return evidence === null ? this.backed() : this.unbacked(evidence);
   }
@@ -332,7 +344,7 @@ export class Replica {
   private async checkLogNotShrunk(): Promise<boolean> {
     // the tail folds on while the stream info is in flight: compare with what was folded before asking
     const folded = this.ledger.seq;
-    const { lastSeq: last, leader } = await streamInfo(this.deps.bus, LOG_STREAM);
+    const { lastSeq: last, leader } = await streamInfo(this.quick, LOG_STREAM);
     // an ordered consumer can stall without an error when a NATS node restarts
     if (last > folded && performance.now() - this.lastFold > TAIL_WATCHDOG_MS) {
       this.log.warn({ seq: folded, last }, 'log tail stalled: restarting it');

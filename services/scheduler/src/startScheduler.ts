@@ -6,7 +6,7 @@ import { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { serveMetrics } from './metricsServer.ts';
 import type { MetricsServer } from './metricsServer.ts';
 import { SchedulerMetrics } from './schedulerMetrics.ts';
-import { Replica } from './replica.ts';
+import { Replica, standbyRequestMs } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import type { Role } from './replica.ts';
 import type { Bus } from '@muster/bus';
@@ -40,11 +40,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     await retry(() => ensureStreams(bus, { replicas: opts.replicas }), log);
     // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
     const lease = await openLeaderLease(bus.withTimeout(Math.max(500, opts.leaseMs)));
+    const standbyLease = await openLeaderLease(bus.withTimeout(standbyRequestMs(opts.leaseMs)));
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(bus);
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
     let metrics: SchedulerMetrics | null = null;
-    const replica = new Replica({ bus, bulkBus: bulk, lease, heartbeats, opts, log, onSession: (seconds) => metrics?.sessionRan(seconds) });
+    const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, onSession: (seconds) => metrics?.sessionRan(seconds) });
     await replica.start();
     let metricsServer: MetricsServer | null = null;
     if (opts.metricsPort > 0) {
