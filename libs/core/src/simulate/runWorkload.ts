@@ -39,6 +39,9 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
       if (track === undefined) return;
       track.startedAt ??= event.at;
       completions.push(event.at + track.runMs, event.jobId, event.session);
+    } else if (event.type === 'GangResized') {
+      // a grown gang's added members finish with the rest, at the job's end (Simulation.complete)
+      meter.resize(event);
     } else if (event.type === 'AllocationReleased') {
       meter.release(event);
     }
