@@ -32,3 +32,24 @@ export async function messagesOnSubject(bus: Bus, stream: string, subject: strin
   const info = await (await natsOf(bus).jsm).streams.info(stream, { subjects_filter: subject });
   return info.state.subjects?.[subject] ?? 0;
 }
+
+/** One copy of a clustered stream as its leader reports it. */
+export interface StreamCopy {
+  /** The server holding the copy. */
+  name: string;
+  /** Whether the leader counts the copy as caught up. */
+  current: boolean;
+  /** How many operations it is behind (0 when caught up, or not reported). */
+  lag: number;
+}
+
+/** Every copy of a clustered stream, the leader's first (always current), or null when the answer came from no leader. */
+export async function streamCopies(bus: Bus, stream: string): Promise<StreamCopy[] | null> {
+  const info = await (await natsOf(bus).jsm).streams.info(stream);
+  const leader = info.cluster?.leader;
+  if (leader === undefined || leader === '') return null;
+  return [{ name: leader, current: true, lag: 0 }, ...(info.cluster?.replicas ?? []).map((r) => ({ name: r.name, current: r.current, lag: r.lag ?? 0 }))];
+}
+
+/** The stream behind a KV bucket or an object store (`KV_<bucket>`, `OBJ_<bucket>`). */
+export const bucketStream = { kv: (bucket: string): string => `KV_${bucket}`, objects: (bucket: string): string => `OBJ_${bucket}` };

@@ -229,7 +229,7 @@ async function check(
       auditor: auditor?.divergences ?? 0,
       statuses,
     },
-    logLoss: checkLogLoss(statuses, log[log.length - 1]?.seq ?? 0),
+    logLoss: checkLogLoss(statuses, log[log.length - 1]?.seq ?? 0, decisions.contradicted),
     liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs, unavailable),
     clock: checkClock(log, report.faults, readAt),
     natsUnavailable: {
@@ -292,7 +292,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       overcommit: { ...nothing, auditor: 0 },
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
-      logLoss: { logEnd: 0, highest: 0, examples: [] },
+      logLoss: { logEnd: 0, highest: 0, examples: [], unbackedDecisions: 0 },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
       clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },

@@ -6,7 +6,7 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
 import { sleep } from './drillSleep.ts';
-import { currentLeader, pickNatsNode, restartNatsNode } from './drillTargets.ts';
+import { awaitNodeCurrent, currentLeader, pickNatsNode, restartNatsNode } from './drillTargets.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */
 export interface FaultRecord {
@@ -27,6 +27,8 @@ export interface FaultRecord {
   nextLeader: string | null;
   /** slow-network: the delay and loss put on what the replicas send to NATS, how many connections went through the drill's proxies when it began, and one status request's round trip before and in the middle of it (ms; -1: no answer). */
   slow?: { delayMs: number; loss: number; connections: number; statusMs: { before: number; during: number } };
+  /** A NATS fault: how long after the node was back every stream's copy on it was current again (it was not free for the next NATS fault until then). */
+  caughtUpMs?: number;
   /** full-disk: the tmpfs's size, the bytes left free once filled, and how long it stayed full. */
   disk?: { mb: number; freeBytesWhenFull: number; fullMs: number };
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
@@ -43,6 +45,9 @@ export interface FaultContext {
 }
 
 type Injector = (record: FaultRecord, ctx: FaultContext) => Promise<void>;
+
+/** The kinds whose target is a NATS node. */
+const NATS_FAULTS: ReadonlySet<FaultKind> = new Set<FaultKind>(['restart-nats', 'full-disk', 'partition-nats']);
 
 /** Each kind's injection, and why this machine cannot inject it (skipped, the record says why), or null when it can. */
 const FAULTS: Record<FaultKind, { inject: Injector; unavailable?: () => string | null }> = {
@@ -68,8 +73,17 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
   } catch (err) {
     record.error = err instanceof Error ? err.message : String(err);
   } finally {
-    if (record.target !== null) ctx.busy.delete(record.target);
     record.endedAt = Date.now();
+    // a NATS node is free for the next NATS fault only once its copies have caught up
+    const node = NATS_FAULTS.has(kind) && record.skipped === null ? ctx.cluster.nats.nodes.find((n) => n.name === record.target) : undefined;
+    if (node !== undefined && node.running) {
+      try {
+        record.caughtUpMs = await awaitNodeCurrent(ctx.cluster.bus, node.name);
+      } catch (err) {
+        record.error ??= err instanceof Error ? err.message : String(err);
+      }
+    }
+    if (record.target !== null) ctx.busy.delete(record.target);
   }
   ctx.progress(faultLine(record));
   return record;
@@ -82,7 +96,8 @@ export function faultLine(r: FaultRecord): string {
   if (r.error !== null) return `${what}: ERROR ${r.error}`;
   const next = r.nextLeader === null ? '' : `, ${r.nextLeader} leads`;
   const slow = r.slow === undefined ? '' : ` (${r.slow.delayMs} ms and ${r.slow.loss * 100} % loss on ${r.slow.connections} replica connections through the proxies; a status request took ${r.slow.statusMs.before} ms before, ${r.slow.statusMs.during} ms during)`;
-  return `${what}: done in ${r.endedAt - r.at} ms${slow}${next}`;
+  const current = r.caughtUpMs === undefined ? '' : `, its copies current ${r.caughtUpMs} ms after`;
+  return `${what}: done in ${r.endedAt - r.at} ms${current}${slow}${next}`;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */

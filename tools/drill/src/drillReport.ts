@@ -123,7 +123,7 @@ export function drillFailures(r: DrillReport): string[] {
   };
   fail(r.error !== null, `drill did not complete: ${r.error}`);
   // first: the findings that name log sequences past the end follow from it
-  fail(c.logLoss.examples.length > 0, `JetStream lost acknowledged writes: MUSTER_LOG ends at ${c.logLoss.logEnd}, but ${c.logLoss.examples.join(', ')}; the findings naming log sequences past ${c.logLoss.logEnd} follow from it`);
+  fail(c.logLoss.examples.length > 0, `JetStream lost acknowledged writes: MUSTER_LOG ends at ${c.logLoss.logEnd}, but ${c.logLoss.examples.join(', ')}; the findings naming log sequences past ${c.logLoss.logEnd}, or decisions the log does not back, follow from it`);
   fail(c.lost.count > 0, `${c.lost.count} accepted jobs lost (${c.lost.examples.slice(0, 2).join('; ')})`);
   // a cluster still deciding when the wait ended has a backlog: that is saturation (drillNotes), not a failure
   const saturated = isSaturated(r);
@@ -204,7 +204,7 @@ export function drillTable(r: DrillReport): string {
     ['duplicated', String(c.duplicated.count)],
     ['contradicted', String(c.contradicted.count)],
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
-    ['log loss', c.logLoss.examples.length === 0 ? 'none (no replica folded or saw past the log\'s end)' : `MUSTER_LOG ends at ${c.logLoss.logEnd}; ${c.logLoss.examples.join(', ')}`],
+    ['log loss', c.logLoss.examples.length === 0 ? 'none (no replica folded or saw past the log\'s end, refused for lost writes, or a decision the log does not back)' : `MUSTER_LOG ends at ${c.logLoss.logEnd}; ${c.logLoss.examples.join(', ')}`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
