@@ -211,6 +211,76 @@ describe('node agent on a real nats-server', () => {
     expect(await inputs('muster.in.node.re-1.done')).toHaveLength(2);
   });
 
+  describe('an elastic gang (DESIGN.md §13): Binds for the members added, Stops for those given up', () => {
+    // each process of a member appends "<member> started <pid>" and, on SIGTERM, after 400 ms, "<member> exited <pid>"
+    const member = (log: string) => `trap 'sleep 0.4; echo "$MUSTER_MEMBER exited $$" >> "${log}"; exit 0' TERM; echo "$MUSTER_MEMBER started $$" >> "${log}"; while true; do sleep 0.05; done`;
+    const lines = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
+    const pidsOf = (log: string, what: 'started' | 'exited', m: number): number[] => lines(log).filter((l) => l.startsWith(`${m} ${what} `)).map((l) => Number(l.split(' ')[2]));
+    const cpuOnly = (b: BindMessage): BindMessage => ({ ...b, parts: b.parts.map((p) => ({ ...p, gpuIds: [], memberGpuIds: p.members.map(() => []), resources: { cpu: 100 * p.members.length, memoryMb: 64 * p.members.length, gpus: 0 } })) });
+
+    it('a second Bind for a running job starts the added members beside the running ones; a Stop stops only its members', async () => {
+      const agent = await start('el-1');
+      const log = join(dir, 'el-1.log');
+      await publish('muster.bind.el-1', cpuOnly(bind('elastic', member(log), [0, 1])));
+      await eventually(() => agent.running() === 2 && lines(log).length === 2, 10_000, 'members 0 and 1 to start');
+      // the gang grew by members 2 and 3 in a later session: a Bind with only those
+      await publish('muster.bind.el-1', cpuOnly(bind('elastic', member(log), [2, 3], { session: 2 })));
+      await eventually(() => agent.running() === 4 && lines(log).length === 4, 10_000, 'members 2 and 3 to start');
+      expect([0, 1, 2, 3].map((m) => pidsOf(log, 'started', m).length)).toEqual([1, 1, 1, 1]);
+      // a preemption takes member 3 back
+      await publish('muster.stop.el-1', { type: 'Stop', jobId: 'elastic', members: [3], reason: 'preempted' });
+      await eventually(() => pidsOf(log, 'exited', 3).length === 1, 10_000, 'member 3 to exit');
+      expect(agent.running()).toBe(3);
+      expect([0, 1, 2].map((m) => isAlive(pidsOf(log, 'started', m)[0]!))).toEqual([true, true, true]);
+      expect(lines(log).filter((l) => l.includes('exited'))).toEqual([`3 exited ${pidsOf(log, 'started', 3)[0]}`]);
+      // nothing is reported for a member given up
+      expect(await inputs('muster.in.node.el-1.done')).toHaveLength(0);
+    });
+
+    it('a member number bound again after its Stop runs anew, once its old process has exited', async () => {
+      const agent = await start('el-2');
+      const log = join(dir, 'el-2.log');
+      await publish('muster.bind.el-2', cpuOnly(bind('regrow', member(log), [0, 1])));
+      await eventually(() => agent.running() === 2 && lines(log).length === 2, 10_000, 'members 0 and 1 to start');
+      // shrunk by member 1, then grown again by member 1 in a later session, at once: the old
+      // process takes 400 ms to exit after SIGTERM, and the new one must not run beside it
+      await publish('muster.stop.el-2', { type: 'Stop', jobId: 'regrow', members: [1], reason: 'preempted' });
+      await publish('muster.bind.el-2', cpuOnly(bind('regrow', member(log), [1], { session: 3 })));
+      await eventually(() => pidsOf(log, 'started', 1).length === 2, 10_000, 'member 1 to start again');
+      const [oldPid, newPid] = pidsOf(log, 'started', 1);
+      expect(newPid).not.toBe(oldPid);
+      expect(lines(log).filter((l) => l.startsWith('1 '))).toEqual([`1 started ${oldPid}`, `1 exited ${oldPid}`, `1 started ${newPid}`]);
+      expect(isAlive(newPid!)).toBe(true);
+      expect(agent.running()).toBe(2);
+      // the new process is the member now: a Stop of it ends it, and member 0 runs on
+      await publish('muster.stop.el-2', { type: 'Stop', jobId: 'regrow', members: [1], reason: 'preempted' });
+      await eventually(() => !isAlive(newPid!), 10_000, 'the new member 1 to die');
+      expect(isAlive(pidsOf(log, 'started', 0)[0]!)).toBe(true);
+      expect(agent.running()).toBe(1);
+    });
+
+    it('after a restart, a member stopped and bound again runs once, in its latest bind', async () => {
+      const stateDir = join(dir, 'el-3-state');
+      const counter = join(dir, 'el-3-count');
+      const first = await start('el-3', { stateDir });
+      await publish('muster.bind.el-3', cpuOnly(bind('again', `echo "$MUSTER_MEMBER" >> "${counter}"; exec sleep 60`, [0, 1])));
+      await eventually(() => first.running() === 2, 10_000, 'both members to start');
+      await publish('muster.stop.el-3', { type: 'Stop', jobId: 'again', members: [1], reason: 'preempted' });
+      await eventually(() => first.running() === 1, 10_000, 'member 1 to stop');
+      await publish('muster.bind.el-3', cpuOnly(bind('again', `echo "$MUSTER_MEMBER" >> "${counter}"; exit 0`, [1], { session: 4 })));
+      expect(await doneInputs('el-3', 'again', 1)).toEqual([{ jobId: 'again', member: 1, ok: true }]);
+      await first.stop();
+      agents.splice(agents.indexOf(first), 1);
+      // the restarted agent re-reads both binds and the stop: member 0 runs again (the first agent's stop ended it), member 1 does not
+      const second = await start('el-3', { stateDir });
+      await second.registered;
+      await eventually(() => second.running() === 1, 10_000, 'member 0 to run again');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(readFileSync(counter, 'utf8').trim().split('\n').sort()).toEqual(['0', '0', '1', '1']);
+      expect(await inputs('muster.in.node.el-3.done')).toHaveLength(1);
+    });
+  });
+
   describe('a member starts on a GPU device only after the members stopped there have exited (DESIGN.md §12)', () => {
     // the old member takes 400 ms to exit after SIGTERM (within the 500 ms grace), writing to a shared log as it goes
     const slowExit = (log: string, name: string) => `trap 'sleep 0.4; echo "${name} exited" >> "${log}"; exit 0' TERM; echo "${name} started" >> "${log}"; while true; do sleep 0.05; done`;

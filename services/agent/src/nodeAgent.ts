@@ -56,6 +56,8 @@ interface Running {
 
 /** A member's process from its start to its exit (a stopped one stays here until it has exited). */
 interface Live {
+  /** `<jobId>/<member>`: an elastic gang may bind a member number again after it was stopped. */
+  key: string;
   gpuIds: readonly number[];
   exited: Promise<unknown>;
 }
@@ -76,6 +78,8 @@ const STALL_MS = 3_000;
  * stops stored so far are read before any bind, and a bind older than a stop of its member is not run.
  * A member starts on a GPU device only after every member still on it has exited (DESIGN.md §12:
  * a preemptor's bind can arrive before, or just after, the victims' stop), bounded by `deviceWaitMs`.
+ * An elastic gang (§13) gets a Bind with only the members it grew by, a Stop with only those it
+ * gave up, and may bind a stopped member number again: that runs anew, once its old process is gone.
  */
 export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const nodeId = deps.node.id;
@@ -123,13 +127,15 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     const gpuIds = memberGpuIds(part, index);
     const entry: Running = { session: bind.session, bindSeq, handle: null, stopped: false };
     running.set(k, entry);
-    // never two members on one device: the ones still there (stopped, or whose stop is on its way) exit first
-    const holders = [...live].filter((l) => l.gpuIds.some((g) => gpuIds.includes(g)));
+    // never two members on one device, nor two processes of one member (an elastic gang re-binds a
+    // member number it gave up, DESIGN.md §13): the ones still there (stopped, or whose stop is on
+    // its way) exit first
+    const holders = [...live].filter((l) => l.key === k || l.gpuIds.some((g) => gpuIds.includes(g)));
     if (holders.length === 0) {
       launch(bind, part, key, gpuIds, entry);
       return;
     }
-    log.info({ jobId: bind.jobId, member, gpuIds, holders: holders.length }, 'member waits for its devices to be free');
+    log.info({ jobId: bind.jobId, member, gpuIds, holders: holders.length }, 'member waits for its devices (or its own earlier process) to be free');
     track(
       (async () => {
         const exited = Promise.all(holders.map((h) => h.exited)).then(() => true);
@@ -161,7 +167,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       outputFile: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`),
     });
     entry.handle = handle;
-    const proc: Live = { gpuIds, exited: handle.exited };
+    const proc: Live = { key: k, gpuIds, exited: handle.exited };
     live.add(proc);
     log.info({ jobId: bind.jobId, member, role: part.role, gpuIds, real: handle.real }, 'member started');
     track(
