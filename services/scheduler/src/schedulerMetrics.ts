@@ -16,7 +16,7 @@ const NODE_STATES = ['up', 'drained', 'lost'] as const;
 /** The resources a node has, as the state counts them. */
 const RESOURCES = ['cpu', 'memoryMb', 'gpus', 'slots'] as const;
 /** The event types counted as decisions, with the field their category comes from. */
-const DECISION_TYPES = new Set(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'JobRejected', 'InputRejected']);
+const DECISION_TYPES = new Set(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized', 'JobRejected', 'InputRejected']);
 
 /** Where the replica is, for the gauges that are not in the state. */
 export interface ReplicaProgress {
@@ -146,6 +146,8 @@ function gauge(registry: Registry, name: string, help: string, labelNames: strin
 }
 
 function categoryOf(event: object): string {
+  // an elastic gang's resize (DESIGN.md §13): shrunk by a preemptor (`by`), or grown
+  if ((event as { type?: unknown }).type === 'GangResized') return (event as { by?: unknown }).by === undefined ? 'grown' : 'shrunk';
   const reason = (event as { reason?: unknown }).reason;
   if (typeof reason === 'string') return reason;
   if (typeof reason === 'object' && reason !== null && typeof (reason as { category?: unknown }).category === 'string') return (reason as { category: string }).category;

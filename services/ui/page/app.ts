@@ -96,7 +96,7 @@ function renderJobs(): void {
     ...(pending.length > ROWS_MAX ? [empty(7, `and ${pending.length - ROWS_MAX} more pending`)] : []),
   );
   tbody('running').replaceChildren(
-    ...(running.length === 0 ? [empty(5, 'nothing runs')] : running.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.members), j.nodes.join(', ')]))),
+    ...(running.length === 0 ? [empty(5, 'nothing runs')] : running.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, j.minSize === undefined ? String(j.members) : `${j.size ?? '?'}/${j.count ?? j.members}`, j.nodes.join(', ')]))),
     ...(running.length > ROWS_MAX ? [empty(5, `and ${running.length - ROWS_MAX} more running`)] : []),
   );
   tbody('finished').replaceChildren(...(finished.length === 0 ? [empty(4, 'none yet')] : finished.map((j) => row(j, [jobLink(j.id), j.user, tag(j.status), j.reason ?? '']))));

@@ -18,6 +18,11 @@ export function describe(event: LogEvent): string {
       if (reason.category === 'preempted') return `preempted by ${reason.by ?? '?'}, requeued — ${reason.message}`;
       return `${e.final === true ? 'aborted' : 'waits'}: ${reason.category}${reason.cached === true ? ' (cached)' : ''} — ${reason.message}`;
     }
+    case 'GangResized': {
+      // an elastic gang (DESIGN.md §13): grown toward its full size, or shrunk by a preemptor
+      const size = `${String(e.members)} member${e.members === 1 ? '' : 's'}`;
+      return typeof e.by === 'string' ? `shrunk to ${size} by ${e.by}` : `grew to ${size}`;
+    }
     case 'GangReserved':
       return `reserved from ${new Date(e.startAt as number).toLocaleTimeString([], { hour12: false })} on ${(e.hosts as string[]).join(', ')}`;
     case 'ReservationCleared':

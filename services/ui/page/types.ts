@@ -17,6 +17,8 @@ export interface NodeRow {
 export interface JobRow {
   id: string; status: string; user: string; queue: string; priority: number; members: number;
   nodes: string[]; reason: string | null; submitIndex: number; expectedStart?: number | null;
+  /** Members held now, the full size and (elastic jobs only, DESIGN.md §13) the smallest size. */
+  size?: number; count?: number; minSize?: number;
 }
 
 /** An amount per resource a queue names (guarantee or max); a resource left out is not named. */

@@ -18,6 +18,17 @@ describe('StoryIndex', () => {
     expect(index.decisions()).toHaveLength(2);
   });
 
+  it("puts an elastic gang's resizes in the feed and in its story (DESIGN.md §13)", () => {
+    const index = new StoryIndex();
+    index.add(1, 10, [committed('e', 10)]);
+    const grown: SchedulerEvent = { type: 'GangResized', jobId: 'e', session: 2, at: 30, allocations: [], members: 16 };
+    const shrunk: SchedulerEvent = { type: 'GangResized', jobId: 'e', session: 3, at: 40, allocations: [], members: 12, by: 'urgent' };
+    expect(index.add(2, 30, [grown]).map((f) => f.event)).toEqual([grown]);
+    expect(index.add(3, 40, [shrunk]).map((f) => f.event)).toEqual([shrunk]);
+    expect(index.decisions().map((f) => f.event.type)).toEqual(['GangCommitted', 'GangResized', 'GangResized']);
+    expect(index.story('e')?.events.map((e) => e.event.type)).toEqual(['GangCommitted', 'GangResized', 'GangResized']);
+  });
+
   it('forgets the job heard of least recently beyond maxJobs', () => {
     const index = new StoryIndex({ maxJobs: 2 });
     index.add(1, 1, [pended('a', 1)]);

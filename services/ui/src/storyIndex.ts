@@ -26,8 +26,8 @@ export interface StoryIndexLimits {
   recentDecisions?: number;
 }
 
-/** The events the feed calls decisions (DESIGN.md §4, §11): what the scheduler decided about a job. */
-const FEED_TYPES = new Set<SchedulerEvent['type']>(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'JobRejected', 'JobFinished']);
+/** The events the feed calls decisions (DESIGN.md §4, §11, §13): what the scheduler decided about a job, an elastic gang's resizes too. */
+const FEED_TYPES = new Set<SchedulerEvent['type']>(['GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized', 'JobRejected', 'JobFinished']);
 
 /**
  * Log transactions indexed by job, in bounded memory: each job's events (its story) and the latest
