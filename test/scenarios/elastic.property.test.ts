@@ -4,18 +4,19 @@ import { foldTransactions, initialState, shardEntriesSorted, stateHash } from '@
 import type { SchedulerEvent, State } from '@muster/core';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancelPicked, finishPicked, lose, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { Cluster, advance, cancelPicked, done, finishPicked, lose, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 
 // DESIGN.md §13 over random workloads of elastic and plain gangs, with reclaim between two queues
 // and lower-priority preemption inside them: an elastic gang never runs below a role's minCount or
 // above its count and holds a prefix of each role's members (invariantViolations), no gang is ever
-// partial (§7), every shrink and every stop by preemption has its preemptor's commit in the same
+// partial (§7), members finishing one at a time (a gang winding down), every shrink and every stop by preemption has its preemptor's commit in the same
 // transaction, a gang grows only in a session and never by preempting, and replay reproduces it all.
 
 type Command =
   | { kind: 'elastic'; queue: number; min: number; count: number; cpuRole: boolean; priority: number }
   | { kind: 'plain'; queue: number; tasks: number; priority: number }
   | { kind: 'finish'; pick: number }
+  | { kind: 'member'; pick: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'lose'; host: number }
   | { kind: 'advance'; ms: number };
@@ -24,6 +25,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('elastic' as const), queue: fc.nat(1), min: fc.integer({ min: 1, max: 8 }), count: fc.integer({ min: 1, max: 20 }), cpuRole: fc.boolean(), priority: fc.constantFrom(0, 1, 5) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('plain' as const), queue: fc.nat(1), tasks: fc.integer({ min: 1, max: 12 }), priority: fc.constantFrom(0, 1, 5) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('member' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('lose' as const), host: fc.nat(3) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(500, 5_000) }) },
@@ -46,6 +48,7 @@ function run(hosts: number, commands: readonly Command[]): Cluster {
     } else if (cmd.kind === 'plain') {
       c.run(submit(job(id, { tasks: cmd.tasks, gpus: 1, cpu: 1000, memoryMb: 1024, queue: QUEUES[cmd.queue]!, user: `u${cmd.queue}`, priority: cmd.priority })));
     } else if (cmd.kind === 'finish') finishPicked(c, cmd.pick);
+    else if (cmd.kind === 'member') finishOneMember(c, cmd.pick);
     else if (cmd.kind === 'cancel') cancelPicked(c, cmd.pick);
     else if (cmd.kind === 'lose') {
       check(c.state, c.run(lose(`h${cmd.host % hosts}`)));
@@ -54,6 +57,14 @@ function run(hosts: number, commands: readonly Command[]): Cluster {
     check(c.state, c.run(schedule()));
   }
   return c;
+}
+
+/** One member of a running job, picked by a generated number, finishes (a gang winding down). */
+function finishOneMember(c: Cluster, pick: number): void {
+  const members = shardEntriesSorted(c.state.jobs).filter(([, j]) => j.status === 'running')
+    .flatMap(([id, j]) => j.members.flatMap((m, i) => (m === null || m.done ? [] : [{ id, node: m.node, i }])));
+  const m = members[pick % Math.max(1, members.length)];
+  if (m !== undefined) c.run(done(m.node, m.id, m.i));
 }
 
 function check(state: State, parts: SchedulerEvent[][]): void {

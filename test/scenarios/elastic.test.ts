@@ -193,6 +193,20 @@ describe('shrinking under preemption', () => {
     expect(held(o.state, 'e')).toEqual([]);
   });
 
+  test('a gang stopped whole in a session is not grown later in that session, though room freed', () => {
+    const g = given([...team(), submit(gpuJob('busy', 8, { queue: 'q', user: 'bob' })), schedule(), advance(1000),
+      submit(elastic('e', 20, 32, { queue: 'q' })), schedule(), advance(1000)]);
+    expect(held(g.cluster.state, 'e')).toHaveLength(24);
+    // busy's members finish (room frees: every listed gang gets a turn) and a job needing more than e can give up arrives
+    g.cluster.run(submit(gpuJob('high', 16, { queue: 'q', priority: 5, user: 'carol' })));
+    g.cluster.run(complete('busy'));
+    const o = g.when(schedule());
+    expect(o.aborts.find((a) => a.jobId === 'e')!.reason.category).toBe('preempted');
+    expect(o.resizes).toEqual([]);
+    expect(jobOf(o.state, 'e').status).toBe('pending');
+    expect(held(o.state, 'e')).toEqual([]);
+  });
+
   test('shrinking is preferred to stopping another whole gang that would also make room', () => {
     const g = given([...team(), submit(gpuJob('plain', 8, { queue: 'q', user: 'carol' })), schedule(), advance(1000),
       submit(elastic('e', 8, 24, { queue: 'q' })), schedule(), advance(1000)]);

@@ -99,7 +99,8 @@ export class RunningGangs {
         if (min > 0 && (job.committedAt ?? Number.NEGATIVE_INFINITY) + min > this.at) continue;
         const q = this.ledger.leafOf(job.spec);
         const request = activeRequest(job);
-        const surplus = isElastic(request) ? surplusMembers(job, request) : [];
+        // a gang winding down (a member finished) gives up no members: it is stopped whole or not at all
+        const surplus = isElastic(request) && !job.members.some((m) => m !== null && m.done) ? surplusMembers(job, request) : [];
         const above = new Set(surplus);
         const uses = heldUses(this.index, hostOf, job, surplus.length === 0 ? null : (m) => !above.has(m));
         if (uses.length === 0) continue;

@@ -162,7 +162,7 @@ class Session {
   private reclaim: ReclaimOrder | null = null;
   private order: QueueOrder | null = null;
   private readonly noVictims = new Set<string>();
-  // elastic gangs grown or shrunk this session: neither grown again nor victims before the next
+  // gangs grown, shrunk or stopped by preemption this session: neither grown nor victims before the next
   private readonly resized = new Set<string>();
   private hostNumbers: Map<string, number> | null = null;
   // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
@@ -385,7 +385,7 @@ class Session {
       return { category: 'reserved', cached: false, classes, reason: () => reason };
     }
     if (stmt !== null) {
-      const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, classes, end, leaf) : { stmt, shape, demand: variant.demand };
+      const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, (s) => this.placeNow(id, s, classes, end).stmt) : { stmt, shape, demand: variant.demand };
       planner?.committed(id, placed.stmt.held, end);
       this.commit(job, variant, placed);
       this.report(id, placed.shape.size, 'committed', true);
@@ -424,16 +424,16 @@ class Session {
 
   /**
    * An elastic gang placed at its minimum, grown to the largest size that fits now (DESIGN.md
-   * §13: each role in placement order, within its queues' max, delaying no reservation) and
-   * placed at that size instead.
+   * §13: each role in placement order, within its queues' max) and placed at that size instead;
+   * `place` places it at a size as the minimum was placed (delaying no reservation).
    */
-  private enlarge(job: JobState, variant: Variant, minimum: Statement, classes: readonly HostClass[], end: number, leaf: string): Placed {
+  private enlarge(job: JobState, variant: Variant, minimum: Statement, leaf: string, place: (shape: GangShape) => Statement | null): Placed {
     const request = variant.request;
     const id = job.spec.id;
     const ledger = this.ledger;
     const placeAt = (counts: readonly number[]): Statement | null => {
       if (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, counts)) !== null) return null;
-      return this.placeNow(id, partShape(request, counts), classes, end).stmt;
+      return place(partShape(request, counts));
     };
     minimum.discard();
     const counts = largestFit(request, minCounts(request), fullCounts(request), (c) => {
@@ -640,7 +640,7 @@ class Session {
     this.stats.preemptions++;
     const stops = this.stops(job, leaf, victims);
     // an elastic preemptor takes what the stops left free beyond its minimum too
-    const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, classes, end, leaf) : { stmt, shape, demand: variant.demand };
+    const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, (s) => allocateGang(this.index, job.spec.id, s, classes, this.stats, p.avoid)) : { stmt, shape, demand: variant.demand };
     this.planner?.committed(job.spec.id, placed.stmt.held, end);
     this.commit(job, variant, placed, stops);
     // the victims' users hold less now: the jobs still to try are ordered by the shares as they are
@@ -677,6 +677,8 @@ class Session {
         out.push(...releaseAll(v, 'preempted'), { type: 'GangAborted', jobId: id, session: this.session, at: this.at, final: false, reason }, { type: 'JobPended', jobId: id, at: this.at });
         this.planner?.preempted(id);
         this.stats.preempted++;
+        // an elastic gang stopped whole is no longer one to grow in its turn this session
+        this.resized.add(id);
       } else {
         const allocations = resizedAllocations(v, members, [], (m) => v.members[m]?.gpuIds ?? []);
         out.push(...releaseAll(v, 'preempted', members), { type: 'GangResized', jobId: id, session: this.session, at: this.at, allocations, members: heldMembers(v) - members.size, by });
