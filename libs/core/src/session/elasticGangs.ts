@@ -60,8 +60,9 @@ export function countsDemand(request: JobRequest, counts: readonly number[]): Al
 /**
  * The largest counts between `lower` and `upper` that `fits` accepts (DESIGN.md §13): every role
  * at `lower` first (the caller knows that fits), then each role grown in placement order
- * (heaviest first) as far as it fits with the roles before it grown, found by halving. `fits` is
- * asked only about counts above `lower`.
+ * (heaviest first) as far as it fits with the roles before it grown: the whole role, else one
+ * more member, else the largest count between found by halving. `fits` is asked only about counts
+ * above `lower`.
  */
 export function largestFit(request: JobRequest, lower: readonly number[], upper: readonly number[], fits: (counts: readonly number[]) => boolean): number[] {
   const counts = [...lower];
@@ -70,9 +71,16 @@ export function largestFit(request: JobRequest, lower: readonly number[], upper:
     let lo = counts[r]!;
     let hi = upper[r]!;
     if (lo >= hi) continue;
-    // the whole role first: a cluster with room takes it in one try
+    // the whole role first: a cluster with room takes it in one try; then one more member: a
+    // cluster without room for it (most gangs waiting to grow) says so in one more
     counts[r] = hi;
     if (fits(counts)) continue;
+    counts[r] = lo + 1;
+    if (lo + 1 === hi || !fits(counts)) {
+      counts[r] = lo;
+      continue;
+    }
+    lo++;
     hi--;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
