@@ -73,6 +73,24 @@ describe('the dashboard in a real browser', () => {
     await page.locator('#feed li[data-decision="GangCommitted"][data-job="train"]').waitFor();
   }, 60_000);
 
+  it('shows an elastic gang at its size, and its growth in the feed (DESIGN.md §13)', async () => {
+    // train holds 4 of the 12 GPUs: a gang of 12 one-GPU workers (at least 4) starts with the 8 free
+    await client.submit({ id: 'elastic', identity: identity('gina'), roles: [{ name: 'worker', count: 12, minCount: 4, resources: { cpu: 100, memoryMb: 128, gpus: 1 } }], runtimeMs: 600_000 });
+    const row = page.locator('#running tr[data-job="elastic"][data-status="running"]');
+    await row.waitFor();
+    await expect.poll(async () => row.textContent(), { timeout: STEP_MS }).toContain('8/12');
+    // train leaves: the elastic gang grows into its GPUs, and the feed says so
+    await client.cancel('train');
+    const grew = page.locator('#feed li[data-decision="GangResized"][data-job="elastic"]');
+    await grew.waitFor();
+    expect(await grew.textContent()).toContain('grew to 12 members');
+    await expect.poll(async () => row.textContent(), { timeout: STEP_MS }).toContain('12/12');
+    expect(await page.locator('.gpu[data-holder="elastic"]').count()).toBe(12);
+    // and it leaves the cluster as the tests after it expect
+    await client.cancel('elastic');
+    await page.locator('#finished tr[data-job="elastic"][data-status="cancelled"]').waitFor();
+  }, 60_000);
+
   it('shows a job that cannot be placed as waiting, with its reason', async () => {
     await client.submit({ id: 'nowhere', identity: identity('bob'), tasks: 1, resources: { cpu: 500, memoryMb: 256 }, select: "zone == 'mars'" });
     const row = page.locator('#pending tr[data-job="nowhere"][data-status="pending"]');
