@@ -1,5 +1,5 @@
 // npm run soak -- [--duration S] [--fault-every S] [--schedule chaotic|sequential|both] [--seed N]
-//                 [--rate N] [--nodes N] [--json] [--keep-logs DIR]
+//                 [--rate N] [--nodes N] [--faults a,b,…] [--json] [--keep-logs DIR]
 // The HA soak: the chaotic drill with every fault kind (kill -9 and SIGSTOP of the leader, NATS node
 // and standby restarts, a replica an hour fast) for an hour by default, on a fresh loopback cluster
 // (three NATS nodes, three scheduler replicas, simulated nodes scaled from the rate); prints the
@@ -8,9 +8,9 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { drillTable, runSoak } from '@muster/drill';
-import type { DrillSchedule } from '@muster/drill';
+import type { DrillSchedule, FaultKind } from '@muster/drill';
 
-const USAGE = 'usage: npm run soak -- [--duration S] [--fault-every S] [--schedule chaotic|sequential|both] [--seed N] [--rate N] [--nodes N] [--json] [--keep-logs DIR]';
+const USAGE = 'usage: npm run soak -- [--duration S] [--fault-every S] [--schedule chaotic|sequential|both] [--seed N] [--rate N] [--nodes N] [--faults a,b,…] [--json] [--keep-logs DIR]';
 
 function fail(message: string): never {
   process.stderr.write(`soak: ${message}\n${USAGE}\n`);
@@ -34,6 +34,7 @@ function parse() {
       seed: { type: 'string' },
       rate: { type: 'string' },
       nodes: { type: 'string' },
+      faults: { type: 'string' },
       json: { type: 'boolean' },
       'keep-logs': { type: 'string' },
     },
@@ -64,6 +65,8 @@ try {
       seed: numberFlag('seed', values.seed, 1),
       rate: numberFlag('rate', values.rate, 20),
       ...(values.nodes === undefined ? {} : { nodes: numberFlag('nodes', values.nodes, 0) }),
+      // some kinds only (the drill refuses a name it does not know)
+      ...(values.faults === undefined ? {} : { faults: values.faults.split(',').map((k) => k.trim()) as FaultKind[] }),
       // a long run keeps its logs quiet; the report has what matters
       logLevel: 'warn',
       keepLogsDir: values['keep-logs'] === undefined ? null : resolve(values['keep-logs']),
