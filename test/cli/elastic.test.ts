@@ -170,6 +170,17 @@ describe('elastic gangs end to end (nats-server, scheduler and agent processes, 
     const explain = await muster(['explain', 'train']);
     expect(explain.stdout).toContain('with 8 of 8 members (at least 4)');
     expect(await resizeCount('grown')).toBe(grown.length);
+
+    // an elastic job that cannot start yet shows its range, and holds nothing
+    const waiting = { id: 'waiting', identity: identity('dan'), roles: [{ name: 'worker', count: 4, minCount: 2, resources: { cpu: 1000, memoryMb: 1024, gpus: 1 }, command: ['true'] }] };
+    const sent = await muster(['submit', file('waiting.json', waiting)]);
+    expect(sent.code, sent.stderr).toBe(0);
+    await eventually(async () => (await jobs()).waiting?.reason === 'insufficient-resources', 15_000, 'waiting to be tried');
+    expect((await jobs()).waiting).toMatchObject({ status: 'pending', size: 0, count: 4, minSize: 2 });
+    expect(await jobsTableRow('waiting')).toMatch(/^waiting\s+pending\s+dan\s+training\s+0\s+2-4\s/);
+    // (gone before urgent comes: a job ahead of train in the order would take what urgent frees)
+    expect((await muster(['cancel', 'waiting'])).code).toBe(0);
+    await eventually(async () => (await jobs()).waiting?.status === 'cancelled', 15_000, 'waiting to be cancelled');
   });
 
   it('a higher-priority job of its queue shrinks it: the agent stops exactly the members given up; when that job is done it grows back, the same members running anew', async () => {
