@@ -92,7 +92,7 @@ function renderJobs(): void {
   tbody('pending').replaceChildren(
     ...(pending.length === 0
       ? [empty(7, 'nothing waits')]
-      : pending.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.priority), String(j.members), j.reason === null ? h('small', {}, 'not tried yet') : tag(j.reason, 'pending'), j.expectedStart == null ? '—' : clock(j.expectedStart)]))),
+      : pending.slice(0, ROWS_MAX).map((j) => row(j, [jobLink(j.id), j.user, j.queue, String(j.priority), j.minSize === undefined ? String(j.members) : `${j.minSize}-${j.count ?? j.members}`, j.reason === null ? h('small', {}, 'not tried yet') : tag(j.reason, 'pending'), j.expectedStart == null ? '—' : clock(j.expectedStart)]))),
     ...(pending.length > ROWS_MAX ? [empty(7, `and ${pending.length - ROWS_MAX} more pending`)] : []),
   );
   tbody('running').replaceChildren(
