@@ -79,6 +79,8 @@ export class Replica {
   private readonly log: Logger;
   // the bus for a standby's looks at the log and the decisions, bounded like its looks at the lease
   private readonly quick: Bus;
+  // the bus for the look at the decisions after winning the lease: bounded by a lease, as a failed look is retried at the next tick
+  private readonly takeoverBus: Bus;
 
   constructor(private readonly deps: ReplicaDeps) {
     this.ledger = new Ledger(undefined, null, new StampClock(deps.opts.stampMonotonic));
@@ -86,6 +88,7 @@ export class Replica {
     this.shrink = new LogShrinkWatch(undefined, deps.opts.logLossConfirmMs);
     this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }), deps.standbyLease ?? deps.lease);
     this.quick = deps.bus.withTimeout(standbyRequestMs(deps.opts.leaseMs));
+    this.takeoverBus = deps.bus.withTimeout(Math.max(100, deps.opts.leaseMs));
   }
 
   /** The folded state (what the read API answers from). */
@@ -243,16 +246,19 @@ export class Replica {
           if (won === null) continue;
           tailStop.abort();
           // read while the tail is caught up: a decision read before the log's end is backed by it unless the log lost it
-          const unchecked = (err: unknown): undefined => {
-            this.log.warn({ err }, 'the last published decision could not be checked: leading unchecked');
-            return undefined;
+          // unchecked is not led on: a leader that wrote over lost writes would hide their evidence
+          // (its own decisions become the last ones), and one that cannot read MUSTER_DECISIONS
+          // could decide nothing before its outbox has read it anyway
+          const unchecked = (err: unknown): false => {
+            this.log.warn({ err }, 'the last published decision could not be checked: not leading yet');
+            return false;
           };
-          const published = lastPublishedDecision(this.quick).catch(unchecked);
+          const published = lastPublishedDecision(this.takeoverBus).then((d) => d, unchecked);
           await tail;
           await this.catchUp();
           const decision = await published;
-          if (decision === undefined || ((await this.checkPublished(decision, true, this.quick).catch(unchecked)) ?? true)) return won;
-          // the log does not back what was published: never lead on it; give the lease up
+          if (decision !== false && (await this.checkPublished(decision, true, this.takeoverBus).catch(unchecked))) return won;
+          // the log does not back what was published (or that could not be found out): never lead on it; give the lease up
           await this.keeper.release(won).catch(() => undefined);
           return 'again';
         } catch (err) {
