@@ -5,7 +5,7 @@ import { readDecisions, readInputs, readLog } from '@muster/bus';
 import type { Bus, InputMessage, StoredDecision } from '@muster/bus';
 import { MusterClient } from '@muster/client';
 import type { LoggedTransaction } from '@muster/core';
-import { createStack } from '@muster/stack';
+import { createStack, within } from '@muster/stack';
 import { summarizeAudit } from './drillAudit.ts';
 import type { DrillAuditSummary } from './drillAudit.ts';
 import { startDrillCluster } from './drillCluster.ts';
@@ -145,6 +145,9 @@ async function exercise(
   await check(cluster, opts, workload, { settled, unavailable, workloadStart }, report, progress, hooks);
 }
 
+/** How long the audit of the drill's log may take (a 200-gangs/s run's takes a minute or two here). */
+const AUDIT_BOUND_MS = 600_000;
+
 async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
@@ -172,7 +175,10 @@ async function check(
   const leaderFaults = takeovers(report.faults, log, unavailable);
   let auditor: DrillAuditSummary | null = null;
   try {
-    auditor = summarizeAudit(await auditLog(cluster.bus));
+    // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever
+    const audited = await within(auditLog(cluster.bus), AUDIT_BOUND_MS);
+    if (audited === null) throw new Error(`the audit did not finish within ${AUDIT_BOUND_MS / 1000} s`);
+    auditor = summarizeAudit(audited);
   } catch (err) {
     // the drill's own checks stand without it; the report says the audit did not run and why
     report.auditorError = err instanceof Error ? err.message : String(err);
