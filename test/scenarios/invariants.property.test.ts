@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
 import { foldTransactions } from '../../libs/core/src/evolve.ts';
 import { requestOf } from '../../libs/core/src/jobRequests.ts';
-import { freshIndexFromState, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
+import { freshIndexFromState, readLabels, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
 import type { HostIndexCache } from '../../libs/core/src/placement/sessionIndex.ts';
 import { turn } from '../../libs/core/src/turn/turn.ts';
 import { TurnContext } from '../../libs/core/src/turn/turnContext.ts';
@@ -27,7 +27,8 @@ const nodeArb: fc.Arbitrary<NodeOptions> = fc.record({
   gpus: fc.constantFrom(0, 0, 2, 4, 8),
   domains: fc.constantFrom(1, 2),
   gpuMemoryMb: fc.constantFrom(16384, 40960),
-  labels: fc.record({ zone: fc.constantFrom('a', 'b') }),
+  // a rack label most jobs never read: hosts that differ only in it share a class unless a job reads it
+  labels: fc.record({ zone: fc.constantFrom('a', 'b'), rack: fc.constantFrom('r1', 'r2', 'r3') }),
 });
 
 const jobArb: fc.Arbitrary<JobOptions> = fc.record({
@@ -42,7 +43,7 @@ const jobArb: fc.Arbitrary<JobOptions> = fc.record({
   user: fc.constantFrom('alice', 'bob', 'carol'),
   queue: fc.constantFrom('q1', 'q2'),
   priority: fc.constantFrom(0, 0, 1),
-  select: fc.constantFrom('', '', "zone == 'a'", 'gpus >= 2', "zone == 'c'"),
+  select: fc.constantFrom('', '', '', "zone == 'a'", 'gpus >= 2', "zone == 'c'", "rack == 'r2'"),
   warm: fc.boolean(),
   timeoutMs: fc.option(fc.constantFrom(500, 3000), { nil: undefined }),
   runtimeLimitMs: fc.option(fc.constantFrom(400, 2500), { nil: undefined }),
@@ -149,7 +150,7 @@ function checkCommits(state: State, parts: SchedulerEvent[][]): void {
 // The index a session reuses from the previous one equals one built from scratch.
 function checkReusedIndex(state: State, cache: HostIndexCache): void {
   const reused = sessionIndex(state, cache);
-  const fresh = freshIndexFromState(state);
+  const fresh = freshIndexFromState(state, new Set(readLabels(state)));
   try {
     const view = (x: typeof fresh): unknown => ({
       offline: x.offline,
@@ -190,6 +191,11 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
         const before = c.state;
         // determinism: the same state and time give the same bytes, whatever the context holds
         const fresh = turn(new TurnContext(), before, null, [{ session: true }], { term: 1, leader: 'simulator', at: c.at });
+        // and whether hosts are grouped by the labels jobs read or by every label
+        const everyLabel = new TurnContext();
+        everyLabel.hosts.everyLabel = true;
+        const grouped = turn(everyLabel, before, null, [{ session: true }], { term: 1, leader: 'simulator', at: c.at });
+        expect(grouped.transactions.map((t) => t.tx.events)).toEqual(fresh.transactions.map((t) => t.tx.events));
         checkReusedIndex(before, c.context.hosts);
         const parts = c.run(schedule());
         const written = c.transactions.slice(c.transactions.length - parts.length);

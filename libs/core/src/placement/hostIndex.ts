@@ -110,9 +110,22 @@ function weight(capacity: number): number {
 }
 
 const classKeys = new WeakMap<NodeSpec, string>();
+const readKeys = new WeakMap<NodeSpec, { labels: ReadonlySet<string>; key: string }>();
 
-/** The class key of a node spec (labels, capacity and GPU layout), memoised per immutable spec. */
-export function hostClassKey(spec: NodeSpec): string {
+/**
+ * The class key of a node spec (labels, capacity and GPU layout), memoised per immutable spec;
+ * with `labels`, only those labels count (hosts that differ in labels nothing reads share a class).
+ */
+export function hostClassKey(spec: NodeSpec, labels: ReadonlySet<string> | null = null): string {
+  if (labels !== null) {
+    const memo = readKeys.get(spec);
+    if (memo !== undefined && memo.labels === labels) return memo.key;
+    const kept: Record<string, unknown> = {};
+    for (const name of Object.keys(spec.labels)) if (labels.has(name)) kept[name] = spec.labels[name];
+    const key = canonicalJson({ labels: kept, capacity: spec.capacity, gpus: spec.gpus });
+    readKeys.set(spec, { labels, key });
+    return key;
+  }
   let key = classKeys.get(spec);
   if (key === undefined) {
     key = canonicalJson({ labels: spec.labels, capacity: spec.capacity, gpus: spec.gpus });
@@ -165,8 +178,12 @@ export class HostIndex {
    */
   private freeSums: Float64Array | null = null;
 
-  /** Builds the index from hosts sorted by node id (the rank order every tie falls back to). */
-  constructor(sources: readonly HostSource[]) {
+  /**
+   * Builds the index from hosts sorted by node id (the rank order every tie falls back to). With
+   * `labels`, hosts are grouped into classes by those labels only (the labels some job reads: a
+   * class's `spec` then stands for its hosts in those labels, capacity and GPUs, not in others).
+   */
+  constructor(sources: readonly HostSource[], readonly labels: ReadonlySet<string> | null = null) {
     const n = sources.length;
     this.sources = [...sources];
     this.ids = sources.map((s) => s.spec.id);
@@ -186,7 +203,7 @@ export class HostIndex {
     let domTotal = 0;
     for (let h = 0; h < n; h++) {
       const spec = sources[h]!.spec;
-      const k = hostClassKey(spec);
+      const k = hostClassKey(spec, labels);
       let c = byKey.get(k);
       if (c === undefined) {
         c = newClass(this.classes.length, spec);

@@ -1,5 +1,8 @@
-import { shardEntriesSorted, shardLeaves } from '../shard.ts';
-import type { NodeState, State } from '../state.ts';
+import type { JobSpec } from '../contract/types.ts';
+import { activeRequest, jobRequests, requestSelectAst } from '../jobRequests.ts';
+import { selectLabels } from '../select/selectLabels.ts';
+import { leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
+import type { JobState, NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostIndex.ts';
 import { HostIndex } from './hostIndex.ts';
@@ -39,14 +42,22 @@ export interface CachedIndex extends SessionIndex {
 export class HostIndexCache {
   /** The index of the last session, or null before the first. */
   cached: CachedIndex | null = null;
+  /**
+   * Group hosts into classes by every label, not only those read (the grouping before v1.1): no
+   * decision may differ, and the property tests that prove it set this.
+   */
+  everyLabel = false;
 }
 
 function source(node: NodeState): HostSource {
   return { spec: node.spec, usedCpu: node.used.cpu, usedMemoryMb: node.used.memoryMb, usedSlots: node.used.slots, gpusUsed: node.gpusUsed };
 }
 
-/** A fresh host index of a state's up nodes (in node id order), with the lost and drained counts. */
-export function freshIndexFromState(state: State): SessionIndex {
+/**
+ * A fresh host index of a state's up nodes (in node id order), with the lost and drained counts;
+ * with `labels`, its classes group hosts by those labels only (see HostIndex).
+ */
+export function freshIndexFromState(state: State, labels: ReadonlySet<string> | null = null): SessionIndex {
   const sources: HostSource[] = [];
   const offline: OfflineHosts = { lost: 0, drained: 0 };
   for (const [, node] of shardEntriesSorted(state.nodes)) {
@@ -54,24 +65,74 @@ export function freshIndexFromState(state: State): SessionIndex {
     else if (node.status === 'drained') offline.drained++;
     else sources.push(source(node));
   }
-  return { index: new HostIndex(sources), offline };
+  return { index: new HostIndex(sources, labels), offline };
+}
+
+const jobLabels = new WeakMap<JobSpec, readonly string[]>();
+
+/**
+ * The labels a session can read (select names and topology keys of the pending jobs, every
+ * variant, and of the running elastic gangs it may grow), sorted: hosts that differ only in
+ * other labels are alike to every search it makes, so they share a class (a rack or hostname
+ * label would otherwise make a class of every rack or host).
+ */
+export function readLabels(state: State): string[] {
+  const names = new Set<string>();
+  const add = (job: JobState, requests: readonly number[] | null): void => {
+    let labels = requests === null ? jobLabels.get(job.spec) : undefined;
+    if (labels === undefined) {
+      const found = new Set<string>();
+      const all = jobRequests(job.spec);
+      const picked = requests === null ? all.map((_, i) => i) : requests;
+      for (const i of picked) {
+        const ast = requestSelectAst(job, i);
+        if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
+        const topology = (all[i] ?? activeRequest(job)).placement.topology;
+        if (topology !== undefined) found.add(topology.key);
+      }
+      labels = [...found];
+      if (requests === null) jobLabels.set(job.spec, labels);
+    }
+    for (const name of labels) names.add(name);
+  };
+  for (const [shard, ids] of shardLeaves(state.pending)) {
+    const jobs = shardLeaf(state.jobs, shard);
+    for (const id of ids) {
+      const job = leafGet(jobs, id);
+      if (job !== undefined) add(job, null);
+    }
+  }
+  if (state.elastic !== undefined) {
+    for (const [shard, ids] of shardLeaves(state.elastic)) {
+      const jobs = shardLeaf(state.jobs, shard);
+      for (const id of ids) {
+        const job = leafGet(jobs, id);
+        if (job !== undefined) add(job, [job.alternative ?? 0]);
+      }
+    }
+  }
+  return [...names].sort();
 }
 
 /**
  * The host index for a session on `state`: the previous session's index brought up to date when
- * the cluster's shape is the same (same up nodes, same specs), else a fresh one, kept in `cache`.
- * Call `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state)` either way.
+ * the cluster's shape is the same (same up nodes, same specs) and the labels read the same, else
+ * a fresh one, kept in `cache`. Call `releaseSessionIndex` when the session ends. Equal to
+ * `freshIndexFromState(state, new Set(readLabels(state)))` either way.
  */
 export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
-  if (c !== null && !c.busy && refreshed(c, state)) {
+  const labels = cache.everyLabel ? null : readLabels(state);
+  const had = c?.index.labels;
+  const same = labels === null ? had === null : had !== null && had !== undefined && had.size === labels.length && labels.every((l) => had.has(l));
+  if (c !== null && same && !c.busy && refreshed(c, state)) {
     c.index.resetSession();
     c.busy = true;
     cache.cached = c;
     return c;
   }
-  const fresh = freshIndexFromState(state);
+  const fresh = freshIndexFromState(state, labels === null ? null : new Set(labels));
   const hosts = new Map<string, number>();
   fresh.index.ids.forEach((id, h) => hosts.set(id, h));
   const offlineIds = new Map<string, NodeState['status']>();
