@@ -417,6 +417,14 @@ export class HostIndex {
   }
 
   /**
+   * Whether some host of the class may have this much free at once (its tree's root maxima: a
+   * necessary condition, cheap, for a check before a search; trees must not be deferred).
+   */
+  mayTake(c: HostClass, cpu: number, memoryMb: number, gpus: number): boolean {
+    return c.maxCpu[1]! >= cpu && c.maxMem[1]! >= memoryMb && c.maxSlots[1]! >= 1 && c.maxGpu[1]! >= gpus;
+  }
+
+  /**
    * Whether a demand is known to fit no host of the class: more than an empty host of the class
    * offers, or it dominates a failure recorded this session.
    */

@@ -460,7 +460,14 @@ class Session {
     const classes = this.classesFor(variant);
     if (classes.length === 0) return;
     const held = heldCounts(job, request);
-    const room = fullCounts(request).map((c, i) => c - held[i]!);
+    // a role none of whose hosts has room for one more member now cannot grow (most gangs waiting
+    // to grow, on a busy cluster): no search for it
+    const index = this.index;
+    const room = fullCounts(request).map((c, i) => {
+      const r = request.roles[i]!.resources;
+      return c > held[i]! && classes.some((k) => index.mayTake(k, r.cpu, r.memoryMb, r.gpus)) ? c - held[i]! : 0;
+    });
+    if (room.every((n) => n === 0)) return;
     const ledger = this.ledger;
     const leaf = ledger?.leafOf(job.spec) ?? '';
     const planner = this.planner;
