@@ -247,7 +247,8 @@ describe('a reservation plans the earliest start over all variants', () => {
   test('the second variant starts first: reserved on its hosts, and it commits there at that start', () => {
     const g = given(steps(30_000));
     const o = g.when(submit(either())).when(schedule());
-    expect(of(o.events, 'GangReserved')).toEqual([expect.objectContaining({ jobId: 'g', startAt: 30_000, hosts: ['b'] } satisfies Partial<GangReserved>)]);
+    expect(of(o.events, 'GangReserved')).toEqual([expect.objectContaining({ jobId: 'g', startAt: 30_000, hosts: ['b'], alternative: 1 } satisfies Partial<GangReserved>)]);
+    expect(shardGet(o.state.jobs, 'g')!.reservation).toMatchObject({ startAt: 30_000, alternative: 1 });
     g.cluster.run(advance(30_000));
     const at = g.when(complete('rb')).when(schedule());
     expect(at.commits.map((c) => [c.jobId, c.alternative, c.at])).toEqual([['g', 1, 30_000]]);
@@ -255,7 +256,7 @@ describe('a reservation plans the earliest start over all variants', () => {
 
   test('ties go to the first variant', () => {
     const o = given(steps(60_000)).when(submit(either())).when(schedule());
-    expect(of(o.events, 'GangReserved')).toEqual([expect.objectContaining({ jobId: 'g', startAt: 60_000, hosts: ['a'] })]);
+    expect(of(o.events, 'GangReserved')).toEqual([expect.objectContaining({ jobId: 'g', startAt: 60_000, hosts: ['a'], alternative: 0 })]);
   });
 });
 

@@ -313,6 +313,8 @@ export interface GangReserved {
   at: number;
   startAt: number;
   hosts: string[];
+  /** A job with alternatives (DESIGN.md §13): the variant the reservation is planned for (absent for any other job). */
+  alternative?: number;
 }
 
 /**

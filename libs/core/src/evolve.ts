@@ -17,7 +17,7 @@ import type { Resources } from './resources.ts';
 import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardLeaves, shardOf } from './shard.ts';
 import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
-import type { DecayedUse, JobState, MemberState, NodeState, RetiredJob, State } from './state.ts';
+import type { DecayedUse, JobState, MemberState, NodeState, Reservation, RetiredJob, State } from './state.ts';
 import { decayedAt } from './queues/decayedUse.ts';
 import { parseSelect } from './select/index.ts';
 import { DEFAULT_POLICY, MAX_GANG_SIZE, unsatisfiableKey } from './contract/index.ts';
@@ -220,7 +220,9 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       const n = shardOf(event.jobId);
       const job = entry(state.jobs, n, event.jobId);
       if (job === undefined || job.status !== 'pending') return;
-      writableJob(w, state, n, job).reservation = w.created({ startAt: event.startAt, hosts: event.hosts, session: event.session });
+      const reservation: Reservation = { startAt: event.startAt, hosts: event.hosts, session: event.session };
+      if (event.alternative !== undefined && job.spec.alternatives !== undefined) reservation.alternative = event.alternative;
+      writableJob(w, state, n, job).reservation = w.created(reservation);
       return;
     }
     case 'ReservationCleared': {

@@ -59,6 +59,8 @@ export interface Reservation {
   hosts: string[];
   /** The session that made or last moved it. */
   session: number;
+  /** A job with alternatives: the variant it is planned for (absent for any other job). */
+  alternative?: number;
 }
 
 /** A job as the scheduler knows it. */

@@ -1,7 +1,7 @@
 import { copyOnWrite } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { JobRequest } from '../contract/types.ts';
-import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangResized, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangReserved, GangResized, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
 import { activeRequest, heldMembers, isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
@@ -570,7 +570,7 @@ class Session {
     // a job pended from the cache gets no reservation (DESIGN.md §11), nor one over quota or held back
     const planner = this.planner;
     if (miss.category === 'insufficient-resources' && !cached && planner !== null && planner.room > 0) {
-      const plans = variants.flatMap((v, i) => (misses[i]!.category === 'insufficient-resources' ? [{ shape: v.shape, classes: misses[i]!.classes ?? this.classesFor(v) }] : []));
+      const plans = variants.flatMap((v, i) => (misses[i]!.category === 'insufficient-resources' ? [{ alternative: v.alternative, shape: v.shape, classes: misses[i]!.classes ?? this.classesFor(v) }] : []));
       this.reserve(job, plans, plannedRuntime(job, this.base.policy!));
     } else this.clearReservation(job);
     this.report(job.spec.id, variants[closest]!.shape.size, cached ? 'cached' : 'failed', wrote);
@@ -581,11 +581,15 @@ class Session {
    * short of resources; ties to the first): written when new, moved or on other hosts; cleared
    * when it has no finite start.
    */
-  private reserve(job: JobState, plans: readonly { shape: GangShape; classes: readonly HostClass[] }[], runtime: number): void {
+  private reserve(job: JobState, plans: readonly { alternative: number | undefined; shape: GangShape; classes: readonly HostClass[] }[], runtime: number): void {
     let planned: PlannedReservation | null = null;
-    for (const { shape, classes } of plans) {
-      const p = this.planner!.plan(job.spec.id, shape, classes, runtime);
-      if (p !== null && (planned === null || p.startAt < planned.startAt)) planned = p;
+    let alternative: number | undefined;
+    for (const plan of plans) {
+      const p = this.planner!.plan(job.spec.id, plan.shape, plan.classes, runtime);
+      if (p !== null && (planned === null || p.startAt < planned.startAt)) {
+        planned = p;
+        alternative = plan.alternative;
+      }
     }
     if (planned === null) {
       this.clearReservation(job, 'no-start');
@@ -595,8 +599,11 @@ class Session {
     this.stats.reserved++;
     const was = job.reservation;
     const hosts = planned.hosts;
-    if (was !== undefined && was.startAt === planned.startAt && was.hosts.length === hosts.length && was.hosts.every((h, i) => h === hosts[i])) return;
-    this.emit([{ type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts }]);
+    if (was !== undefined && was.startAt === planned.startAt && was.alternative === alternative && was.hosts.length === hosts.length && was.hosts.every((h, i) => h === hosts[i])) return;
+    const reserved: GangReserved = { type: 'GangReserved', jobId: job.spec.id, session: this.session, at: this.at, startAt: planned.startAt, hosts };
+    // the variant it is planned for (DESIGN.md §13); a job without alternatives reserves as it always did
+    if (alternative !== undefined) reserved.alternative = alternative;
+    this.emit([reserved]);
   }
 
   /**
