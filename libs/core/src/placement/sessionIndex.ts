@@ -116,16 +116,18 @@ export function readLabels(state: State): string[] {
 
 /**
  * The host index for a session on `state`: the previous session's index brought up to date when
- * the cluster's shape is the same (same up nodes, same specs) and the labels read the same, else
- * a fresh one, kept in `cache`. Call `releaseSessionIndex` when the session ends. Equal to
- * `freshIndexFromState(state, new Set(readLabels(state)))` either way.
+ * the cluster's shape is the same (same up nodes, same specs) and it groups hosts by every label
+ * read now (`readLabels`), else a fresh one grouped by exactly those, kept in `cache`. Call
+ * `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state, its labels)`.
  */
 export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
   const labels = cache.everyLabel ? null : readLabels(state);
+  // an index grouped by more labels than are read now still serves (classes split further than
+  // needed change no decision): only a label read that it does not group by rebuilds it
   const had = c?.index.labels;
-  const same = labels === null ? had === null : had !== null && had !== undefined && had.size === labels.length && labels.every((l) => had.has(l));
+  const same = labels === null ? had === null : had !== null && had !== undefined && labels.every((l) => had.has(l));
   if (c !== null && same && !c.busy && refreshed(c, state)) {
     c.index.resetSession();
     c.busy = true;
