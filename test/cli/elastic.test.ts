@@ -26,12 +26,13 @@ const gpuNode = (id: string): NodeSpec => ({
   gpus: [0, 1, 2, 3].map((g) => ({ id: g, memoryMb: 16_384, model: 'T4', nvlinkDomain: 0 })),
 });
 
-/** One start of a member's process, as its command wrote it: member, node, GPU ids, pid. */
+/** One start of a member's process, as its command wrote it: member, node, GPU ids, pid, wall-clock ms. */
 interface Start {
   member: number;
   node: string;
   gpus: string;
   pid: number;
+  at: number;
 }
 
 describe('elastic gangs end to end (nats-server, scheduler and agent processes, the muster command)', () => {
@@ -64,8 +65,8 @@ describe('elastic gangs end to end (nats-server, scheduler and agent processes, 
   const starts = (): Start[] =>
     existsSync(startsFile())
       ? readFileSync(startsFile(), 'utf8').trim().split('\n').filter((l) => l !== '').map((l) => {
-        const [member, node, gpus, pid] = l.split(' ');
-        return { member: Number(member), node: node!, gpus: gpus!, pid: Number(pid) };
+        const [member, node, gpus, pid, at] = l.split(' ');
+        return { member: Number(member), node: node!, gpus: gpus!, pid: Number(pid), at: Number(at) };
       })
       : [];
   const alive = (pid: number): boolean => {
@@ -92,7 +93,7 @@ describe('elastic gangs end to end (nats-server, scheduler and agent processes, 
     roles: [{
       name: 'worker', count: 8, minCount: 4, resources: { cpu: 1000, memoryMb: 1024, gpus: 1 },
       // each process of a member writes one line, then runs until stopped
-      command: `echo "$MUSTER_MEMBER $MUSTER_NODE $CUDA_VISIBLE_DEVICES $$" >> "${'$'}STARTS"; exec sleep 600`,
+      command: `echo "$MUSTER_MEMBER $MUSTER_NODE $CUDA_VISIBLE_DEVICES $$ $(date +%s%3N)" >> "${'$'}STARTS"; exec sleep 600`,
       env: { STARTS: '' },
     }],
   };
@@ -170,6 +171,15 @@ describe('elastic gangs end to end (nats-server, scheduler and agent processes, 
     const explain = await muster(['explain', 'train']);
     expect(explain.stdout).toContain('with 8 of 8 members (at least 4)');
     expect(await resizeCount('grown')).toBe(grown.length);
+    // each added member's process started soon after the resize that added it was decided
+    for (const r of grown) {
+      const added = r.allocations.flatMap((a) => a.members).filter((m) => m >= 4 && !grown.slice(0, grown.indexOf(r)).some((g) => g.allocations.some((a) => a.members.includes(m))));
+      for (const m of added) {
+        const started = starts().find((s) => s.member === m)!;
+        expect(started.at - r.at).toBeGreaterThanOrEqual(-1000);
+        expect(started.at - r.at).toBeLessThan(15_000);
+      }
+    }
 
     // an elastic job that cannot start yet shows its range, and holds nothing
     const waiting = { id: 'waiting', identity: identity('dan'), roles: [{ name: 'worker', count: 4, minCount: 2, resources: { cpu: 1000, memoryMb: 1024, gpus: 1 }, command: ['true'] }] };
