@@ -645,7 +645,7 @@ class Session {
       return false;
     }
     // more is free now than what this session learnt about failures assumed
-    for (const c of this.index.classes) c.negatives = [];
+    this.index.forgetFailures();
     this.unsatisfiable.clear();
     this.noVictims.clear();
     this.reclaim!.clear();
