@@ -8,7 +8,7 @@
 // (it is deterministic) and every attempt keeps its fastest time, so the latency percentiles do not
 // count time the process spent descheduled.
 // Run: npx tsx bench/core.bench.ts [hosts=10000] [gangs=50000] [seed=42] [churn rounds=2] [repeats=3]
-// (BENCH_ONLY=topology or queues: only that case; BENCH_TOPOLOGY_MODES, BENCH_TOPOLOGY_ROUNDS, BENCH_QUEUE_ROUNDS)
+// (BENCH_ONLY=topology, queues or elastic: only that case; BENCH_TOPOLOGY_MODES, BENCH_TOPOLOGY_ROUNDS, BENCH_QUEUE_ROUNDS, BENCH_ELASTIC_ROUNDS)
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -218,6 +218,10 @@ function main(): void {
     queueCases();
     return;
   }
+  if (process.env.BENCH_ONLY === 'elastic') {
+    elasticCases();
+    return;
+  }
   console.log(`muster core benchmark: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs, Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   const h0 = heapMb();
   let state = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
@@ -262,6 +266,65 @@ function main(): void {
   reservationCases();
   topologyCases();
   queueCases();
+  elasticCases();
+}
+
+// Contract v1.1 (DESIGN.md §13): the same seeded workload with every gang of 8 members or more
+// elastic (its largest role's minCount half its count) and without: session 1 on the empty cluster
+// (where gangs that do not fit whole commit smaller, each after a search for its size) and a
+// churn session (a fifth of the running gangs finish; elastic gangs below their count grow in their
+// turn). Interleaved rounds (BENCH_ELASTIC_ROUNDS, default 2); the ratio is to the plain workload.
+function elasticCases(): void {
+  const rounds = Number(process.env.BENCH_ELASTIC_ROUNDS ?? 2);
+  const hosts = feed(initialState(), Array.from({ length: HOSTS }, (_, i) => {
+    const spec = hostSpec(i);
+    return { subject: `muster.in.node.${String(spec.id)}.register`, data: JSON.stringify(spec) };
+  }));
+  seed = Number(process.argv[4] ?? 42) + 23;
+  const specs = Array.from({ length: GANGS }, (_, i) => gangSpec(i));
+  const elastic = (g: Record<string, unknown>): Record<string, unknown> => {
+    const roles = (g.roles as Record<string, unknown>[] | undefined) ?? [{ name: 'task', count: g.tasks, resources: g.resources }];
+    const largest = roles.reduce((a, b) => ((b.count as number) > (a.count as number) ? b : a));
+    if ((largest.count as number) < 8) return g;
+    const { tasks: _t, resources: _r, ...rest } = g;
+    return { ...rest, roles: roles.map((r) => (r === largest ? { ...r, minCount: Math.floor((r.count as number) / 2) } : r)) };
+  };
+  const states = new Map<string, State>();
+  for (const mode of ['plain', 'elastic'] as const) {
+    states.set(mode, feed(hosts, specs.map((g) => ({ subject: 'muster.in.submit', data: JSON.stringify(mode === 'plain' ? g : elastic(g)) }))));
+  }
+  console.log(`\nelastic: ${fmt(HOSTS)} hosts, ${fmt(GANGS)} gangs, plain vs every gang of 8 or more elastic (half its largest role), ${rounds} interleaved round(s)`);
+  type Times = RoundTimes & { grown: number; committed: number };
+  const best = new Map<string, Times>();
+  for (let round = 1; round <= rounds; round++) {
+    const times = new Map<string, Times>();
+    for (const [mode, built] of states) {
+      let state = built;
+      const first = timedSession(state, 1000);
+      for (const part of first.parts) state = fold(state, part);
+      report(`elastic ${mode}, round ${round}, session 1`, first, 0);
+      seed = Number(process.argv[4] ?? 42) + 29;
+      const inputs = fifthDone(state);
+      state = sequentialFeed(state, inputs);
+      const churn = timedSession(state, 60_000);
+      report(`elastic ${mode}, round ${round}, churn: ${fmt(inputs.length)} completions, then a session; ${fmt(churn.stats.grown)} gangs grown`, churn, 0);
+      const t = { first: first.totalMs, firstCpu: first.totalCpuMs, churn: churn.totalMs, churnCpu: churn.totalCpuMs, grown: churn.stats.grown, committed: first.stats.committed };
+      times.set(mode, t);
+      keepFastest(best, mode, t);
+    }
+    printElastic(`round ${round}`, times);
+  }
+  printElastic(`fastest of ${rounds} round(s)`, best);
+}
+
+function printElastic(label: string, times: ReadonlyMap<string, RoundTimes & { grown: number; committed: number }>): void {
+  const plain = times.get('plain');
+  console.log(`\nelastic, same workload, ${label} (session wall ms and CPU ms, ratio to plain):`);
+  for (const [mode, t] of times) {
+    const r = (x: number, y: number | undefined): string => (y === undefined ? '' : ` (${(x / y).toFixed(2)}x)`);
+    console.log(`  ${mode.padEnd(7)}: session 1 ${fmt(t.first)} ms${r(t.first, plain?.first)}, CPU ${fmt(t.firstCpu)} ms${r(t.firstCpu, plain?.firstCpu)}, ${fmt(t.committed)} committed; `
+      + `churn ${fmt(t.churn)} ms${r(t.churn, plain?.churn)}, CPU ${fmt(t.churnCpu)} ms${r(t.churnCpu, plain?.churnCpu)}, ${fmt(t.grown)} grown`);
+  }
 }
 // Contract v1.1 (DESIGN.md §12): the same seeded workload with every job in one queue (none
 // defined: the implicit default queue) and in 20 queues (4 teams of 4 leaves, a two-level tree),
