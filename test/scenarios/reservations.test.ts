@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { decisionMessages, explain, shardGet } from '@muster/core';
 import type { GangReserved, ReservationCleared, SchedulerEvent } from '@muster/core';
-import { job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
+import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
 import { Cluster, advance, cancel, complete, given, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
 import type { Step } from '../../libs/core/src/testing/given.ts';
 
@@ -107,6 +107,21 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     const o = g.when(register(slotNode('h9', 1))).when(schedule());
     expect(of(o.events, 'GangReserved')).toEqual([]);
     expect(shardGet(o.state.jobs, 'big')?.reservation).toEqual({ startAt: 32_000, hosts: ['h1', 'h2', 'h3', 'h4'], session: 2 });
+  });
+
+  test('a reserved job keeps its reservation when an identical request failed before it in the same session (the promise to it holds)', () => {
+    // two 5-slot hosts: a 1-member job runs until 1 s, so the 10-member one is reserved at 1 s
+    const g = given([policy({ reserveDepth: 1 }), register(slotNode('h1', 5)), register(slotNode('h2', 5)),
+      submit({ ...job('short', { tasks: 1 }), runtimeLimitMs: 1000 }), submit({ ...job('ten', { tasks: 10 }), runtimeLimitMs: 1000 }), schedule()]);
+    expect(shardGet(g.cluster.state.jobs, 'ten')?.reservation?.startAt).toBe(1000);
+    // a job ahead in the order asks first for the same 10 members (it fails: the session's cache
+    // has it), then commits its other alternative; a later 1-member job must not take the reservation
+    g.cluster.run(submit({ ...alternativesJob('either', [{ tasks: 10 }, { tasks: 2 }], { priority: 5 }), runtimeLimitMs: 1000 }));
+    g.cluster.run(submit({ ...job('late', { tasks: 8 }), runtimeLimitMs: 1000 }));
+    const o = g.when(schedule());
+    expect(of(o.events, 'ReservationCleared')).toEqual([]);
+    expect(shardGet(o.state.jobs, 'ten')?.reservation?.startAt).toBe(1000);
+    expect(shardGet(o.state.jobs, 'late')?.reservation).toBeUndefined();
   });
 
   test('reserveDepth 2 reserves the first two blocked jobs, each on the timeline the first leaves', () => {

@@ -567,9 +567,12 @@ class Session {
     if (!cached) stats.failed++;
     const reason = job.spec.alternatives === undefined ? miss.reason : (): AbortReason => alternativesReason(misses, closest);
     const wrote = this.pend(job, miss.category, reason);
-    // a job pended from the cache gets no reservation (DESIGN.md §11), nor one over quota or held back
+    // a job pended from the cache gets no reservation (DESIGN.md §11), nor one over quota or held
+    // back; but one reserved already keeps its place when an identical request failed before it this
+    // session (else a job behind it in the order takes the reservation, and this one, ahead of it,
+    // takes the room when it frees: the promise is broken)
     const planner = this.planner;
-    if (miss.category === 'insufficient-resources' && !cached && planner !== null && planner.room > 0) {
+    if (miss.category === 'insufficient-resources' && (!cached || job.reservation !== undefined) && planner !== null && planner.room > 0) {
       const plans = variants.flatMap((v, i) => (misses[i]!.category === 'insufficient-resources' ? [{ alternative: v.alternative, shape: v.shape, classes: misses[i]!.classes ?? this.classesFor(v) }] : []));
       this.reserve(job, plans, plannedRuntime(job, this.base.policy!));
     } else this.clearReservation(job);
