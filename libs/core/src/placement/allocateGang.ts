@@ -118,7 +118,7 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   const key = index.memo === 'off' ? null : shapeKey(shape);
   let best: DomainFit | null = null;
   for (const d of domains) {
-    if (domainShare(sums, d.classes, need) < 1) continue;
+    if (domainShare(sums, d.classes, need) < 1 || !everyRoleMayFit(index, shape, d.classes)) continue;
     const failed = key === null ? undefined : index.domainFailures.get(d);
     if (failed?.has(key!) === true) continue;
     const stmt = new Statement(index, jobId);
@@ -417,4 +417,13 @@ function shapeKey(shape: GangShape): string {
     shapeKeys.set(shape, key);
   }
   return key;
+}
+
+// Whether, for every role, some host of the classes may take one member now (the classes' tree
+// maxima): a necessary condition for a placement there, far cheaper than trying one.
+function everyRoleMayFit(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
+  return shape.roles.every((role) => {
+    const r = role.resources;
+    return classes.some((c) => index.mayTake(c, r.cpu, r.memoryMb, r.gpus));
+  });
 }
