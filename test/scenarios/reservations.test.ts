@@ -124,6 +124,13 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(shardGet(o.state.jobs, 'late')?.reservation).toBeUndefined();
   });
 
+  test('a job pended from the cache behind a reserved identical job gets no reservation, even with room for one', () => {
+    const g = given([policy({ reserveDepth: 2 }), ...fourFull(), submit(big('a', 32)), submit(big('twin', 32)), schedule()]);
+    const reserved = of(g.cluster.log.flat(), 'GangReserved') as GangReserved[];
+    expect(reserved.map((r) => r.jobId)).toEqual(['a']);
+    expect(shardGet(g.cluster.state.jobs, 'twin')?.pendReason?.cached).toBe(true);
+  });
+
   test('reserveDepth 2 reserves the first two blocked jobs, each on the timeline the first leaves', () => {
     const g = given([policy({ reserveDepth: 2 }), ...fourFull(), submit(big('a', 32)), submit(big('b', 16, { priority: 90 })), schedule()]);
     const reserved = of(g.cluster.log.flat(), 'GangReserved') as GangReserved[];

@@ -52,6 +52,7 @@ export interface PlannedReservation {
 export class ReservationPlanner {
   /** Reservations made so far in this session, in the session's order. */
   readonly reservations: PlannedReservation[] = [];
+
   private running: Running[] | null = null;
   private committedSince: Running[] = [];
   // the reservations by the hosts their plans take
@@ -64,6 +65,11 @@ export class ReservationPlanner {
     private readonly at: number,
     private readonly counters: AllocatorCounters,
   ) {}
+
+  /** Whether a job is reserved in this session's plan. */
+  reserves(jobId: string): boolean {
+    return this.reservations.some((r) => r.jobId === jobId);
+  }
 
   /** How many reservations the session may still make. */
   get room(): number {

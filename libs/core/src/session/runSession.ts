@@ -362,7 +362,7 @@ class Session {
         hosts: {},
         cached: true,
       };
-      return { category: hit.category, cached: true, classes: null, reason: () => reason };
+      return { category: hit.category, cached: true, cachedBy: hit.jobId, classes: null, reason: () => reason };
     }
     const classes = this.classesFor(variant);
     if (classes.length > 0) stats.allocatorRuns++;
@@ -567,12 +567,13 @@ class Session {
     if (!cached) stats.failed++;
     const reason = job.spec.alternatives === undefined ? miss.reason : (): AbortReason => alternativesReason(misses, closest);
     const wrote = this.pend(job, miss.category, reason);
-    // a job pended from the cache gets no reservation (DESIGN.md §11), nor one over quota or held
-    // back; but one reserved already keeps its place when an identical request failed before it this
-    // session (else a job behind it in the order takes the reservation, and this one, ahead of it,
-    // takes the room when it frees: the promise is broken)
+    // a job pended from the cache gets no reservation (DESIGN.md §11) behind the job whose failure
+    // the cache holds when that one is reserved (it plans alike), nor one over quota or held back;
+    // when that one is not (it committed another alternative), a job behind this one in the order
+    // would take the place, and this one, ahead of it, the room when it frees: the promise broken
     const planner = this.planner;
-    if (miss.category === 'insufficient-resources' && (!cached || job.reservation !== undefined) && planner !== null && planner.room > 0) {
+    const behindReserved = cached && misses.some((m) => m.cachedBy !== undefined && planner?.reserves(m.cachedBy) === true);
+    if (miss.category === 'insufficient-resources' && !behindReserved && planner !== null && planner.room > 0) {
       const plans = variants.flatMap((v, i) => (misses[i]!.category === 'insufficient-resources' ? [{ alternative: v.alternative, shape: v.shape, classes: misses[i]!.classes ?? this.classesFor(v) }] : []));
       this.reserve(job, plans, plannedRuntime(job, this.base.policy!));
     } else this.clearReservation(job);
@@ -833,6 +834,8 @@ interface Placed {
 interface Miss {
   category: AbortCategory;
   cached: boolean;
+  /** Served from the cache: the job whose failure this session the entry holds. */
+  cachedBy?: string;
   classes: HostClass[] | null;
   reason: () => AbortReason;
 }
