@@ -114,22 +114,13 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   if (domains.length === 0) return null;
   const sums = index.classFree();
   const need = gangTotals(shape);
-  // a gang alike to one that found no place in a domain this session finds none there either
-  const key = index.memo === 'off' ? null : shapeKey(shape);
   let best: DomainFit | null = null;
   for (const d of domains) {
     if (domainShare(sums, d.classes, need) < 1 || !everyRoleMayFit(index, shape, d.classes)) continue;
-    const failed = key === null ? undefined : index.domainFailures.get(d);
-    if (failed?.has(key!) === true) continue;
     const stmt = new Statement(index, jobId);
     const ranks = new Array<number>(shape.roles.length).fill(0);
     if (!placeGang(index, stmt, shape, d.classes, counters, avoid, best?.ranks ?? null, ranks)) {
       stmt.discard();
-      // a failure says so only when nothing ranked before it was asked for and no host was passed over
-      if (key !== null && best === null && avoid === null && index.memo === 'on') {
-        if (failed === undefined) index.domainFailures.set(d, new Set([key]));
-        else failed.add(key);
-      }
       continue;
     }
     best?.stmt.discard();
@@ -404,19 +395,6 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
     stmt.debit(h, role.name, memberRange(role.firstMember, role.count), bucketResources(role, role.count), picked?.[i] ?? [], role.resources.gpus, locality);
   });
   return true;
-}
-
-const shapeKeys = new WeakMap<GangShape, string>();
-
-// What a gang's placement depends on besides the hosts (its roles' counts, demands and member
-// numbers' order, its placement), as text: gangs with the same key place alike on the same index.
-function shapeKey(shape: GangShape): string {
-  let key = shapeKeys.get(shape);
-  if (key === undefined) {
-    key = JSON.stringify([shape.placement, shape.roles.map((r) => [r.count, r.resources.cpu, r.resources.memoryMb, r.resources.gpus, r.resources.gpuMemoryMb])]);
-    shapeKeys.set(shape, key);
-  }
-  return key;
 }
 
 // Whether, for every role, some host of the classes may take one member now (the classes' tree

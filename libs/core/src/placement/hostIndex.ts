@@ -403,24 +403,12 @@ export class HostIndex {
 
   /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
   resetSession(): void {
-    this.forgetFailures();
-    for (const c of this.classes) c.touched = [];
+    for (const c of this.classes) {
+      c.negatives = [];
+      c.touched = [];
+    }
     this.nodeVisits = 0;
     this.leafVisits = 0;
-  }
-
-  /**
-   * Gangs (by `shapeKey`) that found no placement in a topology domain this session, with nothing
-   * held and no host passed over: capacity only shrinks within a session, so they fit there no
-   * more (until `forgetFailures`). Keyed by the domain object, which lives as long as the session's
-   * class lists.
-   */
-  readonly domainFailures = new Map<object, Set<string>>();
-
-  /** Forgets what failed this session (negative memo, domain failures): more is free than it knew (a preemption). */
-  forgetFailures(): void {
-    for (const c of this.classes) c.negatives = [];
-    this.domainFailures.clear();
   }
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */

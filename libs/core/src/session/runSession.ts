@@ -649,7 +649,7 @@ class Session {
       return false;
     }
     // more is free now than what this session learnt about failures assumed
-    this.index.forgetFailures();
+    for (const c of this.index.classes) c.negatives = [];
     this.unsatisfiable.clear();
     this.noVictims.clear();
     this.reclaim!.clear();
