@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditLog } from '@muster/auditor';
+import type { Input } from '@muster/core';
 import { copyLog, golden, offline } from '../audit/histories.ts';
 
 // A log written again over another history (docs/drills.md, the 15-minute soak: JetStream lost
@@ -19,5 +20,17 @@ describe('the audit of a log spliced from two histories', () => {
     // the audit went on to the end of the log and found where the histories meet
     expect(report.divergences).toBeGreaterThan(0);
     expect(report.divergence?.seq).toBe(kept.length + 1);
+  });
+
+  it('still fails, not reports a broken log, when reading the inputs times out', async () => {
+    const history = golden('lifecycle');
+    // MUSTER_IN not answering: the inputs' reader throws what nats.js throws on a timeout, when the
+    // audit first reads them (at the first ingest)
+    const timedOut = [{
+      get seq(): number {
+        throw Object.assign(new Error('timeout'), { name: 'TimeoutError' });
+      },
+    }] as unknown as Input[];
+    await expect(auditLog({ transactions: copyLog(history.log), inputs: timedOut })).rejects.toThrow('timeout');
   });
 });

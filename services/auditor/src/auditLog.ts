@@ -52,6 +52,8 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
       try {
         await auditor.transaction(entry.seq, entry.tx, entry.payload);
       } catch (err) {
+        // a read that failed (reading the inputs: a timeout, a lost connection) is not the log's fault
+        if (!threwFolding(err)) throw err;
         // folding threw (the core met a state it cannot have made): say so, and judge what was read
         auditor.fail(entry.seq, 'structure', `the audit cannot go on past log ${entry.seq}: folding it threw (${(err as Error).message})`);
         break;
@@ -98,6 +100,15 @@ function merge(auditor: LogAuditor, part: WorkerResult): void {
   if (theirs !== null && (mine === null || theirs.seq < mine.seq || (theirs.seq === mine.seq && theirs.index < mine.index))) auditor.divergence = theirs;
   auditor.timings.ingestMs += part.ingestMs;
   auditor.timings.decideMs += part.decideMs;
+}
+
+/**
+ * Whether an error thrown while auditing a transaction came from folding it (the core's own
+ * errors: plain, type and range errors) rather than from reading (nats.js names its errors, e.g.
+ * TimeoutError, RequestError; the bus's carry a code).
+ */
+function threwFolding(err: unknown): boolean {
+  return err instanceof Error && !isBusError(err) && (err.name === 'Error' || err.name === 'TypeError' || err.name === 'RangeError') && !('code' in err);
 }
 
 async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Promise<void> {
