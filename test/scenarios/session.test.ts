@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { needsSession, nextDeadline } from '../../libs/core/src/session/deadlines.ts';
 import { explain } from '../../libs/core/src/session/explain.ts';
 import { runSession } from '../../libs/core/src/session/runSession.ts';
+import { foldTransactions, makeTransaction, stateHash } from '@muster/core';
 import { shardGet } from '../../libs/core/src/shard.ts';
 import { job, node, slotNode } from '../../libs/core/src/testing/fixtures.ts';
 import { advance, cancel, close, complete, done, drain, given, lose, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
@@ -113,6 +114,22 @@ describe('sessions', () => {
       expect(part.at(-1)!.type).toBe('GangCommitted');
     }
     expect(parts.length).toBe(2);
+  });
+
+  test('a part closes before the gang that would bring it past its byte limit, and the state is the fold of the parts', () => {
+    // big gangs (64 members: 66 events, about 8 KB each) on a limit of 20 KB: a part holds two
+    const steps = [register(slotNode('n1', 10_000))];
+    for (let i = 0; i < 10; i++) steps.push(submit(job(`j${i}`, { tasks: 64, cpu: 1, memoryMb: 1 })));
+    const g = given(steps);
+    const { parts, state } = runSession(g.cluster.state, 0, { partBytes: 20_000 });
+    expect(parts.length).toBeGreaterThan(3);
+    for (const part of parts) {
+      expect(JSON.stringify(part).length).toBeLessThanOrEqual(20_000);
+      expect(part.at(-1)!.type).toBe('GangCommitted');
+    }
+    expect(parts.flat().filter((e) => e.type === 'GangCommitted')).toHaveLength(10);
+    const folded = foldTransactions(g.cluster.state, parts.map((events, i) => ({ seq: g.cluster.state.seq + i + 1, tx: makeTransaction(null, { at: 0, term: g.cluster.state.term }, events) })));
+    expect(stateHash(folded)).toBe(stateHash(state));
   });
 });
 

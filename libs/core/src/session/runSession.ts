@@ -37,6 +37,13 @@ import type { QueuedJob } from './jobQueue.ts';
 /** A session's transactions close after the gang that brings one to this many events or more. */
 export const PART_EVENTS = 1000;
 
+/**
+ * A session's transaction also closes before the gang whose events would bring its events past
+ * this many bytes of JSON: under the log's message limit (1 MiB) with room for the envelope. A
+ * part over the limit cannot be appended, and every leader would plan the same part again.
+ */
+export const PART_BYTES = 900_000;
+
 /** How one attempt ended: placed, not placed, or pended from the unsatisfiable cache. */
 export type AttemptOutcome = 'committed' | 'failed' | 'cached';
 
@@ -55,6 +62,8 @@ export interface SessionOptions {
   onAttempt?: (info: AttemptInfo) => void;
   /** Events after which a transaction closes (default PART_EVENTS). */
   partEvents?: number;
+  /** Bytes of JSON a transaction's events stay within (default PART_BYTES; one gang's events never split). */
+  partBytes?: number;
   /** The term the session's transactions are stamped with (default: the state's). */
   term?: number;
   /** The host index kept from the last session (a turn context's); without it, a fresh index. */
@@ -146,6 +155,8 @@ class Session {
   private readonly parts: SchedulerEvent[][] = [];
   private current: SchedulerEvent[] | null = null;
   private readonly partEvents: number;
+  private readonly partBytes: number;
+  private currentBytes = 0;
   private index!: HostIndex;
   private counter!: HostCounter;
   private planner: ReservationPlanner | null = null;
@@ -178,6 +189,7 @@ class Session {
   ) {
     this.session = base.session + 1;
     this.partEvents = options.partEvents ?? PART_EVENTS;
+    this.partBytes = options.partBytes ?? PART_BYTES;
   }
 
   run(): SchedulerEvent[][] {
@@ -795,9 +807,13 @@ class Session {
   }
 
   // One gang's events stay in one transaction; a transaction closes after the gang that brings
-  // it to `partEvents` events, so every transaction leaves the state consistent.
+  // it to `partEvents` events, or before the gang that would bring it past `partBytes`, so every
+  // transaction leaves the state consistent and can be appended.
   private emit(unit: readonly SchedulerEvent[]): void {
+    const bytes = JSON.stringify(unit).length;
+    if (this.current !== null && this.current.length > 0 && this.currentBytes + bytes > this.partBytes) this.current = null;
     if (this.current === null) {
+      this.currentBytes = 0;
       this.current = [];
       this.parts.push(this.current);
       // each part is a transaction of its own: its envelope is applied before its events
@@ -805,6 +821,7 @@ class Session {
     }
     for (const event of unit) apply(this.draft, event, this.w);
     for (const event of unit) this.current.push(event);
+    this.currentBytes += bytes;
     this.stats.events += unit.length;
     if (this.current.length >= this.partEvents) this.current = null;
   }
