@@ -128,7 +128,7 @@ describe('sessions', () => {
       expect(part.at(-1)!.type).toBe('GangCommitted');
     }
     expect(parts.flat().filter((e) => e.type === 'GangCommitted')).toHaveLength(10);
-    const folded = foldTransactions(g.cluster.state, parts.map((events, i) => ({ seq: g.cluster.state.seq + i + 1, tx: makeTransaction(null, { at: 0, term: g.cluster.state.term }, events) })));
+    const folded = foldTransactions(g.cluster.state, parts.map((events, i) => ({ seq: g.cluster.state.seq + i + 1, tx: makeTransaction(null, { kind: 'session', at: 0, term: g.cluster.state.term, leader: 'test', session: 1, part: i + 1, parts: parts.length }, events) })));
     expect(stateHash(folded)).toBe(stateHash(state));
   });
 });
