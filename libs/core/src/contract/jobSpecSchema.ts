@@ -71,20 +71,28 @@ export const identitySchema = z.strictObject({
 const selectSchema = z.string().max(MAX_SELECT_LENGTH)
   .meta({ description: 'Boolean expression over host labels and capacities (see docs/job-spec.md); empty: every host.' });
 
+// The fields of one request (DESIGN.md §4, §13): the top level of a JobSpec, or one of its
+// alternatives; `roles` says what else may stand in for it there.
+function requestFields(roles: string) {
+  return {
+    roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
+      .meta({ description: roles }),
+    tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
+      .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
+    resources: memberResourcesSchema.optional()
+      .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
+    placement: placementSpecSchema.prefault({}),
+    select: selectSchema.default(''),
+  };
+}
+
 /**
  * One variant of a job's `alternatives` (DESIGN.md §13): a request of its own, with the same rules
  * as the top level (roles, or tasks with resources; placement; select), checked by `validateJobSpec`.
  */
-export const alternativeSpecSchema = z.strictObject({
-  roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
-    .meta({ description: 'The roles of this variant\'s gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources.' }),
-  tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
-    .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
-  resources: memberResourcesSchema.optional()
-    .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
-  placement: placementSpecSchema.prefault({}),
-  select: selectSchema.default(''),
-}).meta({ description: 'One alternative request: tried in order within one attempt; the first that fits commits, all or nothing.' });
+export const alternativeSpecSchema = z.strictObject(
+  requestFields('The roles of this variant\'s gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources.'),
+).meta({ description: 'One alternative request: tried in order within one attempt; the first that fits commits, all or nothing.' });
 
 /**
  * The JobSpec as publishers send it (DESIGN.md §4): every object strict, defaults filled in. The
@@ -96,14 +104,7 @@ export const jobSpecSchema = z.strictObject({
   identity: identitySchema,
   priority: z.int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0)
     .meta({ description: 'Higher runs first.' }),
-  roles: z.array(roleSpecSchema).min(1).max(MAX_GANG_SIZE).optional()
-    .meta({ description: 'The roles of the gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources, or alternatives.' }),
-  tasks: z.int().min(1).max(MAX_GANG_SIZE).optional()
-    .meta({ description: 'Shorthand: one role named "task" of this many members; needs resources, excludes roles.' }),
-  resources: memberResourcesSchema.optional()
-    .meta({ description: 'Shorthand: the resources of each of the tasks members; needs tasks, excludes roles.' }),
-  placement: placementSpecSchema.prefault({}),
-  select: selectSchema.default(''),
+  ...requestFields('The roles of the gang; members are numbered 0..N-1 across roles, in this order. Give roles, or tasks with resources, or alternatives.'),
   alternatives: z.array(alternativeSpecSchema).min(MIN_ALTERNATIVES).max(MAX_ALTERNATIVES).optional()
     .meta({ description: `Instead of roles (or tasks and resources), placement and select: ${MIN_ALTERNATIVES} to ${MAX_ALTERNATIVES} requests, tried in order; the first that fits commits (GangCommitted.alternative is its index).` }),
   minInstances: z.int().min(0).max(MAX_GANG_SIZE).default(0)

@@ -169,6 +169,7 @@ export class HostIndex {
    * time, when more is free than now).
    */
   memo: 'on' | 'read' | 'off' = 'on';
+  private hostNumbers: Map<string, number> | null = null;
   /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
   deferred: Set<HostClass> | null = null;
   /**
@@ -238,6 +239,16 @@ export class HostIndex {
       this.key[h] = this.hostKey(h, c);
     }
     for (const c of this.classes) buildTree(this, c);
+  }
+
+  /** Host number by node id (built on first use). */
+  get hostOf(): ReadonlyMap<string, number> {
+    if (this.hostNumbers === null) {
+      const map = new Map<string, number>();
+      this.ids.forEach((id, h) => map.set(id, h));
+      this.hostNumbers = map;
+    }
+    return this.hostNumbers;
   }
 
   /** The binpack key of a host: Σ weight × free; minus a bucket's demand key it is the host's score. */

@@ -1,5 +1,5 @@
 import type { JobSpec } from '../contract/types.ts';
-import { activeRequest, jobRequests, requestSelectAst } from '../jobRequests.ts';
+import { jobRequests, requestSelectAst } from '../jobRequests.ts';
 import { selectLabels } from '../select/selectLabels.ts';
 import { leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, NodeState, State } from '../state.ts';
@@ -15,8 +15,6 @@ export interface SessionIndex {
 
 /** A session index with what it needs to be brought up to a later state. */
 export interface CachedIndex extends SessionIndex {
-  /** Host index by node id. */
-  hosts: Map<string, number>;
   /** Node ids of the lost and drained nodes, with the status each had. */
   offlineIds: Map<string, NodeState['status']>;
   /** The session using the index: its hosts must be refreshed before the next one. */
@@ -78,36 +76,27 @@ const jobLabels = new WeakMap<JobSpec, readonly string[]>();
  */
 export function readLabels(state: State): string[] {
   const names = new Set<string>();
-  const add = (job: JobState, requests: readonly number[] | null): void => {
-    let labels = requests === null ? jobLabels.get(job.spec) : undefined;
+  // every variant's, also for a running gang (a superset groups hosts finer: no decision changes)
+  const add = (job: JobState): void => {
+    let labels = jobLabels.get(job.spec);
     if (labels === undefined) {
       const found = new Set<string>();
-      const all = jobRequests(job.spec);
-      const picked = requests === null ? all.map((_, i) => i) : requests;
-      for (const i of picked) {
+      jobRequests(job.spec).forEach((request, i) => {
         const ast = requestSelectAst(job, i);
         if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
-        const topology = (all[i] ?? activeRequest(job)).placement.topology;
-        if (topology !== undefined) found.add(topology.key);
-      }
+        if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
+      });
       labels = [...found];
-      if (requests === null) jobLabels.set(job.spec, labels);
+      jobLabels.set(job.spec, labels);
     }
     for (const name of labels) names.add(name);
   };
-  for (const [shard, ids] of shardLeaves(state.pending)) {
-    const jobs = shardLeaf(state.jobs, shard);
-    for (const id of ids) {
-      const job = leafGet(jobs, id);
-      if (job !== undefined) add(job, null);
-    }
-  }
-  if (state.elastic !== undefined) {
-    for (const [shard, ids] of shardLeaves(state.elastic)) {
+  for (const table of state.elastic === undefined ? [state.pending] : [state.pending, state.elastic]) {
+    for (const [shard, ids] of shardLeaves(table)) {
       const jobs = shardLeaf(state.jobs, shard);
       for (const id of ids) {
         const job = leafGet(jobs, id);
-        if (job !== undefined) add(job, [job.alternative ?? 0]);
+        if (job !== undefined) add(job);
       }
     }
   }
@@ -135,11 +124,9 @@ export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex 
     return c;
   }
   const fresh = freshIndexFromState(state, labels === null ? null : new Set(labels));
-  const hosts = new Map<string, number>();
-  fresh.index.ids.forEach((id, h) => hosts.set(id, h));
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
-  const made: CachedIndex = { ...fresh, hosts, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };
+  const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };
   // reading the trie once more records its parts and each host's path
   const read: [object, Counts][] = [];
   if (walk(made, state.nodes, 0, read, null) !== null) for (const [part, counts] of read) made.known.set(part, counts);
@@ -202,7 +189,7 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
         counts.offline++;
         continue;
       }
-      const h = c.hosts.get(node.spec.id);
+      const h = c.index.hostOf.get(node.spec.id);
       if (h === undefined || c.index.specs[h] !== node.spec) return null;
       counts.up++;
       c.leafOf[h] = part;

@@ -23,6 +23,13 @@ export function fullCounts(request: JobRequest): number[] {
   return request.roles.map((r) => r.count);
 }
 
+/** Each role's first member number, in spec order (members are numbered across roles in that order). */
+function firstMembers(request: JobRequest): number[] {
+  const firsts = new Array<number>(request.roles.length);
+  for (const role of gangShape(request).roles) firsts[role.order] = role.firstMember;
+  return firsts;
+}
+
 /** How many members of each role (spec order) a running gang holds now. */
 export function heldCounts(job: JobState, request: JobRequest): number[] {
   const at = new Map(request.roles.map((r, i) => [r.name, i]));
@@ -101,12 +108,7 @@ export function surplusMembers(job: JobState, request: JobRequest): number[] {
   const held = heldCounts(job, request);
   const mins = minCounts(request);
   const out: number[] = [];
-  let first = 0;
-  const firsts = request.roles.map((r) => {
-    const f = first;
-    first += r.count;
-    return f;
-  });
+  const firsts = firstMembers(request);
   for (let r = request.roles.length - 1; r >= 0; r--) {
     for (let k = held[r]! - 1; k >= mins[r]!; k--) out.push(firsts[r]! + k);
   }
@@ -153,14 +155,14 @@ export function runningSizeIssues(job: JobState): string[] {
     return unbound.length === 0 ? [] : [`runs with member(s) ${unbound.join(',')} unbound`];
   }
   const out: string[] = [];
-  let first = 0;
-  for (const role of request.roles) {
-    const bound = job.members.slice(first, first + role.count).map((m) => m !== null);
+  const firsts = firstMembers(request);
+  request.roles.forEach((role, r) => {
+    const bound = job.members.slice(firsts[r], firsts[r]! + role.count).map((m) => m !== null);
     const n = bound.filter(Boolean).length;
     if (bound.some((b, k) => b !== k < n)) out.push(`role ${role.name} holds members that are not a prefix of its range`);
     if (n < (role.minCount ?? role.count) || n > role.count) out.push(`role ${role.name} runs with ${n} members, outside ${role.minCount ?? role.count}..${role.count}`);
-    first += role.count;
-  }
-  if (job.members.length > first) out.push(`${job.members.length} member slots for a gang of ${first}`);
+  });
+  const size = gangShape(request).size;
+  if (job.members.length > size) out.push(`${job.members.length} member slots for a gang of ${size}`);
   return out;
 }

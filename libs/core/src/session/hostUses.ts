@@ -31,7 +31,8 @@ export function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1)
 }
 
 /** What a running job's members that still hold resources take (only those `only` accepts, when given), per host of the index. */
-export function heldUses(index: HostIndex, hostOf: ReadonlyMap<string, number>, job: JobState, only: ((member: number) => boolean) | null = null): HostUse[] {
+export function heldUses(index: HostIndex, job: JobState, only: ((member: number) => boolean) | null = null): HostUse[] {
+  const hostOf = index.hostOf;
   const byHost = new Map<number, HostUse>();
   job.members.forEach((m, i) => {
     if (m === null || m.released || (only !== null && !only(i))) return;

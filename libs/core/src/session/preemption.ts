@@ -85,8 +85,6 @@ export class RunningGangs {
 
   private build(): Map<string, RunningGang[]> {
     const min = this.state.policy?.minRuntimeBeforePreemptionMs ?? 0;
-    const hostOf = new Map<string, number>();
-    this.index.ids.forEach((id, h) => hostOf.set(id, h));
     const out = new Map<string, RunningGang[]>();
     const add = (table: Map<string, RunningGang[]>, gang: RunningGang): void => {
       const list = table.get(gang.leaf);
@@ -102,12 +100,12 @@ export class RunningGangs {
         // a gang winding down (a member finished) gives up no members: it is stopped whole or not at all
         const surplus = isElastic(request) && !job.members.some((m) => m !== null && m.done) ? surplusMembers(job, request) : [];
         const above = new Set(surplus);
-        const uses = heldUses(this.index, hostOf, job, surplus.length === 0 ? null : (m) => !above.has(m));
+        const uses = heldUses(this.index, job, surplus.length === 0 ? null : (m) => !above.has(m));
         if (uses.length === 0) continue;
         add(out, { job, leaf: q, request: surplus.length === 0 ? gangRequest(request) : countsDemand(request, minCounts(request)), uses, over: 0, slice: null });
         for (const m of surplus) {
           const role = request.roles.find((r) => r.name === job.members[m]!.role)!;
-          add(this.slicesByLeaf, { job, leaf: q, request: { cpu: role.resources.cpu, memoryMb: role.resources.memoryMb, gpus: role.resources.gpus }, uses: heldUses(this.index, hostOf, job, (k) => k === m), over: 0, slice: [m] });
+          add(this.slicesByLeaf, { job, leaf: q, request: { cpu: role.resources.cpu, memoryMb: role.resources.memoryMb, gpus: role.resources.gpus }, uses: heldUses(this.index, job, (k) => k === m), over: 0, slice: [m] });
         }
       }
     }

@@ -265,13 +265,11 @@ export class ReservationPlanner {
       return this.running;
     }
     const index = this.index;
-    const hostOf = new Map<string, number>();
-    index.ids.forEach((id, h) => hostOf.set(id, h));
     const out: Running[] = [];
     for (const [, leaf] of shardLeaves(this.state.jobs)) {
       for (const job of leaf) {
         if (job.status !== 'running') continue;
-        const uses = heldUses(index, hostOf, job);
+        const uses = heldUses(index, job);
         if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId: job.spec.id, uses });
       }
     }

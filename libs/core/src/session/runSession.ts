@@ -175,7 +175,6 @@ class Session {
   private readonly noVictims = new Set<string>();
   // gangs grown, shrunk or stopped by preemption this session: neither grown nor victims before the next
   private readonly resized = new Set<string>();
-  private hostNumbers: Map<string, number> | null = null;
   // free CPU, memory and GPUs over the up hosts (kept with commits and preemptions: a bound for preemption)
   private readonly free = { cpu: 0, memoryMb: 0, gpus: 0 };
 
@@ -441,21 +440,29 @@ class Session {
    */
   private enlarge(job: JobState, variant: Variant, minimum: Statement, leaf: string, place: (shape: GangShape) => Statement | null): Placed {
     const request = variant.request;
-    const id = job.spec.id;
-    const ledger = this.ledger;
-    const placeAt = (counts: readonly number[]): Statement | null => {
-      if (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, counts)) !== null) return null;
-      return place(partShape(request, counts));
-    };
     minimum.discard();
-    const counts = largestFit(request, minCounts(request), fullCounts(request), (c) => {
+    const { counts, stmt } = this.largestPlacement(job.spec.id, request, leaf, minCounts(request), fullCounts(request), (c) => place(partShape(request, c)))!;
+    return { stmt, shape: partShape(request, counts), demand: this.ledger === null ? null : countsDemand(request, counts) };
+  }
+
+  /**
+   * The largest counts from `lower` up to `upper` (`largestFit`: each role in placement order) at
+   * which the job's queues admit `counts` members and `place` places them, placed; null when that
+   * is no member at all (growth from 0 that found no room).
+   */
+  private largestPlacement(id: string, request: JobRequest, leaf: string, lower: readonly number[], upper: readonly number[], place: (counts: readonly number[]) => Statement | null): { counts: number[]; stmt: Statement } | null {
+    const ledger = this.ledger;
+    const placeAt = (counts: readonly number[]): Statement | null =>
+      (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, counts)) !== null ? null : place(counts));
+    const counts = largestFit(request, lower, upper, (c) => {
       const probe = placeAt(c);
       probe?.discard();
       return probe !== null;
     });
+    if (counts.every((n) => n === 0)) return null;
     const stmt = placeAt(counts);
-    if (stmt === null) throw new Error(`elastic job ${id} fitted at a size it then could not be placed at`);
-    return { stmt, shape: partShape(request, counts), demand: ledger === null ? null : countsDemand(request, counts) };
+    if (stmt === null) throw new Error(`elastic job ${id} fitted ${counts.join('+')} members it then could not place`);
+    return { counts, stmt };
   }
 
   /**
@@ -489,7 +496,6 @@ class Session {
     const reserved = planner?.avoid(end) ?? null;
     const avoid: Avoid = (h, demand) => !allowed(h) || (reserved !== null && reserved(h, demand));
     const placeExtra = (extra: readonly number[]): Statement | null => {
-      if (ledger !== null && ledger.quotaIssue(leaf, countsDemand(request, extra)) !== null) return null;
       // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
       this.index.memo = 'read';
       const stmt = allocateGang(this.index, id, partShape(request, extra, held), classes, this.stats, avoid);
@@ -501,15 +507,10 @@ class Session {
       return stmt;
     };
     this.stats.allocatorRuns++;
-    const extra = largestFit(request, room.map(() => 0), room, (c) => {
-      const probe = placeExtra(c);
-      probe?.discard();
-      return probe !== null;
-    });
+    const grown = this.largestPlacement(id, request, leaf, room.map(() => 0), room, placeExtra);
+    if (grown === null) return;
+    const { counts: extra, stmt } = grown;
     const added = extra.reduce((n, k) => n + k, 0);
-    if (added === 0) return;
-    const stmt = placeExtra(extra);
-    if (stmt === null) throw new Error(`elastic job ${id} could grow by ${added} members it then could not place`);
     planner?.committed(id, stmt.held, end);
     const bound = this.boundOf(id, stmt);
     const gpus = new Map(bound.map((b) => [b.member, b.gpuIds]));
@@ -538,13 +539,9 @@ class Session {
    */
   private growthHosts(job: JobState, request: JobRequest): ((h: number) => boolean) | null {
     const index = this.index;
-    if (this.hostNumbers === null) {
-      this.hostNumbers = new Map();
-      index.ids.forEach((id, h) => this.hostNumbers!.set(id, h));
-    }
     const used = new Set<number>();
     for (const m of job.members) {
-      const h = m === null ? undefined : this.hostNumbers.get(m.node);
+      const h = m === null ? undefined : index.hostOf.get(m.node);
       if (h !== undefined) used.add(h);
     }
     const p = request.placement;

@@ -1,4 +1,4 @@
-import { activeRequest, isElastic, requestSize } from '../jobRequests.ts';
+import { activeRequest, heldMembers, isElastic, requestSize } from '../jobRequests.ts';
 import { runningSizeIssues } from '../session/elasticGangs.ts';
 import { memberResources } from '../lifecycle.ts';
 import type { JobState } from '../state.ts';
@@ -85,7 +85,7 @@ export function invariantViolations(state: State): string[] {
 function runningSizeViolations(state: State, id: string, job: JobState): string[] {
   const listed = state.elastic !== undefined && shardGet(state.elastic, id) !== undefined;
   const request = activeRequest(job);
-  const below = isElastic(request) && job.members.filter((m) => m !== null).length < requestSize(request);
+  const below = isElastic(request) && heldMembers(job) < requestSize(request);
   const out = runningSizeIssues(job).map((issue) => `job ${id}: ${issue}`);
   if (listed !== below) out.push(`job ${id}: ${below ? 'below' : 'at'} its full size but ${listed ? 'is' : 'is not'} listed for growth`);
   return out;
