@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { LOG_STREAM, appendTransactions, connect, ensureStreams, lastLogSequence, lastPublishedDecision, publishInput, subjects } from '@muster/bus';
-import type { Bus, PublishedDecision } from '@muster/bus';
+import { DECISIONS_STREAM, LOG_STREAM, appendTransactions, connect, ensureStreams, lastLogSequence, lastPublishedDecision, publishDecisions, publishInput, readDecisions, subjects } from '@muster/bus';
+import type { Bus, PublishedDecision, StoredDecision } from '@muster/bus';
 import { makeTransaction, transactionHash } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
 import { startScheduler } from '@muster/scheduler';
@@ -33,6 +33,21 @@ describe('a replica looks for lost writes on MUSTER_DECISIONS before it leads', 
     await admin.deleteStream(LOG_STREAM);
     await ensureStreams(bus, { replicas: 1 });
     const r = await appendTransactions(bus, txs.map((t) => t.tx), 0);
+    expect(r.ok).toBe(true);
+  }
+
+  /** Every message of MUSTER_DECISIONS as stored, in stream order. */
+  async function storedDecisions(): Promise<StoredDecision[]> {
+    const out: StoredDecision[] = [];
+    for await (const d of readDecisions(bus)) out.push(d);
+    return out;
+  }
+
+  /** MUSTER_DECISIONS made anew from `msgs`, in that order, with their msg ids and log sequences. */
+  async function rewriteDecisions(msgs: readonly StoredDecision[]): Promise<void> {
+    await admin.deleteStream(DECISIONS_STREAM);
+    await ensureStreams(bus, { replicas: 1 });
+    const r = await publishDecisions(bus, msgs.map((m) => ({ subject: m.subject, payload: JSON.parse(m.data) as unknown, msgId: m.msgId, logSeq: m.logSeq! })));
     expect(r.ok).toBe(true);
   }
 
@@ -116,4 +131,33 @@ describe('a replica looks for lost writes on MUSTER_DECISIONS before it leads', 
     const why = await expectRefusal('s4', /written again/);
     expect(why).toContain(`log sequence ${last.logSeq}`);
   }, 30_000);
+
+  it('refuses when a leader on the shrunk log published after the lost decisions (the last one is backed)', async () => {
+    const published = await storedDecisions();
+    const kept = last.logSeq - 2;
+    const lost = published.filter((d) => d.logSeq! > kept);
+    expect(lost.length).toBeGreaterThan(0);
+    // JetStream lost the tail of the log; a leader that never saw the lost decisions led on what was left
+    await rewriteLog(history.slice(0, kept));
+    await rewriteDecisions(published.filter((d) => d.logSeq! <= kept));
+    const s5 = await start('s5');
+    let ownDecisions: StoredDecision[];
+    try {
+      await eventually(() => s5.role() === 'leader', 10_000, 's5 leading on the shrunk log');
+      await publishInput(bus, 'muster.in.submit', job('late'), 'late:1');
+      ownDecisions = await eventually(async () => {
+        const own = (await storedDecisions()).filter((d) => d.logSeq! > kept);
+        return own.some((d) => d.subject === 'muster.decision.late' && d.logSeq! > last.logSeq) ? own : null;
+      }, 15_000, 'a decision of s5 past the lost ones');
+    } finally {
+      await s5.stop();
+    }
+    // as MUSTER_DECISIONS holds them: the lost history's decisions, then those of the leader on the shrunk log
+    await rewriteDecisions([...published.filter((d) => d.logSeq! <= kept), ...lost, ...ownDecisions]);
+    const newest = (await lastPublishedDecision(bus))!;
+    expect(newest.msgId).toBe(ownDecisions[ownDecisions.length - 1]!.msgId);
+    expect(newest.logSeq).toBeLessThanOrEqual(await lastLogSequence(bus));
+    const why = await expectRefusal('s6', /written again/);
+    expect(lost.some((d) => why.includes(d.msgId)), why).toBe(true);
+  }, 60_000);
 });

@@ -1,6 +1,31 @@
-import type { PublishedDecision } from '@muster/bus';
+import { BusError, DECISIONS_STREAM, readDecisionBatches, streamInfo } from '@muster/bus';
+import type { Bus, PublishedDecision } from '@muster/bus';
 import { canonicalJson, decisionMessages } from '@muster/core';
 import type { Transaction } from '@muster/core';
+
+/**
+ * How many of MUSTER_DECISIONS' last messages a replica judges against the log before it leads:
+ * the last one alone is not enough once a leader has published on a log that lost writes (its own
+ * decisions, which the shrunk log backs, come last; those of the lost history lie below them).
+ */
+export const PUBLISHED_TAIL = 256;
+
+/**
+ * The last `n` messages of MUSTER_DECISIONS (a few more if it grows while read), oldest first, or
+ * none when it is empty: one stream info and one ordered read of at most `n` small messages.
+ */
+export async function publishedTail(bus: Bus, n = PUBLISHED_TAIL): Promise<PublishedDecision[]> {
+  const { lastSeq } = await streamInfo(bus, DECISIONS_STREAM);
+  if (lastSeq === 0) return [];
+  const out: PublishedDecision[] = [];
+  for await (const batch of readDecisionBatches(bus, { fromSeq: Math.max(1, lastSeq - n + 1), batch: n })) {
+    for (const m of batch) {
+      if (m.logSeq === null) throw new BusError('BAD_MESSAGE', `${DECISIONS_STREAM} sequence ${m.seq} has no valid Muster-Log-Seq header`, { seq: m.seq });
+      out.push({ streamSeq: m.seq, logSeq: m.logSeq, msgId: m.msgId, subject: m.subject, data: m.data });
+    }
+  }
+  return out;
+}
 
 /**
  * What MUSTER_DECISIONS' last message says about MUSTER_LOG, or null when it agrees with it. A

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, lastLogSequence, lastPublishedDecision, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
+import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
 import type { Bus, LeaderLease, PublishedDecision, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
-import type { State } from '@muster/core';
+import type { State, Transaction } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
-import { publishedEvidence } from './publishedEvidence.ts';
+import { publishedEvidence, publishedTail } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
 import { StampClock } from './stampClock.ts';
@@ -45,8 +45,11 @@ export function standbyRequestMs(leaseMs: number): number {
 
 const CATCH_UP_BATCH = 1000;
 const TAIL_WATCHDOG_MS = 2000;
-// folded transactions kept at hand, so the check of the last published decision rarely reads the log
+// folded transactions kept at hand, so the check of the published decisions rarely reads the log
 const RECENT_TXS = 256;
+// log transactions the check of the published decisions may read beyond those at hand (the newest
+// first; decisions of older ones are not judged): a rebuild from a recent snapshot has few at hand
+const MAX_LOG_READS = 32;
 
 /** What a rebuild did: the snapshot it started from (null: none) and the transactions it replayed. */
 export interface RebuildReport {
@@ -167,11 +170,11 @@ export class Replica {
     const from = this.ledger.seq;
     await this.catchUp();
     // a log rebuilt from may be one that lost writes whose decisions went out: look before standing by
-    const decision = await lastPublishedDecision(this.deps.bus).catch((err: unknown) => {
-      log.warn({ err }, 'the last published decision could not be read: not checked at rebuild');
+    const published = await publishedTail(this.deps.bus).catch((err: unknown) => {
+      log.warn({ err }, 'the published decisions could not be read: not checked at rebuild');
       return undefined;
     });
-    if (decision !== undefined) await this.checkPublished(decision, true, this.deps.bus);
+    if (published !== undefined) await this.checkPublished(published, true, this.deps.bus);
     const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
@@ -241,7 +244,7 @@ export class Replica {
           // a log end behind what was seen, not yet confirmed, holds the lease back too
           if (!(await this.checkLogNotShrunk()) || this.refusal !== null) continue;
           // so does a published decision the log did not back at the last look, until it is confirmed or gone
-          if (this.unbackedSince !== null && !(await this.checkPublished(await lastPublishedDecision(this.quick), false, this.quick))) continue;
+          if (this.unbackedSince !== null && !(await this.checkPublished(await publishedTail(this.quick), false, this.quick))) continue;
           const won = await this.keeper.tryAcquire(this.ledger.state.term);
           if (won === null) continue;
           tailStop.abort();
@@ -250,14 +253,14 @@ export class Replica {
           // (its own decisions become the last ones), and one that cannot read MUSTER_DECISIONS
           // could decide nothing before its outbox has read it anyway
           const unchecked = (err: unknown): false => {
-            this.log.warn({ err }, 'the last published decision could not be checked: not leading yet');
+            this.log.warn({ err }, 'the published decisions could not be checked: not leading yet');
             return false;
           };
-          const published = lastPublishedDecision(this.takeoverBus).then((d) => d, unchecked);
+          const published = publishedTail(this.takeoverBus).then((d) => d, unchecked);
           await tail;
           await this.catchUp();
-          const decision = await published;
-          if (decision !== false && (await this.checkPublished(decision, true, this.takeoverBus).catch(unchecked))) return won;
+          const decisions = await published;
+          if (decisions !== false && (await this.checkPublished(decisions, true, this.takeoverBus).catch(unchecked))) return won;
           // the log does not back what was published (or that could not be found out): never lead on it; give the lease up
           await this.keeper.release(won).catch(() => undefined);
           return 'again';
@@ -298,16 +301,21 @@ export class Replica {
   }
 
   /**
-   * Whether the last decision on MUSTER_DECISIONS (`d`, read before the log's end was) is backed by
-   * the log this replica folded: false while it is not (publishedEvidence: a decision past the log's
-   * end, or one that differs from the log there), and once that has stood for the confirmation
-   * window the replica alarms and refuses to lead for good. A decision past what this replica folded
-   * but inside the log's end as its stream leader reports it is folded first (when `canCatchUp`: the
-   * tail is not running), else judged at a later look; an answer without a leader is not evidence.
+   * Whether the last decisions on MUSTER_DECISIONS (`tail`, oldest first, read before the log's end
+   * was) are backed by the log this replica folded: false while one is not (publishedEvidence: a
+   * decision past the log's end, or one that differs from the log there), and once that has stood
+   * for the confirmation window the replica alarms and refuses to lead for good. The newest
+   * decision past what this replica folded but inside the log's end as its stream leader reports it
+   * is folded first (when `canCatchUp`: the tail is not running), else judged at a later look; an
+   * answer without a leader is not evidence. Every decision of the tail is judged, not only the
+   * newest: a leader that led on a log that lost writes puts its own decisions, which that log
+   * backs, above those of the lost history. Bounded: the transactions come from the last ones
+   * folded, and at most `MAX_LOG_READS` more are read (decisions of older ones are not judged).
    * `bus`: what to ask with (a standby's looks are bounded shorter than a lease).
    */
-  private async checkPublished(d: PublishedDecision | null, canCatchUp: boolean, bus: Bus): Promise<boolean> {
-    if (d === null) return this.backed();
+  private async checkPublished(tail: readonly PublishedDecision[], canCatchUp: boolean, bus: Bus): Promise<boolean> {
+    const d = tail[tail.length - 1];
+    if (d === undefined) return this.backed();
     if (d.logSeq > this.ledger.seq) {
       const { lastSeq, authoritative } = await streamInfo(bus, LOG_STREAM);
       if (!authoritative) return this.unbackedSince === null;
@@ -320,9 +328,38 @@ export class Replica {
         return this.unbacked(publishedEvidence(d, lastSeq, null)!);
       }
     }
-    const tx = this.recent.find((t) => t.seq === d.logSeq) ?? (await readLogMessage(bus, d.logSeq));
-    const evidence = publishedEvidence(d, this.ledger.seq, tx?.tx ?? null);
-    return evidence === null ? this.backed() : this.unbacked(evidence);
+    const end = this.ledger.seq;
+    const judged = tail.filter((p) => p.logSeq <= end);
+    const txs = await this.transactionsAt(judged.map((p) => p.logSeq), bus);
+    // the newest first: the evidence names the decision closest to the log's end
+    for (let i = judged.length - 1; i >= 0; i--) {
+      const p = judged[i]!;
+      const tx = txs.get(p.logSeq);
+      // a transaction neither at hand nor read (past the bound): that decision is not judged
+      if (tx === undefined) continue;
+      const evidence = publishedEvidence(p, end, tx);
+      if (evidence !== null) return this.unbacked(evidence);
+    }
+    return this.backed();
+  }
+
+  /**
+   * The log's transactions at `seqs`: those among the last folded, and at most `MAX_LOG_READS` of
+   * the others (the newest), read in parallel; null for a sequence the log does not hold.
+   */
+  private async transactionsAt(seqs: readonly number[], bus: Bus): Promise<Map<number, Transaction | null>> {
+    const out = new Map<number, Transaction | null>();
+    const recent = new Map(this.recent.map((t) => [t.seq, t.tx] as const));
+    const missing = new Set<number>();
+    for (const seq of seqs) {
+      const tx = recent.get(seq);
+      if (tx !== undefined) out.set(seq, tx);
+      else missing.add(seq);
+    }
+    const reads = [...missing].sort((a, b) => b - a).slice(0, MAX_LOG_READS);
+    const read = await Promise.all(reads.map((seq) => readLogMessage(bus, seq)));
+    reads.forEach((seq, i) => out.set(seq, read[i]?.tx ?? null));
+    return out;
   }
 
   private backed(): boolean {
