@@ -1,7 +1,7 @@
 import { BusError, DECISIONS_STREAM, readDecisionBatches, streamInfo } from '@muster/bus';
 import type { Bus, PublishedDecision } from '@muster/bus';
 import { canonicalJson, decisionMessages } from '@muster/core';
-import type { Transaction } from '@muster/core';
+import type { OutboundMessage, Transaction } from '@muster/core';
 
 /**
  * How many of MUSTER_DECISIONS' last messages a replica judges against the log before it leads:
@@ -18,11 +18,24 @@ export async function publishedTail(bus: Bus, n = PUBLISHED_TAIL): Promise<Publi
   const { lastSeq } = await streamInfo(bus, DECISIONS_STREAM);
   if (lastSeq === 0) return [];
   const out: PublishedDecision[] = [];
-  for await (const batch of readDecisionBatches(bus, { fromSeq: Math.max(1, lastSeq - n + 1), batch: n })) {
-    for (const m of batch) {
-      if (m.logSeq === null) throw new BusError('BAD_MESSAGE', `${DECISIONS_STREAM} sequence ${m.seq} has no valid Muster-Log-Seq header`, { seq: m.seq });
-      out.push({ streamSeq: m.seq, logSeq: m.logSeq, msgId: m.msgId, subject: m.subject, data: m.data });
+  const batches = readDecisionBatches(bus, { fromSeq: Math.max(1, lastSeq - n + 1), batch: n });
+  let done = false;
+  try {
+    // up to the last sequence seen above, not to the reader's end: its consumer is deleted after
+    // this returns (a round trip a takeover need not wait for)
+    while (out.length === 0 || out[out.length - 1]!.streamSeq < lastSeq) {
+      const next = await batches.next();
+      if (next.done === true) {
+        done = true;
+        break;
+      }
+      for (const m of next.value) {
+        if (m.logSeq === null) throw new BusError('BAD_MESSAGE', `${DECISIONS_STREAM} sequence ${m.seq} has no valid Muster-Log-Seq header`, { seq: m.seq });
+        out.push({ streamSeq: m.seq, logSeq: m.logSeq, msgId: m.msgId, subject: m.subject, data: m.data });
+      }
     }
+  } finally {
+    if (!done) void batches.return(undefined).catch(() => undefined);
   }
   return out;
 }
@@ -33,13 +46,14 @@ export async function publishedTail(bus: Bus, n = PUBLISHED_TAIL): Promise<Publi
  * names a log sequence past `logEnd` (the log's end, read after the decision), or one that differs
  * from what the log's transaction `tx` at its sequence derives, means the log lost acknowledged
  * writes (and, for the second, was written again over them): a replica must not lead on it.
+ * `derivedFromTx`: what `derivedMessages` gives for `tx`, when the caller judges several of its decisions.
  */
-export function publishedEvidence(d: PublishedDecision, logEnd: number, tx: Transaction | null): string | null {
+export function publishedEvidence(d: PublishedDecision, logEnd: number, tx: Transaction | null, derivedFromTx?: readonly OutboundMessage[]): string | null {
   const what = `MUSTER_DECISIONS holds ${d.msgId} (stream sequence ${d.streamSeq}, ${d.subject}), a decision of log sequence ${d.logSeq}`;
   if (d.logSeq > logEnd) return `${what}, but MUSTER_LOG ends at ${logEnd}: the log lost acknowledged writes`;
   if (tx === null) return `${what}, but MUSTER_LOG has no transaction there (its end is ${logEnd}): the log lost acknowledged writes`;
   // the job is not needed: what it adds to a Bind (run time, command, env) is left out of the comparison
-  const derived = decisionMessages(d.logSeq, tx, () => undefined).find((m) => m.msgId === d.msgId);
+  const derived = (derivedFromTx ?? derivedMessages(d.logSeq, tx)).find((m) => m.msgId === d.msgId);
   if (derived === undefined) return `${what}, but MUSTER_LOG's transaction at ${d.logSeq} derives no such message: the log lost acknowledged writes and was written again`;
   let body: unknown;
   try {
@@ -51,6 +65,11 @@ export function publishedEvidence(d: PublishedDecision, logEnd: number, tx: Tran
     return `${what}, but it differs from what MUSTER_LOG's transaction at ${d.logSeq} derives: the log lost acknowledged writes and was written again`;
   }
   return null;
+}
+
+/** The messages the log's transaction `tx` at `logSeq` leads to, without its jobs (see `publishedEvidence`). */
+export function derivedMessages(logSeq: number, tx: Transaction): OutboundMessage[] {
+  return decisionMessages(logSeq, tx, () => undefined);
 }
 
 /** A Bind without what its job adds (the job may be retired by now): its run time, and each part's command and env. */

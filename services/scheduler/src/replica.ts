@@ -2,13 +2,13 @@ import type { Logger } from 'pino';
 import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
 import type { Bus, LeaderLease, PublishedDecision, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
-import type { State, Transaction } from '@muster/core';
+import type { OutboundMessage, State, Transaction } from '@muster/core';
 import type { ResolvedOptions } from './config.ts';
 import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
-import { publishedEvidence, publishedTail } from './publishedEvidence.ts';
+import { derivedMessages, publishedEvidence, publishedTail } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
 import { StampClock } from './stampClock.ts';
@@ -47,8 +47,10 @@ const CATCH_UP_BATCH = 1000;
 const TAIL_WATCHDOG_MS = 2000;
 // folded transactions kept at hand, so the check of the published decisions rarely reads the log
 const RECENT_TXS = 256;
-// log transactions the check of the published decisions may read beyond those at hand (the newest
-// first; decisions of older ones are not judged): a rebuild from a recent snapshot has few at hand
+// log transactions the check of the published decisions may read at rebuild beyond those at hand
+// (the newest first; decisions of older ones are not judged): a rebuild from a recent snapshot has
+// few at hand. Before leading none is read but the newest decision's: they cost a takeover (32
+// parallel reads took 10-50 ms in a drill on this machine)
 const MAX_LOG_READS = 32;
 
 /** What a rebuild did: the snapshot it started from (null: none) and the transactions it replayed. */
@@ -174,7 +176,7 @@ export class Replica {
       log.warn({ err }, 'the published decisions could not be read: not checked at rebuild');
       return undefined;
     });
-    if (published !== undefined) await this.checkPublished(published, true, this.deps.bus);
+    if (published !== undefined) await this.checkPublished(published, true, this.deps.bus, MAX_LOG_READS);
     const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
@@ -244,7 +246,7 @@ export class Replica {
           // a log end behind what was seen, not yet confirmed, holds the lease back too
           if (!(await this.checkLogNotShrunk()) || this.refusal !== null) continue;
           // so does a published decision the log did not back at the last look, until it is confirmed or gone
-          if (this.unbackedSince !== null && !(await this.checkPublished(await publishedTail(this.quick), false, this.quick))) continue;
+          if (this.unbackedSince !== null && !(await this.checkPublished(await publishedTail(this.quick), false, this.quick, 0))) continue;
           const won = await this.keeper.tryAcquire(this.ledger.state.term);
           if (won === null) continue;
           tailStop.abort();
@@ -260,7 +262,7 @@ export class Replica {
           await tail;
           await this.catchUp();
           const decisions = await published;
-          if (decisions !== false && (await this.checkPublished(decisions, true, this.takeoverBus).catch(unchecked))) return won;
+          if (decisions !== false && (await this.checkPublished(decisions, true, this.takeoverBus, 0).catch(unchecked))) return won;
           // the log does not back what was published (or that could not be found out): never lead on it; give the lease up
           await this.keeper.release(won).catch(() => undefined);
           return 'again';
@@ -310,10 +312,11 @@ export class Replica {
    * answer without a leader is not evidence. Every decision of the tail is judged, not only the
    * newest: a leader that led on a log that lost writes puts its own decisions, which that log
    * backs, above those of the lost history. Bounded: the transactions come from the last ones
-   * folded, and at most `MAX_LOG_READS` more are read (decisions of older ones are not judged).
-   * `bus`: what to ask with (a standby's looks are bounded shorter than a lease).
+   * folded (`RECENT_TXS` to twice that), the newest decision's is read if it is not among them, and
+   * at most `maxReads` more are read (decisions of older ones are not judged). `bus`: what to ask
+   * with (a standby's looks are bounded shorter than a lease).
    */
-  private async checkPublished(tail: readonly PublishedDecision[], canCatchUp: boolean, bus: Bus): Promise<boolean> {
+  private async checkPublished(tail: readonly PublishedDecision[], canCatchUp: boolean, bus: Bus, maxReads: number): Promise<boolean> {
     const d = tail[tail.length - 1];
     if (d === undefined) return this.backed();
     if (d.logSeq > this.ledger.seq) {
@@ -330,24 +333,29 @@ export class Replica {
     }
     const end = this.ledger.seq;
     const judged = tail.filter((p) => p.logSeq <= end);
-    const txs = await this.transactionsAt(judged.map((p) => p.logSeq), bus);
+    const txs = await this.transactionsAt(judged.map((p) => p.logSeq), bus, maxReads);
+    // each transaction's messages derived once, for all of its decisions
+    const derived = new Map<number, OutboundMessage[]>();
     // the newest first: the evidence names the decision closest to the log's end
     for (let i = judged.length - 1; i >= 0; i--) {
       const p = judged[i]!;
       const tx = txs.get(p.logSeq);
       // a transaction neither at hand nor read (past the bound): that decision is not judged
       if (tx === undefined) continue;
-      const evidence = publishedEvidence(p, end, tx);
+      let messages = derived.get(p.logSeq);
+      if (messages === undefined && tx !== null) derived.set(p.logSeq, (messages = derivedMessages(p.logSeq, tx)));
+      const evidence = publishedEvidence(p, end, tx, messages);
       if (evidence !== null) return this.unbacked(evidence);
     }
     return this.backed();
   }
 
   /**
-   * The log's transactions at `seqs`: those among the last folded, and at most `MAX_LOG_READS` of
-   * the others (the newest), read in parallel; null for a sequence the log does not hold.
+   * The log's transactions at `seqs` (ascending): those among the last folded, the last of `seqs`
+   * and at most `maxReads` of the others (the newest) read in parallel; null for a sequence the log
+   * does not hold.
    */
-  private async transactionsAt(seqs: readonly number[], bus: Bus): Promise<Map<number, Transaction | null>> {
+  private async transactionsAt(seqs: readonly number[], bus: Bus, maxReads: number): Promise<Map<number, Transaction | null>> {
     const out = new Map<number, Transaction | null>();
     const recent = new Map(this.recent.map((t) => [t.seq, t.tx] as const));
     const missing = new Set<number>();
@@ -356,7 +364,7 @@ export class Replica {
       if (tx !== undefined) out.set(seq, tx);
       else missing.add(seq);
     }
-    const reads = [...missing].sort((a, b) => b - a).slice(0, MAX_LOG_READS);
+    const reads = [...missing].sort((a, b) => b - a).slice(0, Math.max(maxReads, missing.has(seqs[seqs.length - 1]!) ? 1 : 0));
     const read = await Promise.all(reads.map((seq) => readLogMessage(bus, seq)));
     reads.forEach((seq, i) => out.set(seq, read[i]?.tx ?? null));
     return out;
