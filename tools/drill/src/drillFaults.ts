@@ -29,8 +29,8 @@ export interface FaultRecord {
   slow?: { delayMs: number; loss: number; connections: number; statusMs: { before: number; during: number } };
   /** A NATS fault: how long after the node was back every stream's copy on it was current again (it was not free for the next NATS fault until then). */
   caughtUpMs?: number;
-  /** full-disk: the tmpfs's size, the bytes left free once filled, and how long it stayed full. */
-  disk?: { mb: number; freeBytesWhenFull: number; fullMs: number };
+  /** full-disk: the tmpfs's size, the bytes left free once filled, how long it stayed full, and whether the node's monitor answered at the end of that and within 3 s of the filler's removal (before its recovery on an empty store). */
+  disk?: { mb: number; freeBytesWhenFull: number; fullMs: number; answeredWhenFull: boolean; answeredAfterFree: boolean; recovery: 'empty-store' | 'same-store'; stalledRestarts: number };
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
   fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
@@ -78,7 +78,7 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
     const node = NATS_FAULTS.has(kind) && record.skipped === null ? ctx.cluster.nats.nodes.find((n) => n.name === record.target) : undefined;
     if (node !== undefined && node.running) {
       try {
-        record.caughtUpMs = await awaitNodeCurrent(ctx.cluster.bus, node.name);
+        record.caughtUpMs = await awaitNodeCurrent(ctx.cluster.bus, node.name, 120_000, node.monitorPort);
       } catch (err) {
         record.error ??= err instanceof Error ? err.message : String(err);
       }
@@ -97,7 +97,9 @@ export function faultLine(r: FaultRecord): string {
   const next = r.nextLeader === null ? '' : `, ${r.nextLeader} leads`;
   const slow = r.slow === undefined ? '' : ` (${r.slow.delayMs} ms and ${r.slow.loss * 100} % loss on ${r.slow.connections} replica connections through the proxies; a status request took ${r.slow.statusMs.before} ms before, ${r.slow.statusMs.during} ms during)`;
   const current = r.caughtUpMs === undefined ? '' : `, its copies current ${r.caughtUpMs} ms after`;
-  return `${what}: done in ${r.endedAt - r.at} ms${current}${slow}${next}`;
+  const yesNo = (b: boolean): string => (b ? 'yes' : 'no');
+  const disk = r.disk === undefined ? '' : ` (tmpfs of ${r.disk.mb} MB full for ${r.disk.fullMs} ms; its monitor answered at the end of that: ${yesNo(r.disk.answeredWhenFull)}, once freed: ${yesNo(r.disk.answeredAfterFree)}; restarted on ${r.disk.recovery === 'empty-store' ? 'an empty store' : 'the store it left'}${r.disk.stalledRestarts > 0 ? `, and ${r.disk.stalledRestarts} more time(s) when its store stopped catching up` : ''})`;
+  return `${what}: done in ${r.endedAt - r.at} ms${current}${disk}${slow}${next}`;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */

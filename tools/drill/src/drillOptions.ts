@@ -48,6 +48,13 @@ export interface DrillOptions {
   /** partition-nats: how long one NATS node is cut off from the other two (longer than its raft election timeout). */
   natsPartitionMs: number;
   diskHeadroomMb: number;
+  /**
+   * full-disk: how the node comes back once freed. `empty-store` (the default): killed, its
+   * JetStream store discarded, restarted empty to catch up from its peers (an operator's recovery
+   * from a disk failure). `same-store`: killed and restarted on the store the full disk left, moved
+   * back to disk (what lost acknowledged writes on nats-server 2.9.10; kept to measure it).
+   */
+  diskRecovery: 'empty-store' | 'same-store';
   /** slow-network: how long every replica's traffic to NATS is slowed, by how much (ms a chunk waits), and the share of its packets dropped. */
   slowMs: number;
   slowDelayMs: number;
@@ -82,6 +89,7 @@ export function drillDefaults(): DrillOptions {
     partitionMs: 3_000,
     natsPartitionMs: 8_000,
     diskHeadroomMb: 16,
+    diskRecovery: 'empty-store',
     slowMs: 10_000,
     slowDelayMs: 200,
     slowLoss: 0.05,
@@ -106,6 +114,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   // one node of each kind (CPU, A100, H100), so every job of the mix fits the empty cluster
   if (!Number.isInteger(opts.nodes) || opts.nodes < 3) throw new RangeError(`nodes must be an integer of at least 3, got ${opts.nodes}`);
   if (!Number.isInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
+  if (opts.diskRecovery !== 'empty-store' && opts.diskRecovery !== 'same-store') throw new RangeError(`diskRecovery must be empty-store or same-store, got ${String(opts.diskRecovery)}`);
   if (opts.schedule !== 'sequential' && opts.schedule !== 'chaotic') throw new RangeError(`schedule must be sequential or chaotic, got ${String(opts.schedule)}`);
   for (const f of opts.faults) if (!ALL_FAULT_KINDS.includes(f)) throw new RangeError(`unknown fault ${f} (one of ${ALL_FAULT_KINDS.join(', ')})`);
   // a pause no longer than the lease is not a failover: the leader would keep its lease

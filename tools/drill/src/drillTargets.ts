@@ -1,4 +1,4 @@
-import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies } from '@muster/bus';
+import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
@@ -57,26 +57,87 @@ const STREAMS = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM, bucketStream.kv(LEADER
 
 /**
  * Waits until every stream's copy on NATS node `name` is current again, as each stream's leader
- * reports it (`cluster.replicas[].current`, no lag), and says how long that took; throws after
- * `timeoutMs` naming the streams still behind. Until then the node is not free for the next NATS
- * fault: a node that answers but has not caught up is out in the sense R3 counts, and taking
- * another node then leaves one current copy (the 15-minute soak lost 1,100 acknowledged
- * transactions when a restart followed a full disk's recovery too soon).
+ * reports it (`cluster.replicas[].current`, no lag), and, when its `monitorPort` is given, as the
+ * node's own store holds it (`/jsz`: its last sequence at least the leader's, read just before);
+ * says how long that took; throws after `timeoutMs` naming the streams still behind. Until then the
+ * node is not free for the next NATS fault: a node that answers but has not caught up is out in the
+ * sense R3 counts, and taking another node then leaves one current copy (the 15-minute soak lost
+ * 1,100 acknowledged transactions when a restart followed a full disk's recovery too soon). The
+ * leader's word is not enough for a node restarted on an empty store: nats-server 2.9.10 counts
+ * it current once its raft log is, while its store is still being sent the stream's messages (a
+ * consumer placed on it meanwhile delivers from sequence 1).
  */
-export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000): Promise<number> {
+export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000, monitorPort?: number): Promise<number> {
   const started = Date.now();
   let behind: string[] = STREAMS;
   while (Date.now() - started < timeoutMs) {
     const answers = await Promise.all(
       STREAMS.map(async (stream) => {
-        const copies = await streamCopies(bus, stream).catch(() => null);
+        const [copies, info] = await Promise.all([streamCopies(bus, stream).catch(() => null), streamInfo(bus, stream).catch(() => null)]);
         const copy = copies?.find((c) => c.name === name);
-        return copy !== undefined && copy.current && copy.lag === 0 ? null : `${stream}${copy === undefined ? '' : ` (lag ${copy.lag})`}`;
+        const current = copy !== undefined && copy.current && copy.lag === 0;
+        return { stream, current, leaderLast: info?.authoritative === true ? info.lastSeq : null, lag: copy?.lag };
       }),
     );
-    behind = answers.filter((a): a is string => a !== null);
+    const held = monitorPort === undefined ? null : await storedLastSeqs(monitorPort);
+    behind = answers.flatMap((a) => {
+      if (!a.current) return [`${a.stream}${a.lag === undefined ? '' : ` (lag ${a.lag})`}`];
+      if (monitorPort === undefined) return [];
+      const last = held?.get(a.stream);
+      if (a.leaderLast === null || last === undefined) return [`${a.stream} (its store not read)`];
+      return last >= a.leaderLast ? [] : [`${a.stream} (its store holds to ${last} of ${a.leaderLast})`];
+    });
     if (behind.length === 0) return Date.now() - started;
     await sleep(250);
   }
   throw new Error(`nats ${name}'s copies not current ${timeoutMs} ms after it came back: ${behind.join(', ')}`);
+}
+
+/** Each stream's last sequence in one node's own store, from its monitoring port (`/jsz`), or null when it does not answer. */
+export async function storedLastSeqs(monitorPort: number): Promise<Map<string, number> | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${monitorPort}/jsz?streams=true`, { signal: AbortSignal.timeout(2_000) });
+    const jsz = (await res.json()) as { account_details?: { stream_detail?: { name: string; state?: { last_seq?: number } }[] }[] };
+    const out = new Map<string, number>();
+    for (const account of jsz.account_details ?? []) for (const st of account.stream_detail ?? []) out.set(st.name, st.state?.last_seq ?? 0);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until NATS node `node`'s own store holds, for every stream, the last sequence its leader
+ * reports (read just before), and says how long that took; false when no stream's copy on it gained
+ * a message for `stallMs` while some were behind (a copy whose catch-up stopped: after a restart on
+ * an empty store, nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes
+ * while the stream's leader reported it current; a second restart resumed it at once).
+ */
+export async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, timeoutMs = 120_000): Promise<number | false> {
+  const started = Date.now();
+  // each stream's highest last sequence seen in the node's store, and when it last grew
+  const seen = new Map<string, { last: number; at: number }>();
+  while (Date.now() - started < timeoutMs) {
+    const leaders = await Promise.all(STREAMS.map((stream) => streamInfo(bus, stream).then((i) => (i.authoritative ? i.lastSeq : null), () => null)));
+    const held = await storedLastSeqs(node.monitorPort);
+    const now = Date.now();
+    let behind = false;
+    let stalled = false;
+    STREAMS.forEach((stream, i) => {
+      const last = held?.get(stream) ?? -1;
+      const before = seen.get(stream);
+      if (before === undefined || last > before.last) seen.set(stream, { last, at: now });
+      const leaderLast = leaders[i] ?? null;
+      // no leader's answer: behind as far as is known, but not evidence of a stall
+      if (leaderLast === null) behind = true;
+      else if (last < leaderLast) {
+        behind = true;
+        if (now - (seen.get(stream)?.at ?? now) > stallMs) stalled = true;
+      }
+    });
+    if (!behind) return now - started;
+    if (stalled) return false;
+    await sleep(250);
+  }
+  return false;
 }
