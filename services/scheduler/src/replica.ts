@@ -72,6 +72,8 @@ export class Replica {
   private suspecting = false;
   // since when (monotonic ms) MUSTER_DECISIONS has held a decision the log does not back (null: it has not)
   private unbackedSince: number | null = null;
+  // since when (monotonic ms) every read of the log's tail has found a gap (null: the last one folded)
+  private gapSince: number | null = null;
   private readonly recent: ReadTransaction[] = [];
   // the log's end as a stream leader last reported it (0: not yet)
   private logEnd = 0;
@@ -291,12 +293,23 @@ export class Replica {
         for await (const logged of readLog(this.deps.bus, { fromSeq: this.ledger.seq + 1, prevHash: this.ledger.lastHash, tail: true, signal: attempt })) {
           this.foldChecked([logged]);
           this.lastFold = performance.now();
+          this.gapSince = null;
         }
       },
       async (err) => {
         log.error({ err, seq: this.ledger.seq }, 'log tail failed');
         const code = (err as { code?: string }).code;
-        if (code === 'CHAIN_BROKEN' || code === 'LOG_GAP' || code === 'BAD_MESSAGE') this.refuse(`log is broken after ${this.ledger.seq}: ${(err as Error).message}`);
+        const broken = `log is broken after ${this.ledger.seq}: ${(err as Error).message}`;
+        if (code === 'LOG_GAP') {
+          // a consumer placed on a NATS node whose copy is still being filled (restarted on an empty
+          // store) delivers from sequence 1: a gap that reading again does not show is not the log's
+          const now = performance.now();
+          this.gapSince ??= now;
+          const forMs = Math.round(now - this.gapSince);
+          if (forMs >= this.deps.opts.logLossConfirmMs) this.refuse(`${broken} (for ${forMs} ms)`);
+        } else if (code === 'CHAIN_BROKEN' || code === 'BAD_MESSAGE') {
+          this.refuse(broken);
+        }
         await sleep(500, signal);
       },
     );
