@@ -68,11 +68,13 @@ function placeGang(
   avoid: Avoid | null,
   limit: readonly number[] | null,
   ranks: number[] | null,
+  strict = true,
+  firstPlan = 0,
 ): boolean {
   const policy = shape.placement.policy;
   if (policy !== 'pack' || shape.placement.ptile !== undefined) {
     // one plan per role: nothing ranks strictly before another placement
-    if (limit !== null) return false;
+    if (limit !== null && strict) return false;
     if (ranks !== null) ranks.fill(0);
     if (policy === 'same-node') return placeSameNode(index, stmt, shape, classes, counters, avoid);
     if (policy === 'spread') return placeSpread(index, stmt, shape, classes, counters, avoid);
@@ -83,23 +85,27 @@ function placeGang(
   const last = shape.roles.length - 1;
   for (let i = 0; i <= last; i++) {
     // the last role must rank strictly before the limit's plan if every role before it tied
-    const max = tight ? limit![i]! - (i === last ? 1 : 0) : Number.POSITIVE_INFINITY;
-    const plan = placePackedRole(index, stmt, shape, shape.roles[i]!, classes, counters, avoid, max);
+    const max = tight ? limit![i]! - (i === last && strict ? 1 : 0) : Number.POSITIVE_INFINITY;
+    const plan = placePackedRole(index, stmt, shape, shape.roles[i]!, classes, counters, avoid, max, i === 0 ? firstPlan : 0);
     if (plan < 0) return false;
     if (ranks !== null) ranks[i] = plan;
     if (tight && plan < limit![i]!) tight = false;
   }
-  // equal to the limit is not before it: the earlier domain keeps a tie
-  return !tight;
+  // equal to the limit is not before it unless `strict` is off: the earlier domain keeps a tie
+  return !tight || !strict;
 }
 
 /**
- * `required` topology (DESIGN.md §13): the gang within one domain. Domains are tried in their
- * order; the one whose placement's plans rank first wins, ties to the earlier domain (by label
- * value), so after a first fit only a strictly better plan is looked for, and a fit at the first
- * plans ends the search. A domain whose summed free capacity cannot hold the gang is not tried.
- * Domains are disjoint, so the best placement so far stays held while others are tried, and is
- * given back exactly when a better one is found.
+ * `required` topology (DESIGN.md §13): the gang within one domain. The one whose placement's plans
+ * rank first wins (each role's plan index, compared in placement order), ties to the earlier domain
+ * (by label value). A domain whose summed free capacity cannot hold the gang is not tried. Under
+ * `pack`, the most members one host of a domain could take (its classes' tree maxima) bounds the
+ * first role's plan from below: domains are tried by that bound, then in their order; a domain
+ * whose bound ranks after the best placement so far is not tried, and plans below the bound are
+ * skipped. After a first fit only a better placement is looked for (or an equal one of an earlier
+ * domain), and a fit at every role's first plan ends the search. Domains are disjoint, so the best
+ * placement so far stays held while others are tried, and is given back exactly when a better one
+ * is found.
  */
 function allocateRequired(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): Statement | null {
   return bestDomain(index, jobId, shape, domains, counters, avoid)?.stmt ?? null;
@@ -108,27 +114,74 @@ function allocateRequired(index: HostIndex, jobId: string, shape: GangShape, dom
 interface DomainFit {
   stmt: Statement;
   ranks: number[];
+  /** The domain's place in domain order (ties go to the earlier). */
+  at: number;
+}
+
+/** A domain that could hold the gang: its place in domain order and the least plan its first role could take there. */
+interface DomainCandidate {
+  domain: TopologyDomain;
+  at: number;
+  firstPlan: number;
 }
 
 function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): DomainFit | null {
   if (domains.length === 0) return null;
   const sums = index.classFree();
   const need = gangTotals(shape);
+  const packed = shape.placement.policy === 'pack' && shape.placement.ptile === undefined;
+  const candidates: DomainCandidate[] = [];
+  for (let at = 0; at < domains.length; at++) {
+    const domain = domains[at]!;
+    if (domainShare(sums, domain.classes, need) < 1 || !everyRoleMayFit(index, shape, domain.classes)) continue;
+    candidates.push({ domain, at, firstPlan: packed ? firstPlanBound(shape, domain.classes) : 0 });
+  }
+  // stable: equal bounds stay in domain order
+  if (packed) candidates.sort((a, b) => a.firstPlan - b.firstPlan);
+  const single = shape.roles.length === 1;
   let best: DomainFit | null = null;
-  for (const d of domains) {
-    if (domainShare(sums, d.classes, need) < 1 || !everyRoleMayFit(index, shape, d.classes)) continue;
+  for (const { domain, at, firstPlan } of candidates) {
+    if (best !== null) {
+      const first = best.ranks[0]!;
+      // candidates come by bound: none from here on ranks before the best (a later tie loses)
+      if (firstPlan > first || (single && firstPlan === first && at > best.at)) break;
+    }
     const stmt = new Statement(index, jobId);
     const ranks = new Array<number>(shape.roles.length).fill(0);
-    if (!placeGang(index, stmt, shape, d.classes, counters, avoid, best?.ranks ?? null, ranks)) {
+    // a domain earlier in domain order than the best so far also wins a tie
+    const strict = best === null || at > best.at;
+    if (!placeGang(index, stmt, shape, domain.classes, counters, avoid, best?.ranks ?? null, ranks, strict, firstPlan)) {
       stmt.discard();
       continue;
     }
     best?.stmt.discard();
-    best = { stmt, ranks };
-    // nothing ranks before every role's first plan
+    best = { stmt, ranks, at };
+    // nothing ranks before every role's first plan, and every domain of bound 0 before it was tried
     if (ranks.every((r) => r === 0)) break;
   }
   return best;
+}
+
+/**
+ * The least plan index the gang's first role could take on these classes under `pack` without
+ * ptile: plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
+ * than its class's tree maxima allow (per dimension: a bound, not a fit).
+ */
+function firstPlanBound(shape: GangShape, classes: readonly HostClass[]): number {
+  const role = shape.roles[0]!;
+  const r = role.resources;
+  const locality = shape.placement.gpuLocality && r.gpus > 0;
+  let most = 0;
+  for (const c of classes) {
+    let n = c.maxSlots[1]!;
+    if (r.cpu > 0) n = Math.min(n, Math.floor(c.maxCpu[1]! / r.cpu));
+    if (r.memoryMb > 0) n = Math.min(n, Math.floor(c.maxMem[1]! / r.memoryMb));
+    if (r.gpus > 0) n = Math.min(n, Math.floor((locality ? c.maxDom[1]! : c.maxGpu[1]!) / r.gpus));
+    most = Math.max(most, n);
+    if (most >= role.count) return 0;
+  }
+  // no host takes one member: everyRoleMayFit has already left such a domain out
+  return most <= 0 ? 0 : Math.ceil(role.count / most) - 1;
 }
 
 /** How many times `preferred` grows its set of domains by one before it takes every candidate host. */
@@ -280,7 +333,7 @@ function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostC
  * fails midway reverses its own debits before the next plan. Returns the index of the plan that
  * fit (plans after `maxPlan` are not tried), or -1.
  */
-function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, maxPlan: number): number {
+function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, maxPlan: number, firstPlan = 0): number {
   const locality = shape.placement.gpuLocality;
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
@@ -291,7 +344,8 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
   for (const plan of planIterator(role.count, shape.placement)) {
     // plans after `maxPlan` would rank after a placement already found (topology domains)
     if (++rank > maxPlan) break;
-    if (provablyInfeasible(plan, exact)) {
+    // plans before `firstPlan` put more members on one host than any host here could take
+    if (rank < firstPlan || provablyInfeasible(plan, exact)) {
       counters.plansSkipped++;
       continue;
     }

@@ -94,8 +94,6 @@ function freeReason(index: HostIndex, h: number, r: MemberResources, locality: b
 }
 
 interface ClassCount {
-  /** How much of the class's `touched` log these counts include. */
-  seen: number;
   /** Reason code per host position in the class (0: fits, else 1 + index in ORDER). */
   reasons: Uint8Array;
   counts: Int32Array;
@@ -104,34 +102,48 @@ interface ClassCount {
   never: boolean;
 }
 
+/** One member shape's counts: per class, and summed over every class. */
+interface ShapeCounts {
+  /** How much of the index's `touched` log these counts include. */
+  seen: number;
+  byClass: ClassCount[];
+  counts: Int32Array;
+  fit: number;
+}
+
 /**
- * Counts hosts per reason for one member, per class and member shape. Each count is built once
- * and then refreshed for the hosts a commit touched since (a failed attempt restores the index
- * exactly, so only commits change free capacity): no rescan of the class per written abort.
+ * Counts hosts per reason for one member, per member shape: every class counted once, then
+ * refreshed for the hosts a commit touched since (a failed attempt restores the index exactly, so
+ * only commits change free capacity): no rescan of a class per written abort, and no pass over
+ * every class when a job has no select (its counts are the sums kept over all of them).
  */
 export class HostCounter {
-  private readonly cache = new Map<string, ClassCount>();
+  private readonly cache = new Map<string, ShapeCounts>();
 
   constructor(private readonly index: HostIndex, private readonly offline: OfflineHosts) {}
 
   /** Host counts for one member of `r` against the hosts that pass select (`matching`). */
   count(matching: readonly HostClass[], r: MemberResources, locality: boolean): HostCounts {
+    const shape = this.shapeCounts(r, locality);
     const totals = new Array<number>(ORDER.length).fill(0);
-    totals[0] = this.offline.lost;
-    totals[1] = this.offline.drained;
-    const matches = new Set(matching.map((c) => c.index));
     let fit = 0;
     let eligible = 0;
-    for (const c of this.index.classes) {
-      if (!matches.has(c.index)) {
-        totals[2] = totals[2]! + c.hosts.length;
-        continue;
+    if (matching.length === this.index.classes.length) {
+      // every class passes select
+      for (let i = 0; i < ORDER.length; i++) totals[i] = shape.counts[i]!;
+      fit = shape.fit;
+      eligible = this.index.ids.length;
+    } else {
+      for (const c of matching) {
+        const counted = shape.byClass[c.index]!;
+        eligible += c.hosts.length;
+        fit += counted.fit;
+        for (let i = 0; i < ORDER.length; i++) totals[i] = totals[i]! + counted.counts[i]!;
       }
-      eligible += c.hosts.length;
-      const counted = this.classCount(c, r, locality);
-      fit += counted.fit;
-      for (let i = 0; i < ORDER.length; i++) totals[i] = totals[i]! + counted.counts[i]!;
     }
+    totals[0] = totals[0]! + this.offline.lost;
+    totals[1] = totals[1]! + this.offline.drained;
+    totals[2] = totals[2]! + this.index.ids.length - eligible;
     const hosts: Record<string, number> = {};
     ORDER.forEach((reason, i) => {
       if (totals[i]! > 0) hosts[reason] = totals[i]!;
@@ -139,9 +151,37 @@ export class HostCounter {
     return { hosts, fit, eligible, total: this.index.ids.length + this.offline.lost + this.offline.drained };
   }
 
-  /** How many hosts of one class could take one member of `r` now (counted and refreshed as `count` does). */
-  fitOf(c: HostClass, r: MemberResources, locality: boolean): number {
-    return this.classCount(c, r, locality).fit;
+  /** How many hosts of these classes could take one member of `r` now (counted and refreshed as `count` does). */
+  fitIn(classes: readonly HostClass[], r: MemberResources, locality: boolean): number {
+    const shape = this.shapeCounts(r, locality);
+    let fit = 0;
+    for (const c of classes) fit += shape.byClass[c.index]!.fit;
+    return fit;
+  }
+
+  // one member shape's counts, built on first use and brought up to the touched log
+  private shapeCounts(r: MemberResources, locality: boolean): ShapeCounts {
+    const key = `${r.cpu}/${r.memoryMb}/${r.gpus}/${r.gpus > 0 ? r.gpuMemoryMb : 0}/${locality && r.gpus > 0}`;
+    const touched = this.index.touched;
+    let shape = this.cache.get(key);
+    if (shape === undefined) {
+      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0 };
+      for (const c of this.index.classes) shape.byClass.push(this.classCount(shape, c, r, locality));
+      this.cache.set(key, shape);
+      return shape;
+    }
+    for (; shape.seen < touched.length; shape.seen++) {
+      const h = touched[shape.seen]!;
+      const entry = shape.byClass[this.index.cls[h]!]!;
+      if (entry.never) continue;
+      const pos = this.index.leaf[h]!;
+      const fresh = this.code(h, r, locality);
+      const was = entry.reasons[pos]!;
+      if (fresh === was) continue;
+      recount(shape, entry, pos, was, -1);
+      recount(shape, entry, pos, fresh, 1);
+    }
+    return shape;
   }
 
   private code(h: number, r: MemberResources, locality: boolean): number {
@@ -149,37 +189,30 @@ export class HostCounter {
     return reason === null ? 0 : ORDER.indexOf(reason) + 1;
   }
 
-  private classCount(c: HostClass, r: MemberResources, locality: boolean): ClassCount {
-    const key = `${c.index}/${r.cpu}/${r.memoryMb}/${r.gpus}/${r.gpus > 0 ? r.gpuMemoryMb : 0}/${locality && r.gpus > 0}`;
-    let entry = this.cache.get(key);
-    if (entry === undefined) {
-      entry = { seen: c.touched.length, reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0, never: false };
-      const never = classReason(c, r, locality);
-      if (never !== null) {
-        // the whole class, whatever is in use on it: no per-host scan, nothing to refresh later
-        entry.never = true;
-        entry.counts[ORDER.indexOf(never)] = c.hosts.length;
-      } else {
-        for (let pos = 0; pos < c.hosts.length; pos++) this.recount(entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
-      }
-      this.cache.set(key, entry);
-      return entry;
-    }
-    if (entry.never) return entry;
-    for (; entry.seen < c.touched.length; entry.seen++) {
-      const h = c.touched[entry.seen]!;
-      const pos = this.index.leaf[h]!;
-      const fresh = this.code(h, r, locality);
-      if (fresh === entry.reasons[pos]) continue;
-      this.recount(entry, pos, entry.reasons[pos]!, -1);
-      this.recount(entry, pos, fresh, 1);
+  private classCount(shape: ShapeCounts, c: HostClass, r: MemberResources, locality: boolean): ClassCount {
+    const entry: ClassCount = { reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0, never: false };
+    const never = classReason(c, r, locality);
+    if (never !== null) {
+      // the whole class, whatever is in use on it: no per-host scan, nothing to refresh later
+      entry.never = true;
+      const i = ORDER.indexOf(never);
+      entry.counts[i] = c.hosts.length;
+      shape.counts[i] = shape.counts[i]! + c.hosts.length;
+    } else {
+      for (let pos = 0; pos < c.hosts.length; pos++) recount(shape, entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
     }
     return entry;
   }
+}
 
-  private recount(entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
-    if (delta === 1) entry.reasons[pos] = code;
-    if (code === 0) entry.fit += delta;
-    else entry.counts[code - 1] = entry.counts[code - 1]! + delta;
+// One host's reason code added to (or taken from) its class's counts and the shape's sums.
+function recount(shape: ShapeCounts, entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
+  if (delta === 1) entry.reasons[pos] = code;
+  if (code === 0) {
+    entry.fit += delta;
+    shape.fit += delta;
+  } else {
+    entry.counts[code - 1] = entry.counts[code - 1]! + delta;
+    shape.counts[code - 1] = shape.counts[code - 1]! + delta;
   }
 }

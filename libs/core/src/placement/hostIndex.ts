@@ -59,8 +59,6 @@ export interface HostClass {
   minGpuMem: number;
   /** NVLink domain number of each compact domain index (ascending). */
   domains: number[];
-  /** Hosts a committed debit landed on, in order (reason counts refresh only these). */
-  touched: number[];
   /** Demands no host of the class can take for the rest of the session (free only shrinks). */
   negatives: BucketDemand[];
 }
@@ -178,6 +176,9 @@ export class HostIndex {
    * domain by them); null until then, so placement without topology never pays for it.
    */
   private freeSums: Float64Array | null = null;
+
+  /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
+  touched: number[] = [];
 
   /**
    * Builds the index from hosts sorted by node id (the rank order every tie falls back to). With
@@ -414,17 +415,15 @@ export class HostIndex {
 
   /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
   resetSession(): void {
-    for (const c of this.classes) {
-      c.negatives = [];
-      c.touched = [];
-    }
+    for (const c of this.classes) c.negatives = [];
+    this.touched = [];
     this.nodeVisits = 0;
     this.leafVisits = 0;
   }
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */
   touch(h: number): void {
-    this.classes[this.cls[h]!]!.touched.push(h);
+    this.touched.push(h);
   }
 
   /**
@@ -523,7 +522,6 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     gpuDom: gpus.map((g) => domains.indexOf(g.nvlinkDomain)),
     minGpuMem: gpus.length === 0 ? 0 : Math.min(...gpus.map((g) => g.memoryMb)),
     domains,
-    touched: [],
     negatives: [],
   };
 }

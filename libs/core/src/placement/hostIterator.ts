@@ -37,13 +37,18 @@ export class HostIterator implements IterableIterator<number> {
     private readonly pin: DomainPin = NO_PIN,
   ) {
     this.ratioFloor = RATIOS.map((rho) => Math.min(demand.cpu, demand.memoryMb / rho));
-    this.demandKeys = new Float64Array(classes.length);
-    this.cpuLevel = new Int8Array(classes.length);
-    this.memLevel = new Int8Array(classes.length);
+    // classes whose tree root cannot hold the bucket are left out before anything is sized for them
+    // (on a busy cluster most are: a search there then costs no more than these checks)
     for (const c of classes) {
-      if (c.hosts.length === 0 || index.knownInfeasible(c, demand)) continue;
-      const k = this.slots.length;
+      if (c.hosts.length === 0 || !this.mayHold(c, 1) || index.knownInfeasible(c, demand)) continue;
       this.slots.push(c);
+    }
+    const n = this.slots.length;
+    this.demandKeys = new Float64Array(n);
+    this.cpuLevel = new Int8Array(n);
+    this.memLevel = new Int8Array(n);
+    for (let k = 0; k < n; k++) {
+      const c = this.slots[k]!;
       const dk = index.demandKey(c, demand);
       this.demandKeys[k] = dk;
       this.cpuLevel[k] = levelOf(demand.cpu, c.spec.capacity.cpu);
@@ -87,10 +92,7 @@ export class HostIterator implements IterableIterator<number> {
   // memory to CPU, so that CPU on one host and memory on another do not look like a fit)
   private offer(k: number, node: number): void {
     const c = this.slots[k]!;
-    const d = this.demand;
-    if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return;
-    if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return;
-    for (let k = 0; k < RATIOS.length; k++) if (c.ratioMax[k]![node]! < this.ratioFloor[k]!) return;
+    if (!this.mayHold(c, node)) return;
     // the least key among hosts with the share of CPU and memory the bucket needs bounds the score
     let key = c.minKey[node]!;
     const lc = this.cpuLevel[k]!;
@@ -99,6 +101,15 @@ export class HostIterator implements IterableIterator<number> {
     if (lm >= 0) key = Math.max(key, c.memLevelKey[lm]![node]!);
     if (key === Number.POSITIVE_INFINITY) return;
     this.push(key - this.demandKeys[k]!, c.firstRank[node]!, k, node);
+  }
+
+  // whether the subtree's best values could hold the bucket (per dimension and per ratio)
+  private mayHold(c: HostClass, node: number): boolean {
+    const d = this.demand;
+    if (c.maxCpu[node]! < d.cpu || c.maxMem[node]! < d.memoryMb || c.maxSlots[node]! < d.slots) return false;
+    if (d.gpus > 0 && (d.locality ? c.maxDom[node]! : c.maxGpu[node]!) < d.gpus) return false;
+    for (let k = 0; k < RATIOS.length; k++) if (c.ratioMax[k]![node]! < this.ratioFloor[k]!) return false;
+    return true;
   }
 
   private less(i: number, j: number): boolean {

@@ -141,11 +141,9 @@ export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex 
 export function releaseSessionIndex(s: SessionIndex, cache: HostIndexCache): void {
   const cached = cache.cached;
   if (cached === null || cached.index !== s.index) return;
-  for (const c of s.index.classes) {
-    for (const h of c.touched) {
-      s.index.sources[h] = null;
-      for (let part = cached.leafOf[h]; part !== null && part !== undefined; part = cached.parentOf.get(part)) cached.known.delete(part);
-    }
+  for (const h of s.index.touched) {
+    s.index.sources[h] = null;
+    for (let part = cached.leafOf[h]; part !== null && part !== undefined; part = cached.parentOf.get(part)) cached.known.delete(part);
   }
   cached.busy = false;
 }

@@ -1,4 +1,4 @@
-import type { MemberResources, TopologySpec } from '../contract/types.ts';
+import type { TopologySpec } from '../contract/types.ts';
 import type { GangShape } from './gangShape.ts';
 import { HostCounter } from './hostCounter.ts';
 import type { HostClass, HostIndex } from './hostIndex.ts';
@@ -170,15 +170,9 @@ export function topologyRoom(
   if (topology === undefined || topology.mode !== 'required') return null;
   const heaviest = shape.roles[0]!;
   const groups = topologyGroups(classes, topology.key);
-  const domains = groups.domains.map((d): DomainRoom => ({ value: d.value, hosts: d.hosts, fit: fitting(counter, d.classes, heaviest.resources, shape.placement.gpuLocality) }));
+  const domains = groups.domains.map((d): DomainRoom => ({ value: d.value, hosts: d.hosts, fit: counter.fitIn(d.classes, heaviest.resources, shape.placement.gpuLocality) }));
   const unlabelled = groups.unlabelled.reduce((n, c) => n + c.hosts.length, 0);
   return { key: topology.key, domains, unlabelled, message: roomMessage(topology, heaviest.name, domains, unlabelled) };
-}
-
-function fitting(counter: HostCounter, classes: readonly HostClass[], r: MemberResources, locality: boolean): number {
-  let fit = 0;
-  for (const c of classes) fit += counter.fitOf(c, r, locality);
-  return fit;
 }
 
 function roomMessage(topology: TopologySpec, role: string, domains: readonly DomainRoom[], unlabelled: number): string {
