@@ -37,9 +37,11 @@ const STALL_MS = 10_000;
  * mount, under the drill's folder) and the node restarted on it; a filler file then takes every
  * free byte for `diskFullMs` while the workload goes on, so that node's writes fail with ENOSPC;
  * then the filler goes and the node is watched for `FREED_WATCH_MS` (does it answer again by
- * itself?). Then the recovery (`diskRecovery: 'empty-store'`, the default): the node is killed, the tmpfs unmounted, its JetStream store
- * discarded, and the node started on an empty store, from which it catches up from the other two
- * (the drill frees it for the next NATS fault only once its copies are current). Restarting it on
+ * itself?). Then the recovery (`diskRecovery: 'empty-store'`, the default): the node is killed,
+ * the tmpfs unmounted, its JetStream store discarded, and the node started on an empty store, from
+ * which it catches up from the other two; the fault ends once the node's own store holds every
+ * stream whole to its leader's last sequence, and starts it empty again (twice at most) when a copy
+ * stops filling while behind. Restarting it on
  * the store the full disk left behind is what lost acknowledged writes twice on nats-server 2.9.10
  * (docs/drills.md, "A full disk, and an operator's recovery"): a node whose writes failed cannot be
  * trusted with its store, and a raft member with an empty log cannot win an election against the
@@ -108,13 +110,16 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
     }
     await restartNatsNode(node);
   }
-  // its copies must fill again from its peers; one that stops filling is restarted (what resumed it here)
+  // its copies must fill again from its peers; one that stops filling is started empty again
   for (let attempt = 0; ; attempt++) {
     const caughtUp = await awaitStoreCaughtUp(ctx.cluster.bus, node, STALL_MS);
     if (caughtUp !== false) break;
     if (attempt >= 2) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt + 1} times after its restart`);
     if (record.disk !== undefined) record.disk.stalledRestarts = attempt + 1;
-    ctx.progress(`full-disk ${node.name}: its store stopped catching up (${STALL_MS} ms without a message while behind the leaders): restarting it`);
+    ctx.progress(`full-disk ${node.name}: its store stopped catching up (${STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
+    await node.kill('SIGKILL');
+    rmSync(store, { recursive: true, force: true });
+    mkdirSync(store, { recursive: true });
     await restartNatsNode(node);
   }
 }

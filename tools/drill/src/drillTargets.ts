@@ -93,13 +93,29 @@ export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_0
   throw new Error(`nats ${name}'s copies not current ${timeoutMs} ms after it came back: ${behind.join(', ')}`);
 }
 
-/** Each stream's last sequence in one node's own store, from its monitoring port (`/jsz`), or null when it does not answer. */
+/** The streams nothing deletes from (deny_delete, deny_purge, no per-subject limit): a copy of one is whole only without holes. */
+const APPEND_ONLY: ReadonlySet<string> = new Set([IN_STREAM, LOG_STREAM, DECISIONS_STREAM]);
+
+/**
+ * Each stream's last sequence in one node's own store, from its monitoring port (`/jsz`), or null
+ * when it does not answer. For a stream nothing deletes from, a copy with a hole (fewer messages
+ * than its first to last sequence span) counts only to its first sequence plus its messages, less
+ * one: a node restarted on an empty store and then elected MUSTER_LOG's leader served a log that
+ * ended, for every reader, where such a hole began.
+ */
 export async function storedLastSeqs(monitorPort: number): Promise<Map<string, number> | null> {
   try {
     const res = await fetch(`http://127.0.0.1:${monitorPort}/jsz?streams=true`, { signal: AbortSignal.timeout(2_000) });
-    const jsz = (await res.json()) as { account_details?: { stream_detail?: { name: string; state?: { last_seq?: number } }[] }[] };
+    type Detail = { name: string; state?: { first_seq?: number; last_seq?: number; messages?: number } };
+    const jsz = (await res.json()) as { account_details?: { stream_detail?: Detail[] }[] };
     const out = new Map<string, number>();
-    for (const account of jsz.account_details ?? []) for (const st of account.stream_detail ?? []) out.set(st.name, st.state?.last_seq ?? 0);
+    for (const account of jsz.account_details ?? []) {
+      for (const st of account.stream_detail ?? []) {
+        const last = st.state?.last_seq ?? 0;
+        const whole = (st.state?.first_seq ?? 0) + (st.state?.messages ?? 0) - 1;
+        out.set(st.name, APPEND_ONLY.has(st.name) && last > 0 ? Math.min(last, whole) : last);
+      }
+    }
     return out;
   } catch {
     return null;
