@@ -133,8 +133,10 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   const candidates: DomainCandidate[] = [];
   for (let at = 0; at < domains.length; at++) {
     const domain = domains[at]!;
-    if (domainShare(sums, domain.classes, need) < 1 || !everyRoleMayFit(index, shape, domain.classes)) continue;
-    candidates.push({ domain, at, firstPlan: packed ? firstPlanBound(shape, domain.classes) : 0 });
+    if (domainShare(sums, domain.classes, need) < 1) continue;
+    const firstPlan = firstPlanBound(index, shape, domain.classes);
+    if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes)) continue;
+    candidates.push({ domain, at, firstPlan: packed ? firstPlan : 0 });
   }
   // stable: equal bounds stay in domain order
   if (packed) candidates.sort((a, b) => a.firstPlan - b.firstPlan);
@@ -164,24 +166,18 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
 
 /**
  * The least plan index the gang's first role could take on these classes under `pack` without
- * ptile: plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
- * than its class's tree maxima allow (per dimension: a bound, not a fit).
+ * ptile (plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
+ * than `HostIndex.mostMembers` allows), or -1 when no host there takes one member of it.
  */
-function firstPlanBound(shape: GangShape, classes: readonly HostClass[]): number {
+function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): number {
   const role = shape.roles[0]!;
-  const r = role.resources;
-  const locality = shape.placement.gpuLocality && r.gpus > 0;
+  const locality = shape.placement.gpuLocality && role.resources.gpus > 0;
   let most = 0;
   for (const c of classes) {
-    let n = c.maxSlots[1]!;
-    if (r.cpu > 0) n = Math.min(n, Math.floor(c.maxCpu[1]! / r.cpu));
-    if (r.memoryMb > 0) n = Math.min(n, Math.floor(c.maxMem[1]! / r.memoryMb));
-    if (r.gpus > 0) n = Math.min(n, Math.floor((locality ? c.maxDom[1]! : c.maxGpu[1]!) / r.gpus));
-    most = Math.max(most, n);
+    most = Math.max(most, index.mostMembers(c, role.resources, locality));
     if (most >= role.count) return 0;
   }
-  // no host takes one member: everyRoleMayFit has already left such a domain out
-  return most <= 0 ? 0 : Math.ceil(role.count / most) - 1;
+  return most <= 0 ? -1 : Math.ceil(role.count / most) - 1;
 }
 
 /** How many times `preferred` grows its set of domains by one before it takes every candidate host. */
@@ -451,11 +447,14 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   return true;
 }
 
-// Whether, for every role, some host of the classes may take one member now (the classes' tree
-// maxima): a necessary condition for a placement there, far cheaper than trying one.
-function everyRoleMayFit(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
-  return shape.roles.every((role) => {
-    const r = role.resources;
-    return classes.some((c) => index.mayTake(c, r.cpu, r.memoryMb, r.gpus));
-  });
+// Whether, for every role after the first (`firstPlanBound` checks that one), some host of the
+// classes may take one member now: a necessary condition for a placement there, far cheaper than
+// trying one.
+function laterRolesMayFit(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
+  const locality = shape.placement.gpuLocality;
+  for (let i = 1; i < shape.roles.length; i++) {
+    const r = shape.roles[i]!.resources;
+    if (!classes.some((c) => index.mostMembers(c, r, locality && r.gpus > 0) >= 1)) return false;
+  }
+  return true;
 }

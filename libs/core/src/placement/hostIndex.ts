@@ -1,5 +1,5 @@
 import { canonicalJson } from '../canonical.ts';
-import type { NodeSpec } from '../contract/types.ts';
+import type { MemberResources, NodeSpec } from '../contract/types.ts';
 import type { GpuPart } from './pickGpus.ts';
 import { pickGpus } from './pickGpus.ts';
 
@@ -427,6 +427,25 @@ export class HostIndex {
   }
 
   /**
+   * The most members of one role (per-member demand `r`) a host of the class could take now, by
+   * its tree's root maxima per dimension and per ratio of memory to CPU: an upper bound (no host
+   * takes more; a host search for a bucket of more finds none), 0 when none takes one.
+   */
+  mostMembers(c: HostClass, r: MemberResources, locality: boolean): number {
+    let n = c.maxSlots[1]!;
+    if (r.cpu > 0) n = Math.min(n, Math.floor(c.maxCpu[1]! / r.cpu));
+    if (r.memoryMb > 0) n = Math.min(n, Math.floor(c.maxMem[1]! / r.memoryMb));
+    if (r.gpus > 0) n = Math.min(n, Math.floor((locality ? c.maxDom[1]! : c.maxGpu[1]!) / r.gpus));
+    for (let k = 0; k < RATIOS.length && n > 0; k++) {
+      const per = Math.min(r.cpu, r.memoryMb / RATIOS[k]!);
+      if (per > 0) n = Math.min(n, Math.floor(c.ratioMax[k]![1]! / per));
+    }
+    // a bucket that dominates a demand no host of the class took this session fails too
+    if (this.memo !== 'off') for (let i = 0; i < c.negatives.length && n > 0; i++) n = Math.min(n, leastDominating(c.negatives[i]!, r, locality) - 1);
+    return n;
+  }
+
+  /**
    * Whether some host of the class may have this much free at once (its tree's root maxima: a
    * necessary condition, cheap, for a check before a search; trees must not be deferred).
    */
@@ -484,6 +503,23 @@ function devicesCanEverFit(c: HostClass, d: BucketDemand): boolean {
 }
 
 // d ≥ f in every dimension, so f failing everywhere means d fails everywhere.
+// The fewest members of `r` whose bucket dominates `f` (Infinity: none does).
+function leastDominating(f: BucketDemand, r: MemberResources, locality: boolean): number {
+  if (f.gpus > 0 && (r.gpus === 0 || (f.locality && !locality) || f.parts.length !== 1 || r.gpuMemoryMb < f.parts[0]!.gpuMemoryMb)) return Number.POSITIVE_INFINITY;
+  const b = Math.max(1, f.slots, atLeast(f.cpu, r.cpu), atLeast(f.memoryMb, r.memoryMb), atLeast(f.gpus, r.gpus));
+  return b;
+}
+
+// The fewest k with k × per ≥ need (0 when nothing is needed, Infinity when per is 0), exact
+// even where the division rounds.
+function atLeast(need: number, per: number): number {
+  if (need <= 0) return 0;
+  if (per <= 0) return Number.POSITIVE_INFINITY;
+  let k = Math.ceil(need / per);
+  while (k * per < need) k++;
+  return k;
+}
+
 function dominates(d: BucketDemand, f: BucketDemand): boolean {
   if (d.cpu < f.cpu || d.memoryMb < f.memoryMb || d.slots < f.slots || d.gpus < f.gpus) return false;
   if (f.gpus === 0) return true;
