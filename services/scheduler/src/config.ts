@@ -42,6 +42,8 @@ export interface SchedulerOptions {
    * for good (ms; default 30 s, longer than a deposed stream leader's stale answers last).
    */
   logLossConfirmMs?: number;
+  /** A start (connect, streams, rebuild) that takes longer than this says at warn where it is, and again as often (ms; default 15 s). */
+  startupReportMs?: number;
 }
 
 /** The options with every default filled in. */
@@ -62,6 +64,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     metricsPort: 0,
     metricsHost: '127.0.0.1',
     logLossConfirmMs: SHRINK_CONFIRM_MS,
+    startupReportMs: 15_000,
     ...opts,
   };
 }

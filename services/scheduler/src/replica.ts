@@ -8,6 +8,7 @@ import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
+import type { StartupWatch } from './startupWatch.ts';
 import { derivedMessages, publishedEvidence, publishedTail } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
 import { Ledger } from './ledger.ts';
@@ -34,6 +35,8 @@ export interface ReplicaDeps {
   heartbeats: HeartbeatMonitor;
   opts: ResolvedOptions;
   log: Logger;
+  /** Told each step of the rebuild, so a start that takes long says where it is. */
+  startup?: StartupWatch;
   /** Called with the wall time (seconds) of each leader turn that ran a session (the metrics). */
   onSession?: (seconds: number) => void;
 }
@@ -155,8 +158,11 @@ export class Replica {
   async rebuild(): Promise<RebuildReport> {
     const log = this.log.child({ component: 'rebuild' });
     const started = performance.now();
+    const startup = this.deps.startup;
+    startup?.phase('rebuild: reading the log\'s end');
     const lastSeq = await lastLogSequence(this.deps.bus);
     this.shrink.reset(lastSeq);
+    startup?.phase('rebuild: loading the snapshot', () => ({ lastSeq }));
     const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.bus, { schema: STATE_SCHEMA });
     for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
     let snapshotSeq: number | null = null;
@@ -172,8 +178,10 @@ export class Replica {
       log.warn({ seq: snapshot.seq, lastSeq }, 'snapshot is ahead of the log: ignored');
     }
     const from = this.ledger.seq;
+    startup?.phase('rebuild: replaying the log', () => ({ folded: this.ledger.seq, lastSeq }));
     await this.catchUp();
     // a log rebuilt from may be one that lost writes whose decisions went out: look before standing by
+    startup?.phase('rebuild: checking the published decisions', () => ({ folded: this.ledger.seq }));
     const published = await publishedTail(this.deps.bus).catch((err: unknown) => {
       log.warn({ err }, 'the published decisions could not be read: not checked at rebuild');
       return undefined;

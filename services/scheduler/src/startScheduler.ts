@@ -8,6 +8,7 @@ import type { MetricsServer } from './metricsServer.ts';
 import { SchedulerMetrics } from './schedulerMetrics.ts';
 import { Replica, standbyRequestMs } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
+import { StartupWatch } from './startupWatch.ts';
 import type { Role } from './replica.ts';
 import type { Bus } from '@muster/bus';
 import type { State } from '@muster/core';
@@ -34,19 +35,30 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   const log = opts.logger.child({ replica: opts.id });
   const connectAs = (name: string) =>
     connect({ servers: opts.natsUrl, name, ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }) });
-  const bus = await connectAs(`muster-scheduler-${opts.id}`);
+  const startup = new StartupWatch(log, opts.startupReportMs);
+  let bus: Bus;
+  try {
+    bus = await connectAs(`muster-scheduler-${opts.id}`);
+  } catch (err) {
+    startup.done();
+    throw err;
+  }
   let bulk: Bus | null = null;
   try {
+    startup.phase('applying the stream definitions');
     await retry(() => ensureStreams(bus, { replicas: opts.replicas }), log);
+    startup.phase('opening the lease');
     // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
     const lease = await openLeaderLease(bus.withTimeout(Math.max(500, opts.leaseMs)));
     const standbyLease = await openLeaderLease(bus.withTimeout(standbyRequestMs(opts.leaseMs)));
     const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(bus);
+    startup.phase('connecting for snapshots');
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
     let metrics: SchedulerMetrics | null = null;
-    const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, onSession: (seconds) => metrics?.sessionRan(seconds) });
+    const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, startup, onSession: (seconds) => metrics?.sessionRan(seconds) });
     await replica.start();
+    startup.phase('serving');
     let metricsServer: MetricsServer | null = null;
     if (opts.metricsPort > 0) {
       // counted from here on: the rebuild's replay is history, not this replica's live decisions
@@ -67,6 +79,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     const api = new ApiServer(bus, () => replica.state, log.child({ component: 'api' }));
     api.start();
     const statusSubs = serveStatus(bus, opts.id, replica);
+    startup.done();
     let stopping: Promise<void> | null = null;
     return {
       role: () => replica.role(),
@@ -84,6 +97,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
         })()),
     };
   } catch (err) {
+    startup.done();
     await Promise.all([bus.close(), bulk?.close()]);
     throw err;
   }
