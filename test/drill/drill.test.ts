@@ -2,7 +2,8 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { drillTable, libfaketime, partitionUnavailable, runDrill, slowNetworkUnavailable } from '@muster/drill';
+import { libfaketime, partitionUnavailable, slowNetworkUnavailable } from '@muster/drill';
+import { drillWithWhy, expectNothingLost } from '../support/drillExpectations.ts';
 
 // the fast clock needs Debian's faketime; without it the drill skips that kind and says why
 const FAST_CLOCK = libfaketime() !== null;
@@ -25,43 +26,30 @@ const EXTRA = [
 // only when the drill fails.
 describe('HA drill (short)', () => {
   it('loses, duplicates, contradicts and overcommits nothing, replicas and replay agree, and takeovers are measured', async () => {
-    const lines: string[] = [];
-    const report = await runDrill(
-      {
-        // each kind beyond the four takes a few seconds and a pause: room for one of each
-        durationS: 50 + 6 * EXTRA.length,
-        schedule: 'sequential',
-        faults: ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA],
-        faultEveryS: 3,
-        seed: 6,
-        rate: 4,
-        settleTimeoutMs: 40_000,
-        // half the default: room for it in the short drill
-        slowMs: 5_000,
-        keepLogsDir: join(tmpdir(), 'muster-drill-test'),
-      },
-      { progress: (line) => lines.push(line) },
-    );
-    const why = `\n${drillTable(report)}\nlogs: ${report.logsDir}\n${lines.join('\n')}`;
     // the figures go to the test output, so every run (here and in CI) shows its takeover times
-    console.log(drillTable(report));
+    const { report, why } = await drillWithWhy({
+      // each kind beyond the four takes a few seconds and a pause: room for one of each
+      durationS: 50 + 6 * EXTRA.length,
+      schedule: 'sequential',
+      faults: ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA],
+      faultEveryS: 3,
+      seed: 6,
+      rate: 4,
+      settleTimeoutMs: 40_000,
+      // half the default: room for it in the short drill
+      slowMs: 5_000,
+      keepLogsDir: join(tmpdir(), 'muster-drill-test'),
+    });
     expect(report.error, why).toBeNull();
     expect(report.workload.accepted, why).toBeGreaterThan(100);
     expect(report.faults.filter((f) => f.skipped === null).map((f) => f.kind), why).toEqual(
       expect.arrayContaining(['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', ...EXTRA]),
     );
     expect(report.faults.filter((f) => f.error !== null), why).toEqual([]);
+    expectNothingLost(report, why);
     const c = report.checks;
-    expect(c.lost.count, why).toBe(0);
-    expect(c.neverCommitted.count, why).toBe(0);
-    expect(c.duplicated.count, why).toBe(0);
-    expect(c.contradicted.count, why).toBe(0);
-    expect(c.overcommit.count + c.overcommit.auditor, why).toBe(0);
     expect(c.unreleased.count, why).toBe(0);
-    expect([c.divergence.replicas, c.divergence.replay, c.divergence.notAtEnd, c.divergence.auditor], why).toEqual([0, 0, 0, 0]);
     expect(c.divergence.statuses.map((s) => s.seq), why).toEqual(Array(3).fill(report.workload.logTransactions));
-    // a replica that refuses to lead is out of every later takeover: only a log that really shrank may cause it
-    expect(c.divergence.statuses.filter((s) => s.refusedBecause !== null), why).toEqual([]);
     expect(c.liveness.violations, why).toEqual([]);
     // a replica with its clock an hour ahead led, and the log's time stayed with true time
     if (FAST_CLOCK) expect(report.faults.some((f) => f.fastClock?.led === true), why).toBe(true);
@@ -72,8 +60,6 @@ describe('HA drill (short)', () => {
       const slow = report.faults.find((f) => f.slow !== undefined)?.slow;
       expect(slow?.statusMs.during, why).toBeGreaterThanOrEqual(150);
     }
-    expect(c.logLoss.examples, why).toEqual([]);
-    expect(report.auditor?.clean, why).toBe(true);
     expect(report.takeover.kill.count, why).toBeGreaterThanOrEqual(1);
     expect(report.takeover.pause.count, why).toBeGreaterThanOrEqual(1);
     expect(report.takeover.missing, why).toBe(0);

@@ -41,33 +41,35 @@ export async function publishedTail(bus: Bus, n = PUBLISHED_TAIL): Promise<Publi
 }
 
 /**
- * What MUSTER_DECISIONS' last message says about MUSTER_LOG, or null when it agrees with it. A
+ * What a message of MUSTER_DECISIONS says about MUSTER_LOG, or null when it agrees with it. A
  * leader publishes a decision only after the log acknowledged its transaction, so a decision that
  * names a log sequence past `logEnd` (the log's end, read after the decision), or one that differs
- * from what the log's transaction `tx` at its sequence derives, means the log lost acknowledged
- * writes (and, for the second, was written again over them): a replica must not lead on it.
- * `derivedFromTx`: what `derivedMessages` gives for `tx`, when the caller judges several of its decisions.
+ * from what the log's transaction at its sequence derives (`derived`: its `derivedMessages`, null
+ * when the log holds no transaction there), means the log lost acknowledged writes (and, for the
+ * second, was written again over them): a replica must not lead on it.
  */
-export function publishedEvidence(d: PublishedDecision, logEnd: number, tx: Transaction | null, derivedFromTx?: readonly OutboundMessage[]): string | null {
+export function publishedEvidence(d: PublishedDecision, logEnd: number, derived: readonly OutboundMessage[] | null): string | null {
   const what = `MUSTER_DECISIONS holds ${d.msgId} (stream sequence ${d.streamSeq}, ${d.subject}), a decision of log sequence ${d.logSeq}`;
   if (d.logSeq > logEnd) return `${what}, but MUSTER_LOG ends at ${logEnd}: the log lost acknowledged writes`;
-  if (tx === null) return `${what}, but MUSTER_LOG has no transaction there (its end is ${logEnd}): the log lost acknowledged writes`;
-  // the job is not needed: what it adds to a Bind (run time, command, env) is left out of the comparison
-  const derived = (derivedFromTx ?? derivedMessages(d.logSeq, tx)).find((m) => m.msgId === d.msgId);
-  if (derived === undefined) return `${what}, but MUSTER_LOG's transaction at ${d.logSeq} derives no such message: the log lost acknowledged writes and was written again`;
+  if (derived === null) return `${what}, but MUSTER_LOG has no transaction there (its end is ${logEnd}): the log lost acknowledged writes`;
+  const message = derived.find((m) => m.msgId === d.msgId);
+  if (message === undefined) return `${what}, but MUSTER_LOG's transaction at ${d.logSeq} derives no such message: the log lost acknowledged writes and was written again`;
   let body: unknown;
   try {
     body = JSON.parse(d.data);
   } catch {
     body = d.data;
   }
-  if (derived.subject !== d.subject || canonicalJson(withoutJobDetails(body)) !== canonicalJson(withoutJobDetails(derived.payload))) {
+  if (message.subject !== d.subject || canonicalJson(withoutJobDetails(body)) !== canonicalJson(withoutJobDetails(message.payload))) {
     return `${what}, but it differs from what MUSTER_LOG's transaction at ${d.logSeq} derives: the log lost acknowledged writes and was written again`;
   }
   return null;
 }
 
-/** The messages the log's transaction `tx` at `logSeq` leads to, without its jobs (see `publishedEvidence`). */
+/**
+ * The messages the log's transaction `tx` at `logSeq` leads to, without its jobs: what they add to
+ * a Bind (run time, command, env) is left out of `publishedEvidence`'s comparison.
+ */
 export function derivedMessages(logSeq: number, tx: Transaction): OutboundMessage[] {
   return decisionMessages(logSeq, tx, () => undefined);
 }

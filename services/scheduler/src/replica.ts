@@ -357,15 +357,18 @@ export class Replica {
     const txs = await this.transactionsAt(judged.map((p) => p.logSeq), bus, maxReads);
     // each transaction's messages derived once, for all of its decisions
     const derived = new Map<number, OutboundMessage[]>();
+    const derive = (seq: number, tx: Transaction): OutboundMessage[] => {
+      let messages = derived.get(seq);
+      if (messages === undefined) derived.set(seq, (messages = derivedMessages(seq, tx)));
+      return messages;
+    };
     // the newest first: the evidence names the decision closest to the log's end
     for (let i = judged.length - 1; i >= 0; i--) {
       const p = judged[i]!;
       const tx = txs.get(p.logSeq);
       // a transaction neither at hand nor read (past the bound): that decision is not judged
       if (tx === undefined) continue;
-      let messages = derived.get(p.logSeq);
-      if (messages === undefined && tx !== null) derived.set(p.logSeq, (messages = derivedMessages(p.logSeq, tx)));
-      const evidence = publishedEvidence(p, end, tx, messages);
+      const evidence = publishedEvidence(p, end, tx === null ? null : derive(p.logSeq, tx));
       if (evidence !== null) return this.unbacked(evidence);
     }
     return this.backed();

@@ -36,13 +36,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   const connectAs = (name: string) =>
     connect({ servers: opts.natsUrl, name, ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }) });
   const startup = new StartupWatch(log, opts.startupReportMs);
-  let bus: Bus;
-  try {
-    bus = await connectAs(`muster-scheduler-${opts.id}`);
-  } catch (err) {
+  const bus = await connectAs(`muster-scheduler-${opts.id}`).catch((err: unknown) => {
     startup.done();
     throw err;
-  }
+  });
   let bulk: Bus | null = null;
   try {
     startup.phase('applying the stream definitions');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 import { sleep } from './drillSleep.ts';
-import { awaitStoreCaughtUp, pickNatsNode, restartNatsNode } from './drillTargets.ts';
+import { awaitStoreCaughtUp, pickNatsNode, restartNatsNode, storedLastSeqs } from './drillTargets.ts';
 
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 
@@ -133,12 +133,7 @@ function withStoreLimit(config: string, limit: string): string {
 
 /** Whether the node's monitoring port answers a JetStream query (`/jsz`) within `timeoutMs`. */
 async function answers(node: NatsServerHandle, timeoutMs: number): Promise<boolean> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${node.monitorPort}/jsz`, { signal: AbortSignal.timeout(timeoutMs) });
-    return res.ok;
-  } catch {
-    return false;
-  }
+  return (await storedLastSeqs(node.monitorPort, timeoutMs)) !== null;
 }
 
 /** Whether the node answers `/jsz` at some point within `ms`. */

@@ -98,14 +98,15 @@ const APPEND_ONLY: ReadonlySet<string> = new Set([IN_STREAM, LOG_STREAM, DECISIO
 
 /**
  * Each stream's last sequence in one node's own store, from its monitoring port (`/jsz`), or null
- * when it does not answer. For a stream nothing deletes from, a copy with a hole (fewer messages
+ * when it does not answer within `timeoutMs`. For a stream nothing deletes from, a copy with a hole (fewer messages
  * than its first to last sequence span) counts only to its first sequence plus its messages, less
  * one: a node restarted on an empty store and then elected MUSTER_LOG's leader served a log that
  * ended, for every reader, where such a hole began.
  */
-export async function storedLastSeqs(monitorPort: number): Promise<Map<string, number> | null> {
+export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Promise<Map<string, number> | null> {
   try {
-    const res = await fetch(`http://127.0.0.1:${monitorPort}/jsz?streams=true`, { signal: AbortSignal.timeout(2_000) });
+    const res = await fetch(`http://127.0.0.1:${monitorPort}/jsz?streams=true`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return null;
     type Detail = { name: string; state?: { first_seq?: number; last_seq?: number; messages?: number } };
     const jsz = (await res.json()) as { account_details?: { stream_detail?: Detail[] }[] };
     const out = new Map<string, number>();

@@ -446,14 +446,6 @@ export class HostIndex {
   }
 
   /**
-   * Whether some host of the class may have this much free at once (its tree's root maxima: a
-   * necessary condition, cheap, for a check before a search; trees must not be deferred).
-   */
-  mayTake(c: HostClass, cpu: number, memoryMb: number, gpus: number): boolean {
-    return c.maxCpu[1]! >= cpu && c.maxMem[1]! >= memoryMb && c.maxSlots[1]! >= 1 && c.maxGpu[1]! >= gpus;
-  }
-
-  /**
    * Whether a demand is known to fit no host of the class: more than an empty host of the class
    * offers, or it dominates a failure recorded this session.
    */
@@ -502,12 +494,10 @@ function devicesCanEverFit(c: HostClass, d: BucketDemand): boolean {
   return false;
 }
 
-// d ≥ f in every dimension, so f failing everywhere means d fails everywhere.
-// The fewest members of `r` whose bucket dominates `f` (Infinity: none does).
+// The fewest members of `r` whose bucket dominates `f` (Infinity: none does), as `dominates` judges.
 function leastDominating(f: BucketDemand, r: MemberResources, locality: boolean): number {
   if (f.gpus > 0 && (r.gpus === 0 || (f.locality && !locality) || f.parts.length !== 1 || r.gpuMemoryMb < f.parts[0]!.gpuMemoryMb)) return Number.POSITIVE_INFINITY;
-  const b = Math.max(1, f.slots, atLeast(f.cpu, r.cpu), atLeast(f.memoryMb, r.memoryMb), atLeast(f.gpus, r.gpus));
-  return b;
+  return Math.max(1, f.slots, atLeast(f.cpu, r.cpu), atLeast(f.memoryMb, r.memoryMb), atLeast(f.gpus, r.gpus));
 }
 
 // The fewest k with k × per ≥ need (0 when nothing is needed, Infinity when per is 0), exact
@@ -520,6 +510,7 @@ function atLeast(need: number, per: number): number {
   return k;
 }
 
+// d ≥ f in every dimension, so f failing everywhere means d fails everywhere.
 function dominates(d: BucketDemand, f: BucketDemand): boolean {
   if (d.cpu < f.cpu || d.memoryMb < f.memoryMb || d.slots < f.slots || d.gpus < f.gpus) return false;
   if (f.gpus === 0) return true;

@@ -484,7 +484,7 @@ class Session {
     const index = this.index;
     const room = fullCounts(request).map((c, i) => {
       const r = request.roles[i]!.resources;
-      return c > held[i]! && classes.some((k) => index.mayTake(k, r.cpu, r.memoryMb, r.gpus)) ? c - held[i]! : 0;
+      return c > held[i]! && classes.some((k) => index.mostMembers(k, r, request.placement.gpuLocality && r.gpus > 0) >= 1) ? c - held[i]! : 0;
     });
     if (room.every((n) => n === 0)) return;
     const ledger = this.ledger;
