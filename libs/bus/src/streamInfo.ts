@@ -27,10 +27,18 @@ export async function streamInfo(bus: Bus, stream: string): Promise<StreamState>
   return { messages: s.messages, bytes: s.bytes, firstSeq: s.first_seq, lastSeq: s.last_seq, leader, authoritative: leader !== '' || standalone };
 }
 
-/** How many messages `stream` holds on one subject (no wildcards). */
-export async function messagesOnSubject(bus: Bus, stream: string, subject: string): Promise<number> {
+/** How many messages a stream holds on one subject, as of one of its sequences. */
+export interface SubjectCount {
+  /** Messages stored on the subject. */
+  messages: number;
+  /** The stream's last sequence when they were counted: every one of them is at or below it. */
+  lastSeq: number;
+}
+
+/** How many messages `stream` holds on one subject (no wildcards), and its last sequence then. */
+export async function subjectCount(bus: Bus, stream: string, subject: string): Promise<SubjectCount> {
   const info = await (await natsOf(bus).jsm).streams.info(stream, { subjects_filter: subject });
-  return info.state.subjects?.[subject] ?? 0;
+  return { messages: info.state.subjects?.[subject] ?? 0, lastSeq: info.state.last_seq };
 }
 
 /** One copy of a clustered stream as its leader reports it. */

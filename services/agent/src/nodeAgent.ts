@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { DECISIONS_STREAM, messagesOnSubject, subjectMessages, subjects } from '@muster/bus';
-import type { Bus } from '@muster/bus';
+import { DECISIONS_STREAM, subjectCount, subjectMessages, subjects } from '@muster/bus';
+import type { Bus, StreamMessage, SubjectCount } from '@muster/bus';
 import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
 import type { Logger } from 'pino';
 import { memberGpuIds, parseAgentMessage } from './agentMessages.ts';
+import { DeliveryCensus } from './deliveryCensus.ts';
 import { createInputReporter } from './inputReporter.ts';
 import type { MemberKey, MemberLedger } from './memberLedger.ts';
 import { launchMember } from './memberProcess.ts';
@@ -32,6 +33,12 @@ export interface NodeAgentDeps {
   ledger: MemberLedger;
   /** Folder for the members' output files (`<jobId>.<member>.out`); null: discarded. */
   outputDir: string | null;
+  /** A reader silent this long while the stream holds more for it is resubscribed (default 3000). */
+  stallMs?: number;
+  /** How often a reader that keeps receiving still checks that it was given all it should (default 10000). */
+  censusMs?: number;
+  /** Reads one subject of MUSTER_DECISIONS from a sequence on (default `subjectMessages`; tests hand in one that loses messages). */
+  read?: (subject: string, fromSeq: number, signal: AbortSignal) => AsyncIterable<StreamMessage>;
 }
 
 /** A running agent for one node. */
@@ -66,8 +73,6 @@ interface Live {
 const KILL_WAIT_MS = 5_000;
 
 const RESUBSCRIBE_MS = 1_000;
-/** A reader silent this long while the stream holds more for it is resubscribed. */
-const STALL_MS = 3_000;
 
 /**
  * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
@@ -214,36 +219,73 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   };
 
   // How many messages the stream holds on a subject (the agent may read stream info, nothing more).
-  const storedOn = (subject: string): Promise<number> => messagesOnSubject(deps.bus, DECISIONS_STREAM, subject);
+  const countOn = (subject: string): Promise<SubjectCount> => subjectCount(deps.bus, DECISIONS_STREAM, subject);
 
-  // Messages delivered per subject so far, to notice a consumer that stopped delivering.
-  const delivered = new Map<string, number>();
+  // Per subject, what its reader was given against what the stream holds there.
+  const censuses = new Map<string, DeliveryCensus>();
+  const stallMs = deps.stallMs ?? 3_000;
+  const censusMs = deps.censusMs ?? 10_000;
+  const read = deps.read ?? ((subject: string, fromSeq: number, signal: AbortSignal) => subjectMessages(deps.bus, DECISIONS_STREAM, subject, { fromSeq, signal }));
 
   // Reads one subject from `fromSeq` on, without end, resubscribing after errors (NATS away, no
-  // stream yet) and when the consumer silently stalls (it can, when a NATS node restarts).
+  // stream yet) and when its reader was given fewer messages than the stream holds there: silent
+  // while the stream holds more (a consumer can stall when a NATS node restarts), or short of a
+  // count taken every `censusMs` while messages keep coming. It first resumes after the last
+  // message given; still short after that, its consumer skipped messages (one served from a copy
+  // with a hole, as a NATS node refilling its store has), and the subject is read again from its
+  // start. That replay is idempotent: the ledger, the running members and the stops seen decide.
   const follow = async (subject: string, fromSeq: number, until?: number): Promise<number> => {
+    let census = censuses.get(subject);
+    if (census === undefined) censuses.set(subject, (census = new DeliveryCensus()));
     let next = fromSeq;
     let seen = 0;
+    let resumed = false;
+    let fromStart = false;
     while (!abort.signal.aborted) {
+      if (fromStart) {
+        next = 1;
+        seen = 0;
+        census.restart();
+        fromStart = false;
+      }
       const attempt = new AbortController();
       const stopAttempt = (): void => attempt.abort();
       abort.signal.addEventListener('abort', stopAttempt, { once: true });
+      const judge = (short: boolean | null): void => {
+        if (short === null || attempt.signal.aborted) return;
+        if (!short) {
+          resumed = false;
+          return;
+        }
+        if (resumed) log.warn({ subject }, 'bind or stop reader skipped messages; reading the subject again from its start');
+        else log.warn({ subject, next }, 'bind or stop reader stalled; resubscribing');
+        fromStart = resumed;
+        resumed = !resumed;
+        attempt.abort();
+      };
       let lastMessage = performance.now();
+      let lastCheck = lastMessage;
+      let asking = false;
       const watchdog = setInterval(() => {
-        if (performance.now() - lastMessage < STALL_MS) return;
-        storedOn(subject).then((stored) => {
-          if (stored > (delivered.get(subject) ?? 0)) {
-            log.warn({ subject, next }, 'bind or stop reader stalled; resubscribing');
-            attempt.abort();
-          }
-        }, () => undefined);
-      }, STALL_MS);
+        const now = performance.now();
+        const silent = now - lastMessage >= stallMs;
+        if (asking || (!silent && !resumed && now - lastCheck < censusMs)) return;
+        lastCheck = now;
+        asking = true;
+        census.ask();
+        countOn(subject)
+          .then((count) => {
+            // an answer for a reader since replaced would judge the new one's count
+            if (!attempt.signal.aborted) judge(census.answer(count, silent));
+          }, () => undefined)
+          .finally(() => (asking = false));
+      }, stallMs);
       try {
         if (until === 0) return next;
-        for await (const m of subjectMessages(deps.bus, DECISIONS_STREAM, subject, { fromSeq: next, signal: attempt.signal })) {
+        for await (const m of read(subject, next, attempt.signal)) {
           lastMessage = performance.now();
           next = m.seq + 1;
-          delivered.set(subject, (delivered.get(subject) ?? 0) + 1);
+          judge(census.record(m.seq));
           handle(m);
           seen += 1;
           if (until !== undefined && (seen >= until || m.pending === 0)) return next;
@@ -253,6 +295,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
         log.warn({ err, subject, fromSeq: next }, 'cannot read binds or stops yet; retrying');
       } finally {
         clearInterval(watchdog);
+        census.forget();
         abort.signal.removeEventListener('abort', stopAttempt);
       }
       await sleep(RESUBSCRIBE_MS, abort.signal);
@@ -264,7 +307,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const storedStops = async (): Promise<number> => {
     while (!abort.signal.aborted) {
       try {
-        return await storedOn(stopSubject);
+        return (await countOn(stopSubject)).messages;
       } catch (err) {
         log.warn({ err }, 'cannot read the decisions stream yet; retrying');
         await sleep(RESUBSCRIBE_MS, abort.signal);
