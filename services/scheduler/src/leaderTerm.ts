@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
+import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
 import { STATE_SCHEMA, TurnContext, nextDeadline, turn } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
@@ -35,7 +35,10 @@ export class LeaderTerm {
   private ended: TermEnd | null = null;
   private inFlight: Promise<void> = Promise.resolve();
   private snapshotting: Promise<void> = Promise.resolve();
-  private lastSnapshotSeq = 0;
+  // the newest snapshot known: the next is saved `snapshotEvery` transactions after it, whichever
+  // term saved it (terms shorter than that would otherwise never save one, and every rebuild
+  // would replay the whole log)
+  private newestSnapshot: number;
   private lastOverdueCheck = 0;
   // a checkpoint marked: its hash being computed (null), or known and waiting for the next turn
   private checkpointing: { seq: number; stateHash: string | null } | null = null;
@@ -46,9 +49,17 @@ export class LeaderTerm {
     private readonly ledger: Ledger,
     private readonly won: WonLease,
     private readonly keeper: LeaseKeeper,
+    snapshotSeq: number,
   ) {
     this.log = deps.log.child({ term: won.term });
-    this.lastSnapshotSeq = ledger.seq;
+    this.newestSnapshot = snapshotSeq;
+    // one saved by another leader since this replica rebuilt counts too
+    listSnapshots(deps.bulkBus ?? deps.bus).then(
+      (stored) => {
+        for (const s of stored) if (s.schema === STATE_SCHEMA) this.newestSnapshot = Math.max(this.newestSnapshot, s.seq);
+      },
+      (err: unknown) => this.log.debug({ err }, 'the stored snapshots could not be listed'),
+    );
     this.pipeline = new AppendPipeline(deps.bus, ledger, {
       adopted: (result) => this.adopted(result),
       failed: (result, of) => {
@@ -253,11 +264,17 @@ export class LeaderTerm {
     }
   }
 
+  /** The log sequence of the newest snapshot this term knows of (saved by it, or found stored). */
+  get snapshotSeq(): number {
+    return this.newestSnapshot;
+  }
+
   private maybeSnapshot(): void {
     const every = this.deps.opts.snapshotEvery;
-    if (every <= 0 || this.ledger.seq - this.lastSnapshotSeq < every) return;
+    if (every <= 0 || this.ledger.seq - this.newestSnapshot < every) return;
     const state = this.ledger.state;
-    this.lastSnapshotSeq = state.seq;
+    const before = this.newestSnapshot;
+    this.newestSnapshot = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
         const hash = await nativeStateHashInSlices(state, this.ledger.hashCache);
@@ -265,6 +282,8 @@ export class LeaderTerm {
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
+        // the next turn tries again
+        if (this.newestSnapshot === state.seq) this.newestSnapshot = before;
       }
     });
   }
