@@ -27,6 +27,11 @@ export interface ConnectOptions {
   inboxPrefix?: string;
   /** Milliseconds JetStream API calls and publish acks wait (default 5000); `Bus.withTimeout` changes it per use. */
   timeoutMs?: number;
+  /**
+   * Milliseconds between the client's pings (default 2000). A server that leaves two unanswered
+   * (one wedged on a full disk keeps its sockets open and answers nothing) is left for another.
+   */
+  pingIntervalMs?: number;
 }
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
@@ -37,6 +42,10 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
     maxReconnectAttempts: opts.maxReconnectAttempts ?? -1,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 250,
     timeout: opts.connectTimeoutMs ?? 5_000,
+    // nats.js pings every 2 minutes by default: a connection to a server that stopped answering
+    // would hang every request that long
+    pingInterval: opts.pingIntervalMs ?? 2_000,
+    maxPingOut: 2,
     // nats.js otherwise builds an Error with a stack trace for every request and publish ack, in
     // case it fails: a third of the leader's time per JetStream publish in a profile
     noAsyncTraces: true,

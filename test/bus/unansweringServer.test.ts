@@ -1,0 +1,38 @@
+// A NATS node that stops answering but keeps its sockets open (one wedged on a full disk does;
+// SIGSTOP here) is left by muster's clients within a few pings, for a node that answers: before,
+// nats.js pinged every two minutes, and every request on that connection hung as long.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastLogSequence } from '@muster/bus';
+import { startTestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
+import { eventually } from '../support/schedulerProcess.ts';
+
+describe('a client whose NATS node stops answering', () => {
+  let bus: TestBus;
+  let stopped: number | null = null;
+
+  beforeAll(async () => {
+    bus = await startTestBus({ clusterSize: 3 });
+  });
+
+  afterAll(async () => {
+    if (stopped !== null) process.kill(stopped, 'SIGCONT');
+    await bus?.stop();
+  });
+
+  it('moves to another node and is answered again within seconds', async () => {
+    const first = bus.cluster?.nodes[0];
+    if (first === undefined) throw new Error('no cluster');
+    // only the first node's url: the others come from the cluster's gossip, as for any client
+    const client = await bus.client({ name: 'wedged-node-client', servers: [bus.urls[0] as string], timeoutMs: 1_000 });
+    await lastLogSequence(client);
+    process.kill(first.pid, 'SIGSTOP');
+    stopped = first.pid;
+    const since = Date.now();
+    // answered by a stream leader on a node that answers (the log's leader may have been the stopped one)
+    await eventually(() => lastLogSequence(client).then(() => true), 30_000, 'an answer through another node');
+    const ms = Date.now() - since;
+    // two pings of 2 s unanswered, a reconnect, and at most a stream leader's re-election (4-9 s)
+    expect(ms).toBeLessThan(20_000);
+  }, 60_000);
+});
