@@ -2,7 +2,8 @@
 // SIGSTOP here) is left by muster's clients within a few pings, for a node that answers: before,
 // nats.js pinged every two minutes, and every request on that connection hung as long.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastLogSequence } from '@muster/bus';
+import { connect, lastLogSequence } from '@muster/bus';
+import type { ConnectionChange } from '@muster/bus';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 import { eventually } from '../support/schedulerProcess.ts';
@@ -24,7 +25,8 @@ describe('a client whose NATS node stops answering', () => {
     const first = bus.cluster?.nodes[0];
     if (first === undefined) throw new Error('no cluster');
     // only the first node's url: the others come from the cluster's gossip, as for any client
-    const client = await bus.client({ name: 'wedged-node-client', servers: [bus.urls[0] as string], timeoutMs: 1_000 });
+    const changes: ConnectionChange[] = [];
+    const client = await connect({ name: 'wedged-node-client', servers: [bus.urls[0] as string], timeoutMs: 1_000, onConnection: (c) => changes.push(c) });
     await lastLogSequence(client);
     process.kill(first.pid, 'SIGSTOP');
     stopped = first.pid;
@@ -34,5 +36,9 @@ describe('a client whose NATS node stops answering', () => {
     const ms = Date.now() - since;
     // two pings of 2 s unanswered, a reconnect, and at most a stream leader's re-election (4-9 s)
     expect(ms).toBeLessThan(20_000);
+    // what a replica or an agent logs: the server that stopped answering was left, another reached
+    expect(changes.map((c) => c.kind)).toEqual(expect.arrayContaining(['stale', 'reconnect']));
+    expect(changes.find((c) => c.kind === 'reconnect')?.server).not.toBe(bus.urls[0]?.replace('nats://', ''));
+    await client.close();
   }, 60_000);
 });

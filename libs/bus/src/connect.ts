@@ -32,7 +32,24 @@ export interface ConnectOptions {
    * (one wedged on a full disk keeps its sockets open and answers nothing) is left for another.
    */
   pingIntervalMs?: number;
+  /** Hears the connection leave a server (`stale`: it stopped answering pings; `disconnect`) and reach one (`reconnect`). */
+  onConnection?: (change: ConnectionChange) => void;
 }
+
+/** A change of the server a connection is on. */
+export interface ConnectionChange {
+  kind: 'stale' | 'disconnect' | 'reconnect';
+  /** The server left or reached ('' for `stale`, which names none). */
+  server: string;
+  /** What happened, in words for a log line. */
+  what: string;
+}
+
+const WHAT: Record<ConnectionChange['kind'], string> = {
+  stale: 'NATS server stopped answering pings: leaving it',
+  disconnect: 'disconnected from a NATS server',
+  reconnect: 'reconnected to a NATS server',
+};
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
 export async function connect(opts: ConnectOptions): Promise<Bus> {
@@ -54,5 +71,14 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
     ...(opts.token === undefined ? {} : { token: opts.token }),
     ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   });
+  const onConnection = opts.onConnection;
+  if (onConnection !== undefined) {
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === 'staleConnection') onConnection({ kind: 'stale', server: '', what: WHAT.stale });
+        else if (s.type === 'disconnect' || s.type === 'reconnect') onConnection({ kind: s.type, server: s.server, what: WHAT[s.type] });
+      }
+    })();
+  }
   return new NatsBus(nc, opts.inboxPrefix, opts.timeoutMs);
 }

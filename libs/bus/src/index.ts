@@ -6,7 +6,7 @@ export type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from 
 export { BusError, isBusError, isChainBroken } from './busError.ts';
 export type { BusErrorCode } from './busError.ts';
 export { connect } from './connect.ts';
-export type { ConnectOptions } from './connect.ts';
+export type { ConnectOptions, ConnectionChange } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
 export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';

@@ -70,6 +70,7 @@ export async function startAgent(opts: AgentOptions): Promise<Agent> {
   const bus = await connect({
     servers: opts.natsUrl,
     name: `muster-agent ${nodes.length === 1 ? nodes[0]?.id : `${nodes.length} nodes`}`,
+    onConnection: ({ kind, server, what }) => opts.logger.warn({ component: 'agent', kind, server }, what),
     ...Object.fromEntries(Object.entries(auth).filter(([, v]) => v !== undefined)),
   });
   const bootId = randomBytes(6).toString('hex');

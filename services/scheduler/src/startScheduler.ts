@@ -34,7 +34,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   const opts = resolveOptions(options);
   const log = opts.logger.child({ replica: opts.id });
   const connectAs = (name: string) =>
-    connect({ servers: opts.natsUrl, name, ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }) });
+    connect({
+      servers: opts.natsUrl,
+      name,
+      ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
+      onConnection: ({ kind, server, what }) => log.warn({ connection: name, kind, server }, what),
+    });
   const startup = new StartupWatch(log, opts.startupReportMs);
   const bus = await connectAs(`muster-scheduler-${opts.id}`).catch((err: unknown) => {
     startup.done();
