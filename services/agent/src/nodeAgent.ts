@@ -295,6 +295,8 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
         log.warn({ err, subject, fromSeq: next }, 'cannot read binds or stops yet; retrying');
       } finally {
         clearInterval(watchdog);
+        // a count still on its way belongs to this reader, not to the next
+        attempt.abort();
         census.forget();
         abort.signal.removeEventListener('abort', stopAttempt);
       }
