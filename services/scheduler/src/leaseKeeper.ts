@@ -38,7 +38,11 @@ export class LeaseKeeper {
     if (current === null) {
       const term = minTerm + 1;
       const r = await this.looks.createLease(this.id, term);
-      if (r.ok) return { term, revision: r.revision };
+      if (r.ok) {
+        // no lease: none was ever taken, or the last holder gave it up
+        this.log.info({ term }, 'took the free lease');
+        return { term, revision: r.revision };
+      }
       if (r.code === 'timeout') this.unknownTerm = term;
       this.log.debug({ code: r.code }, 'lease create lost');
       return null;
