@@ -5,6 +5,7 @@ import { sleep } from './replica.ts';
 import { runRestartable } from './restartable.ts';
 
 const INPUT_WATCHDOG_MS = 2000;
+const GAP_CONFIRM_MS = 10_000;
 
 /** What an input reader reads from and whom it tells. */
 export interface InputReaderDeps {
@@ -14,19 +15,26 @@ export interface InputReaderDeps {
   signal: AbortSignal;
   /** Called when an input arrives in the buffer. */
   onInput: () => void;
+  /** How long inputs a reader skipped are read again before they count as lost (default 10000). */
+  gapConfirmMs?: number;
 }
 
 /**
  * Reads MUSTER_IN from a sequence on into a buffer the leader's turns take from. A failed read (a
  * NATS node restarting, a consumer lost) is retried from where it stopped, and a watchdog restarts
  * a reader that silently stopped delivering: inputs are never skipped, and the buffer never holds
- * one twice.
+ * one twice. MUSTER_IN's sequences have no gaps (nothing deletes from it), so a reader that
+ * delivers past one skipped inputs (a consumer served from a NATS node's copy with a hole, as a
+ * node refilling its store has): they are read again, and only after `gapConfirmMs` of that are
+ * they taken as lost, with an alarm, so that the leader goes on.
  */
 export class InputReader {
   private readonly buffer: InputMessage[] = [];
   private next: number;
   private seen = performance.now();
   private restart: () => void = () => undefined;
+  // the first input a reader skipped, and since when it has been read again
+  private gap: { seq: number; since: number } | null = null;
 
   constructor(private readonly deps: InputReaderDeps, fromSeq: number) {
     this.next = fromSeq;
@@ -61,6 +69,9 @@ export class InputReader {
         for await (const input of readInputs(this.deps.bus, { fromSeq: this.next, tail: true, signal: attempt, withMsgId: false })) {
           this.seen = performance.now();
           if (input.seq < this.next) continue;
+          if (input.seq > this.next && !this.gapLost(input.seq)) {
+            throw new Error(`MUSTER_IN gave input ${input.seq} after ${this.next - 1}: inputs ${this.next} to ${input.seq - 1} were skipped; reading them again`);
+          }
           this.next = input.seq + 1;
           this.buffer.push(input);
           this.deps.onInput();
@@ -71,6 +82,16 @@ export class InputReader {
         await sleep(250, signal);
       },
     );
+  }
+
+  /** Whether the inputs from `next` to before `seq` have been skipped for long enough to count as lost (then says so). */
+  private gapLost(seq: number): boolean {
+    const now = performance.now();
+    if (this.gap?.seq !== this.next) this.gap = { seq: this.next, since: now };
+    if (now - this.gap.since < (this.deps.gapConfirmMs ?? GAP_CONFIRM_MS)) return false;
+    this.deps.log.error({ from: this.next, to: seq - 1 }, 'ALARM: MUSTER_IN does not give these inputs (lost by JetStream): going on without them');
+    this.gap = null;
+    return true;
   }
 
   /**
