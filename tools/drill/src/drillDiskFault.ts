@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 import { sleep } from './drillSleep.ts';
-import { awaitStoreCaughtUp, pickNatsNode, restartNatsNode, storedLastSeqs } from './drillTargets.ts';
+import { COPY_STALL_MS, catchUpOrRestart, pickNatsNode, restartNatsNode, storedLastSeqs } from './drillTargets.ts';
 
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 
@@ -28,8 +28,6 @@ const MAX_FILE_STORE = 'max_file_store: 1099511627776';
  */
 const FREED_WATCH_MS = 1_000;
 
-/** How long a copy that is behind may go without a new message before the node is restarted again. */
-const STALL_MS = 10_000;
 
 /**
  * A full disk on one NATS node, and an operator's recovery from it. The node is stopped (SIGTERM),
@@ -76,7 +74,7 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
       // dd ends with ENOSPC: the disk is full
     }
     const free = statfsSync(store);
-    const disk: NonNullable<FaultRecord['disk']> = { mb: sizeMb, freeBytesWhenFull: free.bavail * free.bsize, fullMs: ctx.opts.diskFullMs, answeredWhenFull: false, answeredAfterFree: false, recovery: ctx.opts.diskRecovery, stalledRestarts: 0 };
+    const disk: NonNullable<FaultRecord['disk']> = { mb: sizeMb, freeBytesWhenFull: free.bavail * free.bsize, fullMs: ctx.opts.diskFullMs, answeredWhenFull: false, answeredAfterFree: false, recovery: ctx.opts.diskRecovery };
     record.disk = disk;
     await sleep(ctx.opts.diskFullMs);
     disk.answeredWhenFull = await answers(node, 1_000);
@@ -111,17 +109,20 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
     await restartNatsNode(node);
   }
   // its copies must fill again from its peers; one that stops filling is started empty again
-  for (let attempt = 0; ; attempt++) {
-    const caughtUp = await awaitStoreCaughtUp(ctx.cluster.bus, node, STALL_MS);
-    if (caughtUp !== false) break;
-    if (attempt >= 2) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt + 1} times after its restart`);
-    if (record.disk !== undefined) record.disk.stalledRestarts = attempt + 1;
-    ctx.progress(`full-disk ${node.name}: its store stopped catching up (${STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
-    await node.kill('SIGKILL');
-    rmSync(store, { recursive: true, force: true });
-    mkdirSync(store, { recursive: true });
-    await restartNatsNode(node);
-  }
+  await catchUpOrRestart(
+    ctx.cluster.bus,
+    node,
+    async () => {
+      await node.kill('SIGKILL');
+      rmSync(store, { recursive: true, force: true });
+      mkdirSync(store, { recursive: true });
+      await restartNatsNode(node);
+    },
+    (attempt) => {
+      record.stalledRestarts = attempt;
+      ctx.progress(`full-disk ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
+    },
+  );
 }
 
 /** The config with `limit` added to its jetstream block. */

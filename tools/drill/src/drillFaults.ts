@@ -6,7 +6,7 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
 import { sleep } from './drillSleep.ts';
-import { awaitNodeCurrent, currentLeader, pickNatsNode, restartNatsNode } from './drillTargets.ts';
+import { COPY_STALL_MS, awaitNodeCurrent, catchUpOrRestart, currentLeader, pickNatsNode, restartNatsNode } from './drillTargets.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */
 export interface FaultRecord {
@@ -30,7 +30,9 @@ export interface FaultRecord {
   /** A NATS fault: how long after the node was back every stream's copy on it was current again (it was not free for the next NATS fault until then). */
   caughtUpMs?: number;
   /** full-disk: the tmpfs's size, the bytes left free once filled, how long it stayed full, and whether the node's monitor answered at the end of that and within 3 s of the filler's removal (before its recovery on an empty store). */
-  disk?: { mb: number; freeBytesWhenFull: number; fullMs: number; answeredWhenFull: boolean; answeredAfterFree: boolean; recovery: 'empty-store' | 'same-store'; stalledRestarts: number };
+  disk?: { mb: number; freeBytesWhenFull: number; fullMs: number; answeredWhenFull: boolean; answeredAfterFree: boolean; recovery: 'empty-store' | 'same-store' };
+  /** restart-nats, full-disk: how many more times the node was restarted because its store stopped catching up. */
+  stalledRestarts?: number;
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
   fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
@@ -98,8 +100,9 @@ export function faultLine(r: FaultRecord): string {
   const slow = r.slow === undefined ? '' : ` (${r.slow.delayMs} ms and ${r.slow.loss * 100} % loss on ${r.slow.connections} replica connections through the proxies; a status request took ${r.slow.statusMs.before} ms before, ${r.slow.statusMs.during} ms during)`;
   const current = r.caughtUpMs === undefined ? '' : `, its copies current ${r.caughtUpMs} ms after`;
   const yesNo = (b: boolean): string => (b ? 'yes' : 'no');
-  const disk = r.disk === undefined ? '' : ` (tmpfs of ${r.disk.mb} MB full for ${r.disk.fullMs} ms; its monitor answered at the end of that: ${yesNo(r.disk.answeredWhenFull)}, once freed: ${yesNo(r.disk.answeredAfterFree)}; restarted on ${r.disk.recovery === 'empty-store' ? 'an empty store' : 'the store it left'}${r.disk.stalledRestarts > 0 ? `, and ${r.disk.stalledRestarts} more time(s) when its store stopped catching up` : ''})`;
-  return `${what}: done in ${r.endedAt - r.at} ms${current}${disk}${slow}${next}`;
+  const disk = r.disk === undefined ? '' : ` (tmpfs of ${r.disk.mb} MB full for ${r.disk.fullMs} ms; its monitor answered at the end of that: ${yesNo(r.disk.answeredWhenFull)}, once freed: ${yesNo(r.disk.answeredAfterFree)}; restarted on ${r.disk.recovery === 'empty-store' ? 'an empty store' : 'the store it left'})`;
+  const stalled = r.stalledRestarts === undefined ? '' : `, restarted ${r.stalledRestarts} more time(s) when its store stopped catching up`;
+  return `${what}: done in ${r.endedAt - r.at} ms${current}${stalled}${disk}${slow}${next}`;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */
@@ -148,6 +151,18 @@ async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void
   await node.kill('SIGKILL');
   await sleep(ctx.opts.natsDownMs);
   await restartNatsNode(node);
+  await catchUpOrRestart(
+    ctx.cluster.bus,
+    node,
+    async () => {
+      await node.kill('SIGKILL');
+      await restartNatsNode(node);
+    },
+    (attempt) => {
+      record.stalledRestarts = attempt;
+      ctx.progress(`restart-nats ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again`);
+    },
+  );
 }
 
 async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<void> {

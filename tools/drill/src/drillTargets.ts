@@ -123,6 +123,30 @@ export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Pr
   }
 }
 
+/** How long a restarted node's copy may stay behind without a new message before it is restarted again. */
+export const COPY_STALL_MS = 10_000;
+
+/**
+ * Waits until `node`'s own store has caught up (`awaitStoreCaughtUp`), bringing it back again with
+ * `restart` each time a copy stops filling for `COPY_STALL_MS` (as an operator would: a second start has
+ * resumed such a copy at once), at most `restarts` times; calls `onStall` before each and throws
+ * when it still stalls after them.
+ */
+export async function catchUpOrRestart(
+  bus: Bus,
+  node: NatsServerHandle,
+  restart: () => Promise<void>,
+  onStall: (attempt: number) => void,
+  restarts = 2,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    if ((await awaitStoreCaughtUp(bus, node, COPY_STALL_MS)) !== false) return;
+    if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart`);
+    onStall(attempt);
+    await restart();
+  }
+}
+
 /**
  * Waits until NATS node `node`'s own store holds, for every stream, the last sequence its leader
  * reports (read just before), and says how long that took; false when no stream's copy on it gained
