@@ -39,6 +39,8 @@ export class LeaderTerm {
   // term saved it (terms shorter than that would otherwise never save one, and every rebuild
   // would replay the whole log)
   private newestSnapshot: number;
+  // no snapshot before the stored ones are listed: one saved by another leader may make it early
+  private snapshotsListed = false;
   private lastOverdueCheck = 0;
   // a checkpoint marked: its hash being computed (null), or known and waiting for the next turn
   private checkpointing: { seq: number; stateHash: string | null } | null = null;
@@ -54,12 +56,14 @@ export class LeaderTerm {
     this.log = deps.log.child({ term: won.term });
     this.newestSnapshot = snapshotSeq;
     // one saved by another leader since this replica rebuilt counts too
-    listSnapshots(deps.bulkBus ?? deps.bus).then(
-      (stored) => {
-        for (const s of stored) if (s.schema === STATE_SCHEMA) this.newestSnapshot = Math.max(this.newestSnapshot, s.seq);
-      },
-      (err: unknown) => this.log.debug({ err }, 'the stored snapshots could not be listed'),
-    );
+    listSnapshots(deps.bulkBus ?? deps.bus)
+      .then(
+        (stored) => {
+          for (const s of stored) if (s.schema === STATE_SCHEMA) this.newestSnapshot = Math.max(this.newestSnapshot, s.seq);
+        },
+        (err: unknown) => this.log.debug({ err }, 'the stored snapshots could not be listed'),
+      )
+      .finally(() => (this.snapshotsListed = true));
     this.pipeline = new AppendPipeline(deps.bus, ledger, {
       adopted: (result) => this.adopted(result),
       failed: (result, of) => {
@@ -271,7 +275,7 @@ export class LeaderTerm {
 
   private maybeSnapshot(): void {
     const every = this.deps.opts.snapshotEvery;
-    if (every <= 0 || this.ledger.seq - this.newestSnapshot < every) return;
+    if (every <= 0 || !this.snapshotsListed || this.ledger.seq - this.newestSnapshot < every) return;
     const state = this.ledger.state;
     const before = this.newestSnapshot;
     this.newestSnapshot = state.seq;
