@@ -58,7 +58,7 @@ const STREAMS = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM, bucketStream.kv(LEADER
 /**
  * Waits until every stream's copy on NATS node `name` is current again, as each stream's leader
  * reports it (`cluster.replicas[].current`, no lag), and, when its `monitorPort` is given, as the
- * node's own store holds it (`/jsz`: its last sequence at least the leader's, read just before);
+ * node's own store holds it (`/jsz`: its last sequence at least the leader's at the first look);
  * says how long that took; throws after `timeoutMs` naming the streams still behind. Until then the
  * node is not free for the next NATS fault: a node that answers but has not caught up is out in the
  * sense R3 counts, and taking another node then leaves one current copy (the 15-minute soak lost
@@ -70,6 +70,9 @@ const STREAMS = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM, bucketStream.kv(LEADER
 export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000, monitorPort?: number): Promise<number> {
   const started = Date.now();
   let behind: string[] = STREAMS;
+  // each stream's last sequence at its leader when first read: the copy must hold that much (a
+  // copy of a stream written to every 200 ms, the lease, trails its leader's end at every look)
+  const targets = new Map<string, number>();
   while (Date.now() - started < timeoutMs) {
     const answers = await Promise.all(
       STREAMS.map(async (stream) => {
@@ -84,8 +87,10 @@ export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_0
       if (!a.current) return [`${a.stream}${a.lag === undefined ? '' : ` (lag ${a.lag})`}`];
       if (monitorPort === undefined) return [];
       const last = held?.get(a.stream);
-      if (a.leaderLast === null || last === undefined) return [`${a.stream} (its store not read)`];
-      return last >= a.leaderLast ? [] : [`${a.stream} (its store holds to ${last} of ${a.leaderLast})`];
+      if (a.leaderLast !== null && !targets.has(a.stream)) targets.set(a.stream, a.leaderLast);
+      const target = targets.get(a.stream);
+      if (target === undefined || last === undefined) return [`${a.stream} (its store not read)`];
+      return last >= target ? [] : [`${a.stream} (its store holds to ${last} of ${target})`];
     });
     if (behind.length === 0) return Date.now() - started;
     await sleep(250);
@@ -140,8 +145,9 @@ export async function catchUpOrRestart(
   restarts = 2,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    if ((await awaitStoreCaughtUp(bus, node, COPY_STALL_MS)) !== false) return;
-    if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart`);
+    const caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS);
+    if ('ms' in caughtUp) return;
+    if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart: ${caughtUp.behind.join(', ')}`);
     onStall(attempt);
     await restart();
   }
@@ -149,36 +155,41 @@ export async function catchUpOrRestart(
 
 /**
  * Waits until NATS node `node`'s own store holds, for every stream, the last sequence its leader
- * reports (read just before), and says how long that took; false when no stream's copy on it gained
- * a message for `stallMs` while some were behind (a copy whose catch-up stopped: after a restart on
- * an empty store, nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes
- * while the stream's leader reported it current; a second restart resumed it at once).
+ * reported at the first look (a stream written to all the time trails its leader's end at every
+ * look), and says how long that took; or names the streams behind when one of them gained no
+ * message for `stallMs` (a copy whose catch-up stopped: after a restart on an empty store,
+ * nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes while the
+ * stream's leader reported it current; a second restart resumed it at once) or `timeoutMs` passed.
  */
-export async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, timeoutMs = 120_000): Promise<number | false> {
+async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, timeoutMs = 120_000): Promise<{ ms: number } | { behind: string[] }> {
   const started = Date.now();
   // each stream's highest last sequence seen in the node's store, and when it last grew
   const seen = new Map<string, { last: number; at: number }>();
+  const targets = new Map<string, number>();
+  let behind: string[] = STREAMS;
   while (Date.now() - started < timeoutMs) {
     const leaders = await Promise.all(STREAMS.map((stream) => streamInfo(bus, stream).then((i) => (i.authoritative ? i.lastSeq : null), () => null)));
     const held = await storedLastSeqs(node.monitorPort);
     const now = Date.now();
-    let behind = false;
     let stalled = false;
+    behind = [];
     STREAMS.forEach((stream, i) => {
       const last = held?.get(stream) ?? -1;
       const before = seen.get(stream);
       if (before === undefined || last > before.last) seen.set(stream, { last, at: now });
       const leaderLast = leaders[i] ?? null;
-      // no leader's answer: behind as far as is known, but not evidence of a stall
-      if (leaderLast === null) behind = true;
-      else if (last < leaderLast) {
-        behind = true;
+      if (leaderLast !== null && !targets.has(stream)) targets.set(stream, leaderLast);
+      const target = targets.get(stream);
+      // no leader's answer yet: behind as far as is known, but not evidence of a stall
+      if (target === undefined) behind.push(`${stream} (no leader's answer)`);
+      else if (last < target) {
+        behind.push(`${stream} (its store holds to ${last} of ${target})`);
         if (now - (seen.get(stream)?.at ?? now) > stallMs) stalled = true;
       }
     });
-    if (!behind) return now - started;
-    if (stalled) return false;
+    if (behind.length === 0) return { ms: now - started };
+    if (stalled) return { behind };
     await sleep(250);
   }
-  return false;
+  return { behind };
 }
