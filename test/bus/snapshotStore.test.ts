@@ -64,6 +64,22 @@ describe('snapshots', () => {
     expect((await loadLatestSnapshot(bus.bus, { schema: 1, verifyHash: false })).snapshot?.seq).toBe(20);
   });
 
+  it('rejects with SNAPSHOT_TIMEOUT when the load stalls (its server stopped), and loads once it answers again', async () => {
+    const state = bigState(1, 'c');
+    await saveSnapshot(bus.bus, { schema: 1, seq: 7, hash: canonicalHash(state), state });
+    const pid = bus.server?.pid ?? -1;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      await expect(loadLatestSnapshot(bus.bus, { schema: 1, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'SNAPSHOT_TIMEOUT' });
+      // the bound, not a request's own 5 s timeout
+      expect(Date.now() - started).toBeLessThan(4_000);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect((await loadLatestSnapshot(bus.bus, { schema: 1 })).snapshot?.seq).toBe(7);
+  });
+
   it('stores snapshots in the muster_snapshots object store stream', async () => {
     const state = { a: 1 };
     await saveSnapshot(bus.bus, { schema: 1, seq: 1, hash: canonicalHash(state), state });

@@ -6,7 +6,8 @@ export type BusErrorCode =
   | 'TRANSACTION_TOO_LARGE'
   | 'UNSAFE_STREAM_UPDATE'
   | 'BAD_DEFINITION'
-  | 'SNAPSHOT_UNREADABLE';
+  | 'SNAPSHOT_UNREADABLE'
+  | 'SNAPSHOT_TIMEOUT';
 
 /** An error of the bus with a stable `code`, the stream sequence it concerns (if any) and a `cause`. */
 export class BusError extends Error {

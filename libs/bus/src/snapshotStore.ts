@@ -42,6 +42,8 @@ export interface LoadSnapshotOptions {
   schema: number;
   /** Check that the loaded state's canonical hash is the stored hash (default true). */
   verifyHash?: boolean;
+  /** Milliseconds the whole load may take before it rejects with `SNAPSHOT_TIMEOUT` (default 30000). */
+  timeoutMs?: number;
 }
 
 const PREFIX = 'snapshot-';
@@ -95,12 +97,28 @@ export async function saveSnapshot<S>(
 
 /**
  * The newest readable snapshot of the given schema, or null; a snapshot whose bytes or hash do not
- * check out is passed over for the next older one (and reported in `skipped`).
+ * check out is passed over for the next older one (and reported in `skipped`). Rejects with
+ * `SNAPSHOT_TIMEOUT` after `timeoutMs`: the object store reads its chunks through a consumer, which
+ * can stall without an error when a NATS node restarts, and a replica's start waited on one for
+ * minutes; the caller tries again (the snapshot itself is not suspect).
  */
 export async function loadLatestSnapshot<S = unknown>(
   bus: Bus,
   opts: LoadSnapshotOptions,
 ): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `loading the newest snapshot took longer than ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([newestReadable<S>(bus, opts), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function newestReadable<S>(bus: Bus, opts: LoadSnapshotOptions): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
   const store = await openStore(bus);
   const candidates = (await listFrom(store)).filter((s) => s.schema === opts.schema).sort((a, b) => b.seq - a.seq);
   const skipped: SkippedSnapshot[] = [];
