@@ -35,10 +35,6 @@ export class LeaderTerm {
   private ended: TermEnd | null = null;
   private inFlight: Promise<void> = Promise.resolve();
   private snapshotting: Promise<void> = Promise.resolve();
-  // the newest snapshot known: the next is saved `snapshotEvery` transactions after it, whichever
-  // term saved it (terms shorter than that would otherwise never save one, and every rebuild
-  // would replay the whole log)
-  private newestSnapshot: number;
   // no snapshot before the stored ones are listed: one saved by another leader may make it early
   private snapshotsListed = false;
   private lastOverdueCheck = 0;
@@ -51,15 +47,14 @@ export class LeaderTerm {
     private readonly ledger: Ledger,
     private readonly won: WonLease,
     private readonly keeper: LeaseKeeper,
-    snapshotSeq: number,
   ) {
     this.log = deps.log.child({ term: won.term });
-    this.newestSnapshot = snapshotSeq;
-    // one saved by another leader since this replica rebuilt counts too
+    // snapshots count from the newest, whichever term saved it (terms shorter than `snapshotEvery`
+    // would otherwise never save one): one saved by another leader since this replica rebuilt too
     listSnapshots(deps.bulkBus ?? deps.bus)
       .then(
         (stored) => {
-          for (const s of stored) if (s.schema === STATE_SCHEMA) this.newestSnapshot = Math.max(this.newestSnapshot, s.seq);
+          for (const s of stored) if (s.schema === STATE_SCHEMA) ledger.snapshotSeq = Math.max(ledger.snapshotSeq, s.seq);
         },
         (err: unknown) => this.log.debug({ err }, 'the stored snapshots could not be listed'),
       )
@@ -268,26 +263,22 @@ export class LeaderTerm {
     }
   }
 
-  /** The log sequence of the newest snapshot this term knows of (saved by it, or found stored). */
-  get snapshotSeq(): number {
-    return this.newestSnapshot;
-  }
-
   private maybeSnapshot(): void {
     const every = this.deps.opts.snapshotEvery;
-    if (every <= 0 || !this.snapshotsListed || this.ledger.seq - this.newestSnapshot < every) return;
-    const state = this.ledger.state;
-    const before = this.newestSnapshot;
-    this.newestSnapshot = state.seq;
+    const ledger = this.ledger;
+    if (every <= 0 || !this.snapshotsListed || ledger.seq - ledger.snapshotSeq < every) return;
+    const state = ledger.state;
+    const before = ledger.snapshotSeq;
+    ledger.snapshotSeq = state.seq;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
-        const hash = await nativeStateHashInSlices(state, this.ledger.hashCache);
-        const info = await saveSnapshot(this.deps.bulkBus ?? this.deps.bus, { schema: STATE_SCHEMA, seq: state.seq, hash, state }, { cache: this.ledger.hashCache });
+        const hash = await nativeStateHashInSlices(state, ledger.hashCache);
+        const info = await saveSnapshot(this.deps.bulkBus ?? this.deps.bus, { schema: STATE_SCHEMA, seq: state.seq, hash, state }, { cache: ledger.hashCache });
         this.log.info({ seq: info.seq, bytes: info.size }, 'snapshot saved');
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
         // the next turn tries again
-        if (this.newestSnapshot === state.seq) this.newestSnapshot = before;
+        if (ledger.snapshotSeq === state.seq) ledger.snapshotSeq = before;
       }
     });
   }

@@ -22,6 +22,12 @@ export class Ledger {
   readonly hashCache = new CanonicalCache();
   /** The log's time as this replica watched it pass: what a leader's stamps are held to. */
   readonly stampClock: StampClock;
+  /**
+   * The log sequence of the newest snapshot this replica knows of (0: none): the one it rebuilt
+   * from, or one it saved or found stored while it led. The next is saved `snapshotEvery`
+   * transactions after it, whichever term saved it.
+   */
+  snapshotSeq = 0;
   /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
   private marked: State | null = null;
   /** Called with every batch this replica adopts (folded as a standby, or appended as leader) and the state after it. */

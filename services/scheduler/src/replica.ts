@@ -83,8 +83,6 @@ export class Replica {
   private readonly stopController = new AbortController();
   private running: Promise<void> | null = null;
   private term: LeaderTerm | null = null;
-  // the newest snapshot this replica knows of (rebuilt from, or saved while it led); 0: none
-  private snapshotSeq = 0;
   private lastFold = performance.now();
   private restartTail: () => void = () => undefined;
   private readonly keeper: LeaseKeeper;
@@ -189,7 +187,7 @@ export class Replica {
       return undefined;
     });
     if (published !== undefined) await this.checkPublished(published, true, this.deps.bus, MAX_LOG_READS);
-    this.snapshotSeq = snapshotSeq ?? 0;
+    this.ledger.snapshotSeq = snapshotSeq ?? 0;
     const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
@@ -230,9 +228,8 @@ export class Replica {
         if (won === 'again') continue;
         if (won === null || this.stopped) break;
         this.currentRole = 'leader';
-        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, this.snapshotSeq);
+        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
         const why = await this.term.run();
-        this.snapshotSeq = Math.max(this.snapshotSeq, this.term.snapshotSeq);
         this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
       } catch (err) {
         // a replica never gives up: NATS comes back, and the log says where we are

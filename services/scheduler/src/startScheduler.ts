@@ -1,7 +1,7 @@
 import { connect, ensureStreams, lastLogSequence, openLeaderLease } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
-import type { SchedulerOptions } from './config.ts';
+import type { ResolvedOptions, SchedulerOptions } from './config.ts';
 import { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { serveMetrics } from './metricsServer.ts';
 import type { MetricsServer } from './metricsServer.ts';
@@ -33,6 +33,17 @@ export interface SchedulerHandle {
 export async function startScheduler(options: SchedulerOptions): Promise<SchedulerHandle> {
   const opts = resolveOptions(options);
   const log = opts.logger.child({ replica: opts.id });
+  const startup = new StartupWatch(log, opts.startupReportMs);
+  try {
+    return await start(opts, log, startup);
+  } finally {
+    // serving or failed: no more reports
+    startup.done();
+  }
+}
+
+// What startScheduler does, telling `startup` each step.
+async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch): Promise<SchedulerHandle> {
   const connectAs = (name: string) =>
     connect({
       servers: opts.natsUrl,
@@ -40,11 +51,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
       onConnection: ({ kind, server, what }) => log.warn({ connection: name, kind, server }, what),
     });
-  const startup = new StartupWatch(log, opts.startupReportMs);
-  const bus = await connectAs(`muster-scheduler-${opts.id}`).catch((err: unknown) => {
-    startup.done();
-    throw err;
-  });
+  const bus = await connectAs(`muster-scheduler-${opts.id}`);
   let bulk: Bus | null = null;
   try {
     startup.phase('applying the stream definitions');
@@ -81,7 +88,6 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     const api = new ApiServer(bus, () => replica.state, log.child({ component: 'api' }));
     api.start();
     const statusSubs = serveStatus(bus, opts.id, replica);
-    startup.done();
     let stopping: Promise<void> | null = null;
     return {
       role: () => replica.role(),
@@ -99,7 +105,6 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
         })()),
     };
   } catch (err) {
-    startup.done();
     await Promise.all([bus.close(), bulk?.close()]);
     throw err;
   }

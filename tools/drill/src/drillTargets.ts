@@ -56,9 +56,32 @@ export async function restartNatsNode(node: NatsServerHandle): Promise<void> {
 const STREAMS = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM, bucketStream.kv(LEADER_BUCKET), bucketStream.objects(SNAPSHOT_BUCKET)];
 
 /**
+ * What a restarted node's copy of each stream must hold: its leader's last sequence at the first
+ * look that had an answer. Not at every look: a stream written to all the time (the lease, every
+ * 200 ms) trails its leader's end at each of them.
+ */
+class CatchUpTargets {
+  private readonly first = new Map<string, number>();
+
+  /** Why the copy of `stream` that holds to `held` is behind (null: it is not), given its leader's last sequence now (null: no answer). */
+  behind(stream: string, leaderLast: number | null, held: number | undefined): string | null {
+    if (leaderLast !== null && !this.first.has(stream)) this.first.set(stream, leaderLast);
+    const target = this.first.get(stream);
+    if (target === undefined) return `${stream} (no leader's answer)`;
+    if (held === undefined) return `${stream} (its store not read)`;
+    return held >= target ? null : `${stream} (its store holds to ${held} of ${target})`;
+  }
+
+  /** Whether `stream` has a target yet (a copy behind one with none is not evidence of a stall). */
+  has(stream: string): boolean {
+    return this.first.has(stream);
+  }
+}
+
+/**
  * Waits until every stream's copy on NATS node `name` is current again, as each stream's leader
  * reports it (`cluster.replicas[].current`, no lag), and, when its `monitorPort` is given, as the
- * node's own store holds it (`/jsz`: its last sequence at least the leader's at the first look);
+ * node's own store holds it (`/jsz`: as far as `CatchUpTargets` asks);
  * says how long that took; throws after `timeoutMs` naming the streams still behind. Until then the
  * node is not free for the next NATS fault: a node that answers but has not caught up is out in the
  * sense R3 counts, and taking another node then leaves one current copy (the 15-minute soak lost
@@ -70,9 +93,7 @@ const STREAMS = [IN_STREAM, LOG_STREAM, DECISIONS_STREAM, bucketStream.kv(LEADER
 export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000, monitorPort?: number): Promise<number> {
   const started = Date.now();
   let behind: string[] = STREAMS;
-  // each stream's last sequence at its leader when first read: the copy must hold that much (a
-  // copy of a stream written to every 200 ms, the lease, trails its leader's end at every look)
-  const targets = new Map<string, number>();
+  const targets = new CatchUpTargets();
   while (Date.now() - started < timeoutMs) {
     const answers = await Promise.all(
       STREAMS.map(async (stream) => {
@@ -86,11 +107,8 @@ export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_0
     behind = answers.flatMap((a) => {
       if (!a.current) return [`${a.stream}${a.lag === undefined ? '' : ` (lag ${a.lag})`}`];
       if (monitorPort === undefined) return [];
-      const last = held?.get(a.stream);
-      if (a.leaderLast !== null && !targets.has(a.stream)) targets.set(a.stream, a.leaderLast);
-      const target = targets.get(a.stream);
-      if (target === undefined || last === undefined) return [`${a.stream} (its store not read)`];
-      return last >= target ? [] : [`${a.stream} (its store holds to ${last} of ${target})`];
+      const why = targets.behind(a.stream, a.leaderLast, held?.get(a.stream));
+      return why === null ? [] : [why];
     });
     if (behind.length === 0) return Date.now() - started;
     await sleep(250);
@@ -154,9 +172,8 @@ export async function catchUpOrRestart(
 }
 
 /**
- * Waits until NATS node `node`'s own store holds, for every stream, the last sequence its leader
- * reported at the first look (a stream written to all the time trails its leader's end at every
- * look), and says how long that took; or names the streams behind when one of them gained no
+ * Waits until NATS node `node`'s own store holds every stream as far as `CatchUpTargets` asks, and
+ * says how long that took; or names the streams behind when one of them gained no
  * message for `stallMs` (a copy whose catch-up stopped: after a restart on an empty store,
  * nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes while the
  * stream's leader reported it current; a second restart resumed it at once) or `timeoutMs` passed.
@@ -165,7 +182,7 @@ async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: num
   const started = Date.now();
   // each stream's highest last sequence seen in the node's store, and when it last grew
   const seen = new Map<string, { last: number; at: number }>();
-  const targets = new Map<string, number>();
+  const targets = new CatchUpTargets();
   let behind: string[] = STREAMS;
   while (Date.now() - started < timeoutMs) {
     const leaders = await Promise.all(STREAMS.map((stream) => streamInfo(bus, stream).then((i) => (i.authoritative ? i.lastSeq : null), () => null)));
@@ -174,18 +191,13 @@ async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: num
     let stalled = false;
     behind = [];
     STREAMS.forEach((stream, i) => {
-      const last = held?.get(stream) ?? -1;
+      const last = held?.get(stream);
       const before = seen.get(stream);
-      if (before === undefined || last > before.last) seen.set(stream, { last, at: now });
-      const leaderLast = leaders[i] ?? null;
-      if (leaderLast !== null && !targets.has(stream)) targets.set(stream, leaderLast);
-      const target = targets.get(stream);
-      // no leader's answer yet: behind as far as is known, but not evidence of a stall
-      if (target === undefined) behind.push(`${stream} (no leader's answer)`);
-      else if (last < target) {
-        behind.push(`${stream} (its store holds to ${last} of ${target})`);
-        if (now - (seen.get(stream)?.at ?? now) > stallMs) stalled = true;
-      }
+      if (before === undefined || (last ?? -1) > before.last) seen.set(stream, { last: last ?? -1, at: now });
+      const why = targets.behind(stream, leaders[i] ?? null, last);
+      if (why === null) return;
+      behind.push(why);
+      if (targets.has(stream) && now - (seen.get(stream)?.at ?? now) > stallMs) stalled = true;
     });
     if (behind.length === 0) return { ms: now - started };
     if (stalled) return { behind };
