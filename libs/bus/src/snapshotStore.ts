@@ -111,8 +111,11 @@ export async function loadLatestSnapshot<S = unknown>(
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `loading the newest snapshot took longer than ${timeoutMs} ms`)), timeoutMs);
   });
+  const reading = newestReadable<S>(bus, opts);
+  // a read that fails after the bound must not be an unhandled rejection (it ends the process)
+  reading.catch(() => undefined);
   try {
-    return await Promise.race([newestReadable<S>(bus, opts), expired]);
+    return await Promise.race([reading, expired]);
   } finally {
     clearTimeout(timer);
   }

@@ -54,14 +54,23 @@ function installExitHook(): void {
   });
 }
 
-/** Resolves with `promise`, or with null after `ms`. */
+/**
+ * Settles as `promise` does, or resolves with null after `ms`; a rejection that comes after `ms`
+ * is dropped (an unhandled one ends a Node.js process: the drill's did, on a late TimeoutError).
+ */
 export function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => resolve(null), ms);
-    void promise.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
   });
 }
 

@@ -144,9 +144,15 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     track(
       (async () => {
         const exited = Promise.all(holders.map((h) => h.exited)).then(() => true);
+        // the wait ends with the agent: a listener removed when it ends (AbortSignal.any keeps one on
+        // the agent's signal per wait, and the drills warned of more than 10 abort listeners)
         const waited = new AbortController();
-        const expired = sleep(deviceWaitMs, AbortSignal.any([abort.signal, waited.signal])).then(() => false);
+        const endWait = (): void => waited.abort();
+        abort.signal.addEventListener('abort', endWait, { once: true });
+        if (abort.signal.aborted) endWait();
+        const expired = sleep(deviceWaitMs, waited.signal).then(() => false);
         const free = await Promise.race([exited, expired]);
+        abort.signal.removeEventListener('abort', endWait);
         waited.abort();
         // stopped while it waited (or the agent stops): it never starts
         if (entry.stopped || abort.signal.aborted || running.get(k) !== entry) return;

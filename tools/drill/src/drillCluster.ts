@@ -54,9 +54,10 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
   let link: LinkProxy | null = null;
   const agentLog: Logger = pino({ level: opts.logLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
   const stopAll = async (): Promise<StackStopReport> => {
-    if (agent !== null) await within(agent.stop(), 10_000);
+    // a stop that fails must not keep the stack running
+    if (agent !== null) await within(agent.stop(), 10_000).catch((err: unknown) => progress(`the agents did not stop cleanly: ${String(err)}`));
     agentLog.flush();
-    if (bus !== null) await within(bus.close(), 5_000);
+    if (bus !== null) await within(bus.close(), 5_000).catch(() => undefined);
     const stopped = await stack.stop();
     if (link !== null) await link.close();
     return stopped;

@@ -39,7 +39,10 @@ export async function readWhole<T>(
     try {
       const out: T[] = [];
       for (;;) {
-        const r = await Promise.race([it.next(), stalled]);
+        const next = it.next();
+        // a stalled read's pending request may fail later: not an unhandled rejection (it ended the drill)
+        next.catch(() => undefined);
+        const r = await Promise.race([next, stalled]);
         if (r.done === true) return out;
         out.push(r.value);
         lastAt = Date.now();
@@ -51,7 +54,7 @@ export async function readWhole<T>(
       void it.return?.(undefined)?.catch(() => undefined);
     } finally {
       if (timer !== null) clearInterval(timer);
-      await within(bus.close(), 5_000);
+      await within(bus.close(), 5_000).catch(() => undefined);
     }
   }
   throw new Error(`could not read ${what}: ${lastError}`);
