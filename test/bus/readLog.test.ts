@@ -132,6 +132,33 @@ describe('readLog', () => {
     }
   });
 
+  it('fails with READ_SHORT when its consumer has nothing more short of the stream\'s last sequence, instead of ending there', async () => {
+    // what a consumer on a NATS node still refilling its copy does; here a log whose last
+    // message is deleted (a stream without deny_delete): the stream's last sequence stays 3
+    const own = await startTestBus({ ensure: false });
+    try {
+      const deletable = streamDefinitions
+        .filter((d) => d.config.name === LOG_STREAM)
+        .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
+      await ensureStreams(own.bus, { replicas: 1, definitions: deletable });
+      await appendTransactions(own.bus, chain(3), 0);
+      await own.admin.deleteMessage(LOG_STREAM, 3);
+      const seen: number[] = [];
+      let err: unknown = null;
+      try {
+        for await (const entry of readLog(own.bus)) seen.push(entry.seq);
+      } catch (e) {
+        err = e;
+      }
+      // before: the read ended after 2, as if the log ended there
+      expect(seen).toEqual([1, 2]);
+      expect(isBusError(err, 'READ_SHORT')).toBe(true);
+      expect((err as { seq?: number }).seq).toBe(2);
+    } finally {
+      await own.stop();
+    }
+  }, 30_000);
+
   it('fails with BAD_MESSAGE and the sequence on a message that is not a transaction', async () => {
     await appendTransactions(bus.bus, chain(1), 0);
     await bus.admin.publish(subjects.log, 'not json');

@@ -7,7 +7,8 @@ export type BusErrorCode =
   | 'UNSAFE_STREAM_UPDATE'
   | 'BAD_DEFINITION'
   | 'SNAPSHOT_UNREADABLE'
-  | 'SNAPSHOT_TIMEOUT';
+  | 'SNAPSHOT_TIMEOUT'
+  | 'READ_SHORT';
 
 /** An error of the bus with a stable `code`, the stream sequence it concerns (if any) and a `cause`. */
 export class BusError extends Error {

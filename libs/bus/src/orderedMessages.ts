@@ -1,4 +1,5 @@
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { BusError } from './busError.ts';
 import type { Bus } from './bus.ts';
 import { natsOf } from './natsBus.ts';
 import { streamInfo } from './streamInfo.ts';
@@ -32,8 +33,11 @@ const BATCH = 512;
 const WAKE_BYTES = 64 * 1024;
 
 // a bulk read asks for exactly the messages the stream holds, so a pull ends as soon as they are
-// in; this bounds only the wait for messages removed from the stream while it is read
+// in; this bounds the wait of a pull short of the end (a copy behind, a busy server)
 const FETCH_EXPIRES_MS = 5_000;
+
+// pulls in a row (each up to FETCH_EXPIRES_MS) that bring nothing short of the end before a read fails
+const MAX_EMPTY_PULLS = 3;
 
 /**
  * Every message of `stream` from `fromSeq` on, in order, through an ordered consumer; without
@@ -107,6 +111,9 @@ class ReadAhead {
   private stopped = false;
   private ended = false;
   private failure: unknown = null;
+  // the last sequence delivered, and pulls in a row that brought nothing short of the end
+  private readTo = 0;
+  private emptyPulls = 0;
   private current: ConsumerMessages | null = null;
   private wake: (() => void) | null = null;
   private room: (() => void) | null = null;
@@ -157,10 +164,14 @@ class ReadAhead {
         this.current = await this.consumer.fetch({ max_messages: want, expires: FETCH_EXPIRES_MS });
         if (this.stopped) this.current.stop();
         let last: JsMsg | null = null;
+        let pastEnd = false;
         for await (const m of this.current) {
           // a stopped pull still delivers what it had received: leave it
           if (this.stopped) break;
-          if (m.seq > this.endSeq) continue;
+          if (m.seq > this.endSeq) {
+            pastEnd = true;
+            continue;
+          }
           this.buffer.push(m);
           last = m;
           this.bufferedBytes += m.data.length;
@@ -168,8 +179,25 @@ class ReadAhead {
         }
         this.pulling = false;
         this.signal('wake');
-        // nothing came (removed meanwhile), or the last sequence at call time is in
-        if (last === null || last.seq >= this.endSeq || last.info.pending === 0) break;
+        // a message past the end: every one up to it has been delivered
+        if (this.stopped || pastEnd) break;
+        if (last !== null) {
+          this.emptyPulls = 0;
+          this.readTo = last.seq;
+        }
+        if (this.readTo >= this.endSeq) break;
+        if (last === null || last.info.pending === 0) {
+          // nothing more now, short of the end: muster's streams never remove a message, so the
+          // consumer's copy is behind (an R1 consumer on a NATS node still refilling) or a busy
+          // server let the pull expire. The read ended here before, short, as if at the end
+          // (the 200 gangs/s drill read 664 of 2,236 transactions); it waits, then fails
+          this.emptyPulls++;
+          if (this.emptyPulls >= MAX_EMPTY_PULLS) {
+            throw new BusError('READ_SHORT', `the read got messages up to ${this.readTo} of ${this.endSeq} and no more in ${MAX_EMPTY_PULLS} pulls`, { seq: this.readTo });
+          }
+          want = 1;
+          continue;
+        }
         want = Math.min(this.batch, last.info.pending);
       }
     } catch (err) {
