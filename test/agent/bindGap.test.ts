@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { DECISIONS_STREAM, readInputs, subjectMessages } from '@muster/bus';
+import { DECISIONS_STREAM, readInputs, subjectCount, subjectMessages } from '@muster/bus';
 import type { StreamMessage } from '@muster/bus';
 import type { BindMessage, NodeSpec } from '@muster/core';
 import { MemberLedger } from '../../services/agent/src/memberLedger.ts';
@@ -60,7 +60,7 @@ describe('a node agent whose consumer skips a stored bind', () => {
     };
   };
 
-  const start = (nodeId: string, lost: () => number | null): { lines: string[] } => {
+  const start = (nodeId: string, lost: () => number | null, counted: string[] = []): { lines: string[] } => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -83,6 +83,10 @@ describe('a node agent whose consumer skips a stored bind', () => {
         stallMs: 200,
         censusMs: 600,
         read: holeyReader(lost),
+        count: (subject) => {
+          counted.push(subject);
+          return subjectCount(bus.bus, DECISIONS_STREAM, subject);
+        },
       }),
     );
     return { lines };
@@ -145,5 +149,15 @@ describe('a node agent whose consumer skips a stored bind', () => {
     const warned = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(warned).toContain('bind or stop reader stalled; resubscribing');
     expect(warned).toContain('bind or stop reader skipped messages; reading the subject again from its start');
+  });
+
+  it('while nothing comes and nothing is missing: its counts back off, doubling up to censusMs', async () => {
+    const counted: string[] = [];
+    start('quiet-counts', () => null, counted);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const binds = counted.filter((c) => c === 'muster.bind.quiet-counts').length;
+    // every 200 ms (stallMs) it would be about 15; doubling from 200 ms to 600 ms (censusMs): about 5
+    expect(binds).toBeGreaterThanOrEqual(2);
+    expect(binds).toBeLessThanOrEqual(8);
   });
 });
