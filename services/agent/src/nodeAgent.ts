@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import { DECISIONS_STREAM, subjectCount, subjectMessages, subjects } from '@muster/bus';
 import type { Bus, StreamMessage, SubjectCount } from '@muster/bus';
@@ -96,6 +97,10 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   const nodeId = deps.node.id;
   const log = deps.logger.child({ component: 'agent', nodeId });
   const abort = new AbortController();
+  // every report still retrying (NATS away) sleeps on this signal, one listener each, and a node
+  // with more than ten of them made Node.js warn of a leak (MaxListenersExceededWarning in the
+  // soaks); each listener goes when its sleep ends
+  setMaxListeners(0, abort.signal);
   const reporter = createInputReporter({ bus: deps.bus, nodeId, bootId: deps.bootId, logger: log, signal: abort.signal });
   const running = new Map<string, Running>();
   const live = new Set<Live>();
