@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditLog } from '@muster/auditor';
-import { readDecisions, readInputs, readLog } from '@muster/bus';
+import { connect, readDecisions, readInputs, readLog } from '@muster/bus';
 import type { Bus, InputMessage, StoredDecision } from '@muster/bus';
 import { MusterClient } from '@muster/client';
 import type { LoggedTransaction } from '@muster/core';
@@ -175,10 +175,17 @@ async function check(
   const leaderFaults = takeovers(report.faults, log, unavailable);
   let auditor: DrillAuditSummary | null = null;
   try {
-    // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever
-    const audited = await within(auditLog(cluster.bus), AUDIT_BOUND_MS);
-    if (audited === null) throw new Error(`the audit did not finish within ${AUDIT_BOUND_MS / 1000} s`);
-    auditor = summarizeAudit(audited);
+    // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever.
+    // On a connection of its own, like the reads above: on the drill's, which had moved to another
+    // node during the checks, a 200-gangs/s run's audit waited its whole bound with nothing sent
+    const auditBus = await connect({ servers: [...servers], name: 'muster-drill-audit' });
+    try {
+      const audited = await within(auditLog(auditBus), AUDIT_BOUND_MS);
+      if (audited === null) throw new Error(`the audit did not finish within ${AUDIT_BOUND_MS / 1000} s`);
+      auditor = summarizeAudit(audited);
+    } finally {
+      await within(auditBus.close(), 5_000).catch(() => undefined);
+    }
   } catch (err) {
     // the drill's own checks stand without it; the report says the audit did not run and why
     report.auditorError = err instanceof Error ? err.message : String(err);
