@@ -32,6 +32,22 @@ async function collect(opts: ReadLogOptions = {}, from: TestBus = bus): Promise<
   return out;
 }
 
+// a server whose log was created without deny_delete: only such a log can lose a message (the
+// server refuses to lift deny_delete once set)
+async function deletableLog(): Promise<TestBus> {
+  const own = await startTestBus({ ensure: false });
+  try {
+    const deletable = streamDefinitions
+      .filter((d) => d.config.name === LOG_STREAM)
+      .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
+    await ensureStreams(own.bus, { replicas: 1, definitions: deletable });
+    return own;
+  } catch (err) {
+    await own.stop();
+    throw err;
+  }
+}
+
 async function readError(from: TestBus | ReadLogOptions = {}): Promise<unknown> {
   try {
     await ('bus' in from ? collect({}, from) : collect(from));
@@ -114,14 +130,8 @@ describe('readLog', () => {
   });
 
   it('fails with LOG_GAP when a message is missing', async () => {
-    // only a log stream created without deny_delete can lose a message this way (the server
-    // refuses to lift deny_delete once set)
-    const own = await startTestBus({ ensure: false });
+    const own = await deletableLog();
     try {
-      const deletable = streamDefinitions
-        .filter((d) => d.config.name === LOG_STREAM)
-        .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
-      await ensureStreams(own.bus, { replicas: 1, definitions: deletable });
       await appendTransactions(own.bus, chain(3), 0);
       await own.admin.deleteMessage(LOG_STREAM, 2);
       const err = await readError(own);
@@ -135,12 +145,8 @@ describe('readLog', () => {
   it('fails with READ_SHORT when its consumer has nothing more short of the stream\'s last sequence, instead of ending there', async () => {
     // what a consumer on a NATS node still refilling its copy does; here a log whose last
     // message is deleted (a stream without deny_delete): the stream's last sequence stays 3
-    const own = await startTestBus({ ensure: false });
+    const own = await deletableLog();
     try {
-      const deletable = streamDefinitions
-        .filter((d) => d.config.name === LOG_STREAM)
-        .map((d) => ({ ...d, config: { ...d.config, deny_delete: false } }));
-      await ensureStreams(own.bus, { replicas: 1, definitions: deletable });
       await appendTransactions(own.bus, chain(3), 0);
       await own.admin.deleteMessage(LOG_STREAM, 3);
       const seen: number[] = [];
