@@ -120,6 +120,8 @@ async function exercise(
   progress(`workload: ${opts.rate} gangs/s for ${opts.durationS} s; ${opts.schedule} faults (${opts.faults.join(', ')})`);
   const ticker = setInterval(() => progress(`workload: ${workload.attempted()} submitted, ${workload.accepted.size} accepted`), 15_000);
   let faults: FaultRecord[] = [];
+  // submissions go on until the last fault has ended, which can be long after the duration
+  let workloadEnd = endAt;
   try {
     // faults draw from their own stream, so changing them leaves the workload as it was
     const ctx = { cluster, opts, random: drillRandom(opts.seed ^ 0x5bd1e995), busy: new Set<string>(), progress };
@@ -130,6 +132,7 @@ async function exercise(
   } finally {
     clearInterval(ticker);
     if (signal?.aborted === true) await watch.stop();
+    workloadEnd = Date.now();
     await workload.stop();
     signal?.removeEventListener('abort', onAbort);
     report.faults = faults;
@@ -142,7 +145,7 @@ async function exercise(
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
   const unavailable = await watch.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, { settled, unavailable, workloadStart }, report, progress, hooks);
+  await check(cluster, opts, workload, { settled, unavailable, workloadStart, workloadEnd }, report, progress, hooks);
 }
 
 /** How long the audit of the drill's log may take (a 200-gangs/s run's takes a minute or two here). */
@@ -152,7 +155,7 @@ async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
   workload: DrillWorkload,
-  run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number },
+  run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number; workloadEnd: number },
   report: DrillReport,
   progress: (line: string) => void,
   hooks: DrillHooks,
@@ -166,7 +169,7 @@ async function check(
   const log: LoggedTransaction[] = await readWhole(servers, 'MUSTER_LOG', (bus, signal) => readLog(bus, { verifyChain: false, signal }), progress);
   const readAt = Date.now();
 
-  const { settled, unavailable, workloadStart } = run;
+  const { settled, unavailable, workloadStart, workloadEnd } = run;
   const accepted = [...workload.accepted.keys()];
   const decisions = checkDecisions(accepted, { inputs, stream, log });
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
@@ -195,7 +198,8 @@ async function check(
   report.workload.decisionsInLog = decisions.decisionsInLog;
   report.workload.decisionsOnStream = decisions.decisionsOnStream;
   report.workload.committed = accepted.length - decisions.neverCommitted.length;
-  const durationS = opts.durationS;
+  // rates over the time submissions really ran (a run whose last fault ended late submitted for longer)
+  const durationS = Math.max(opts.durationS, (workloadEnd - workloadStart) / 1000);
   const inWorkload = (at: number): boolean => at >= workloadStart && at <= workloadStart + durationS * 1000;
   let committedInWorkload = 0;
   let completed = 0;
