@@ -111,9 +111,6 @@ class ReadAhead {
   private stopped = false;
   private ended = false;
   private failure: unknown = null;
-  // the last sequence delivered, and pulls in a row that brought nothing short of the end
-  private readTo = 0;
-  private emptyPulls = 0;
   private current: ConsumerMessages | null = null;
   private wake: (() => void) | null = null;
   private room: (() => void) | null = null;
@@ -154,6 +151,9 @@ class ReadAhead {
       // the first pull asks for one message, whose `pending` says how many follow: a pull that
       // asks for more than the stream holds would wait until it expires
       let want = 1;
+      // the last sequence delivered, and pulls in a row that brought nothing short of the end
+      let readTo = 0;
+      let emptyPulls = 0;
       while (!this.stopped) {
         // a batch not taken yet: pull the next one only when it is (memory stays bounded)
         if (this.buffer.length >= this.batch) {
@@ -182,18 +182,18 @@ class ReadAhead {
         // a message past the end: every one up to it has been delivered
         if (this.stopped || pastEnd) break;
         if (last !== null) {
-          this.emptyPulls = 0;
-          this.readTo = last.seq;
+          emptyPulls = 0;
+          readTo = last.seq;
         }
-        if (this.readTo >= this.endSeq) break;
+        if (readTo >= this.endSeq) break;
         if (last === null || last.info.pending === 0) {
           // nothing more now, short of the end: muster's streams never remove a message, so the
           // consumer's copy is behind (an R1 consumer on a NATS node still refilling) or a busy
           // server let the pull expire. The read ended here before, short, as if at the end
           // (the 200 gangs/s drill read 664 of 2,236 transactions); it waits, then fails
-          this.emptyPulls++;
-          if (this.emptyPulls >= MAX_EMPTY_PULLS) {
-            throw new BusError('READ_SHORT', `the read got messages up to ${this.readTo} of ${this.endSeq} and no more in ${MAX_EMPTY_PULLS} pulls`, { seq: this.readTo });
+          emptyPulls++;
+          if (emptyPulls >= MAX_EMPTY_PULLS) {
+            throw new BusError('READ_SHORT', `the read got messages up to ${readTo} of ${this.endSeq} and no more in ${MAX_EMPTY_PULLS} pulls`, { seq: readTo });
           }
           want = 1;
           continue;

@@ -155,15 +155,9 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     track(
       (async () => {
         const exited = Promise.all(holders.map((h) => h.exited)).then(() => true);
-        // the wait ends with the agent: a listener removed when it ends (AbortSignal.any keeps one on
-        // the agent's signal per wait, and the drills warned of more than 10 abort listeners)
         const waited = new AbortController();
-        const endWait = (): void => waited.abort();
-        abort.signal.addEventListener('abort', endWait, { once: true });
-        if (abort.signal.aborted) endWait();
-        const expired = sleep(deviceWaitMs, waited.signal).then(() => false);
+        const expired = sleep(deviceWaitMs, AbortSignal.any([abort.signal, waited.signal])).then(() => false);
         const free = await Promise.race([exited, expired]);
-        abort.signal.removeEventListener('abort', endWait);
         waited.abort();
         // stopped while it waited (or the agent stops): it never starts
         if (entry.stopped || abort.signal.aborted || running.get(k) !== entry) return;
@@ -291,10 +285,11 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       const watchdog = setInterval(() => {
         const now = performance.now();
         const silent = now - lastMessage >= stallMs;
-        const due = resumed || now - lastCheck >= (silent && lastCheck >= lastMessage ? silentEvery : silent ? stallMs : censusMs);
-        if (asking || !due) return;
-        if (silent && lastCheck >= lastMessage) silentEvery = Math.min(silentEvery * 2, censusMs);
-        else silentEvery = stallMs;
+        // counted already in this silence: back off; silent since: count now; receiving: every censusMs
+        const again = silent && lastCheck >= lastMessage;
+        const wait = again ? silentEvery : silent ? 0 : censusMs;
+        if (asking || (!resumed && now - lastCheck < wait)) return;
+        silentEvery = again ? Math.min(silentEvery * 2, censusMs) : stallMs;
         lastCheck = now;
         asking = true;
         census.ask();
