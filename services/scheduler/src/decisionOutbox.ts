@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
-import { lastPublishedLogSeq, publishDecisions, readLog } from '@muster/bus';
-import type { Bus } from '@muster/bus';
+import { publishDecisions, readLog } from '@muster/bus';
+import type { Bus, PublishedDecision } from '@muster/bus';
 import { decisionMessages, shardGet, transactionHash } from '@muster/core';
-import type { LoggedTransaction, OutboundMessage, State } from '@muster/core';
+import type { LoggedTransaction, OutboundMessage, State, Transaction } from '@muster/core';
+import { firstOwed, judgedRange } from './firstOwed.ts';
 import type { Ledger } from './ledger.ts';
+import { PUBLISHED_TAIL, publishedTail } from './publishedEvidence.ts';
 
 /** Transactions the log took, with the state after them (their decisions' jobs are looked up there). */
 export interface Adopted {
@@ -15,18 +17,36 @@ export interface Adopted {
 export interface DecisionOutboxDeps {
   bus: Bus;
   log: Logger;
+  /** MUSTER_DECISIONS' last messages as the replica judged them before leading (read again when absent, or once used). */
+  published?: readonly PublishedDecision[];
+  /** The log's transaction at a sequence, when the replica has it at hand (others are read). */
+  recentTx?: (seq: number) => Transaction | undefined;
 }
+
+/**
+ * The most messages one publish call sends: half the tail a successor reads (`firstOwed`), so the
+ * successes of a leader's last call, where a hole it left lies, are inside that tail.
+ */
+export const PUBLISH_CALL_MAX = PUBLISHED_TAIL / 2;
 
 /** The decision messages of transactions the log took, each job looked up in the state after them (a later transaction may have retired it). */
 function messagesOf(adopted: readonly Adopted[]): OutboundMessage[] {
   return adopted.flatMap(({ logged, state }) => logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))));
 }
 
+/** `msgs` in publish calls of at most PUBLISH_CALL_MAX, in order. */
+function callsOf(msgs: readonly OutboundMessage[]): OutboundMessage[][] {
+  const calls: OutboundMessage[][] = [];
+  for (let i = 0; i < msgs.length; i += PUBLISH_CALL_MAX) calls.push(msgs.slice(i, i + PUBLISH_CALL_MAX));
+  return calls;
+}
+
 /**
  * The leader's decisions on their way to MUSTER_DECISIONS, in log order, while the next turns are
  * planned: adopted transactions wait here, and each round publishes all of them once the round
- * before it is acked. What a predecessor (or a failed round) left unpublished is re-published from
- * the log first, so a successor resumes after the last decision published.
+ * before it is acked, in calls of at most PUBLISH_CALL_MAX. What a predecessor (or a failed round)
+ * left unpublished is re-published from the log first: a successor resumes at the first hole in
+ * the published tail (`firstOwed`), else after the last decision published.
  */
 export class DecisionOutbox {
   private readonly waiting: Adopted[] = [];
@@ -38,11 +58,17 @@ export class DecisionOutbox {
   // the catch-up running in the background (prepare), if any
   private catchingUp: Promise<boolean> | null = null;
   private catching: Promise<void> = Promise.resolve();
+  // the tail judged before leading, used once for where publishing resumes
+  private published: readonly PublishedDecision[] | undefined;
+  // a tail whose first owed sequence the catch-up is still to find exactly (null: none)
+  private owedTail: readonly PublishedDecision[] | null = null;
 
   constructor(
     private readonly deps: DecisionOutboxDeps,
     private readonly ledger: Ledger,
-  ) {}
+  ) {
+    this.published = deps.published;
+  }
 
   /** Queues the decisions of transactions the log took; published behind the rounds before them, without holding up the next turn. */
   push(adopted: Adopted): void {
@@ -63,13 +89,12 @@ export class DecisionOutbox {
    * publishing stopped (false until it could: nothing new may be decided before, or its decisions
    * could go out ahead of what is owed), then runs the catch-up in the background, one at a time.
    * Turns meanwhile append as usual; their decisions wait for the catch-up, which publishes in log
-   * order (a successor resumes after the last decision published).
+   * order (a successor resumes at the first hole its predecessor left, `firstOwed`).
    */
   async prepare(appended: () => Promise<boolean>): Promise<boolean> {
     if (!this.cursorKnown) {
       try {
-        this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.bus));
-        this.cursorKnown = true;
+        await this.learnCursor();
       } catch (err) {
         this.deps.log.warn({ err }, 'decisions owed could not be found yet: retrying');
         return false;
@@ -85,6 +110,42 @@ export class DecisionOutbox {
   }
 
   /**
+   * Where a predecessor's publishing stopped, from MUSTER_DECISIONS' last messages (those judged
+   * before leading, else read): exactly (`firstOwed`) when the replica has the log's transactions
+   * they came from at hand, else the tail's first judged sequence for now, found exactly by the
+   * catch-up (a read of the log a takeover's first turn need not wait for).
+   */
+  private async learnCursor(): Promise<void> {
+    const tail = this.published ?? (await publishedTail(this.deps.bus));
+    this.published = undefined;
+    const range = judgedRange(tail);
+    const txs = new Map<number, Transaction>();
+    for (let seq = range?.from ?? 1; range !== null && seq <= range.to; seq++) {
+      const tx = this.deps.recentTx?.(seq);
+      if (tx === undefined) {
+        this.unpublishedFrom = range.from;
+        this.owedTail = tail;
+        this.cursorKnown = true;
+        return;
+      }
+      txs.set(seq, tx);
+    }
+    this.unpublishedFrom = firstOwed(tail, txs);
+    this.cursorKnown = true;
+  }
+
+  /** `firstOwed` of `tail`, its transactions read from the log. */
+  private async firstOwedRead(tail: readonly PublishedDecision[]): Promise<number> {
+    const range = judgedRange(tail)!;
+    const txs = new Map<number, Transaction>();
+    for await (const { seq, tx } of readLog(this.deps.bus, { fromSeq: range.from })) {
+      if (seq > range.to) break;
+      txs.set(seq, tx);
+    }
+    return firstOwed(tail, txs);
+  }
+
+  /**
    * Publishes what earlier leaders (or failed rounds of this one) left owed, once `appended` (every
    * append sent) has settled; false when it could not yet (nothing new may be decided until then).
    */
@@ -93,9 +154,10 @@ export class DecisionOutbox {
       // the log up to the ledger is re-published: every append sent must be adopted first
       if (this.unpublishedFrom !== null && !(await appended())) return false;
       if (this.unpublishedFrom !== null) await this.publishing;
-      if (!this.cursorKnown) {
-        this.unpublishedFrom = Math.max(1, await lastPublishedLogSeq(this.deps.bus));
-        this.cursorKnown = true;
+      if (this.owedTail !== null) {
+        // found exactly, at or after the provisional cursor: what drain held back meanwhile came later
+        this.unpublishedFrom = await this.firstOwedRead(this.owedTail);
+        this.owedTail = null;
       }
       if (this.unpublishedFrom !== null) await this.republish(this.unpublishedFrom);
       return true;
@@ -114,26 +176,31 @@ export class DecisionOutbox {
     try {
       while (this.waiting.length > 0) {
         const round = this.waiting.splice(0);
-        const published = this.unpublishedFrom === null && (await this.publishRound(round));
-        if (!published) this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, round[0]!.logged[0]!.seq);
+        const owed = this.unpublishedFrom === null ? await this.publishRound(round) : round[0]!.logged[0]!.seq;
+        if (owed !== null) this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, owed);
       }
     } finally {
       this.active = false;
     }
   }
 
-  /** Publishes the decision messages of one round; false (and a warning) when not every one was acked. */
-  private async publishRound(round: readonly Adopted[]): Promise<boolean> {
-    const msgs = messagesOf(round);
-    if (msgs.length === 0) return true;
-    try {
-      const r = await publishDecisions(this.deps.bus, msgs);
-      if (r.ok) return true;
-      this.deps.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
-    } catch (err) {
-      this.deps.log.warn({ err }, 'publishing decisions failed: will re-publish');
+  /**
+   * Publishes the decision messages of one round, call after call; null when every one was acked,
+   * else (and a warning) the log sequence of the first message of the call that failed (later
+   * calls are not sent).
+   */
+  private async publishRound(round: readonly Adopted[]): Promise<number | null> {
+    for (const call of callsOf(messagesOf(round))) {
+      try {
+        const r = await publishDecisions(this.deps.bus, call);
+        if (r.ok) continue;
+        this.deps.log.warn({ code: r.code, err: r.cause }, 'decisions not all published: will re-publish');
+      } catch (err) {
+        this.deps.log.warn({ err }, 'publishing decisions failed: will re-publish');
+      }
+      return call[0]!.logSeq;
     }
-    return false;
+    return null;
   }
 
   /**
@@ -160,11 +227,11 @@ export class DecisionOutbox {
         throw new Error(`the log read from ${fromSeq} (to ${last?.seq ?? 'nothing'}) is not the history this replica folded to ${to}: not re-publishing`);
       }
       const msgs = messagesOf([{ logged: txs, state: this.ledger.state }]);
-      if (msgs.length > 0) {
-        const r = await publishDecisions(this.deps.bus, msgs);
+      for (const call of callsOf(msgs)) {
+        const r = await publishDecisions(this.deps.bus, call);
         if (!r.ok) throw new Error(`re-publishing decisions failed: ${r.code}`);
-        this.deps.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
       }
+      if (msgs.length > 0) this.deps.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
     }
     // what the log took meanwhile was held back (drain publishes nothing while something is owed):
     // it is owed in turn, and goes out at the next catch-up, still in log order

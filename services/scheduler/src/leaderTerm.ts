@@ -4,6 +4,7 @@ import { STATE_SCHEMA, TurnContext, nextDeadline, turn } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
+import type { DecisionOutboxDeps } from './decisionOutbox.ts';
 import { InputReader } from './inputReader.ts';
 import type { ReplicaDeps } from './replica.ts';
 import { sleep } from './replica.ts';
@@ -47,6 +48,7 @@ export class LeaderTerm {
     private readonly ledger: Ledger,
     private readonly won: WonLease,
     private readonly keeper: LeaseKeeper,
+    handover: Pick<DecisionOutboxDeps, 'published' | 'recentTx'> = {},
   ) {
     this.log = deps.log.child({ term: won.term });
     // snapshots count from the newest, whichever term saved it (terms shorter than `snapshotEvery`
@@ -66,7 +68,7 @@ export class LeaderTerm {
         this.finish(result.code === 'conflict' ? 'fenced' : result.code === 'timeout' ? 'unknown-outcome' : 'error');
       },
     });
-    this.outbox = new DecisionOutbox({ bus: deps.bus, log: this.log.child({ component: 'publish' }) }, ledger);
+    this.outbox = new DecisionOutbox({ bus: deps.bus, log: this.log.child({ component: 'publish' }), ...handover }, ledger);
     this.reader = new InputReader({
       bus: deps.bus,
       log: this.log.child({ component: 'ingest' }),

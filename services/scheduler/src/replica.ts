@@ -81,6 +81,8 @@ export class Replica {
   // since when (monotonic ms) every read of the log's tail has found a gap (null: the last one folded)
   private gapSince: number | null = null;
   private readonly recent: ReadTransaction[] = [];
+  // MUSTER_DECISIONS' last messages as judged before leading, handed to the term (where its publishing resumes)
+  private judged: readonly PublishedDecision[] | undefined;
   // the log's end as a stream leader last reported it (0: not yet)
   private logEnd = 0;
   private readonly stopController = new AbortController();
@@ -218,6 +220,14 @@ export class Replica {
     }
   }
 
+  /** The log's transaction at `seq` if it is among the last folded. */
+  private recentTx(seq: number): Transaction | undefined {
+    const first = this.recent[0]?.seq;
+    if (first === undefined) return undefined;
+    const t = this.recent[seq - first];
+    return t?.seq === seq ? t.tx : this.recent.find((r) => r.seq === seq)?.tx;
+  }
+
   private refuse(reason: string): void {
     if (this.refusal === null) this.log.error({ reason }, 'ALARM: this replica refuses to lead');
     this.refusal = reason;
@@ -231,7 +241,9 @@ export class Replica {
         if (won === 'again') continue;
         if (won === null || this.stopped) break;
         this.currentRole = 'leader';
-        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper);
+        const published = this.judged;
+        this.judged = undefined;
+        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, { published, recentTx: (seq) => this.recentTx(seq) });
         const why = await this.term.run();
         this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
       } catch (err) {
@@ -298,7 +310,10 @@ export class Replica {
         await this.catchUp();
         const decisions = await published;
         const verdict = decisions === 'unknown' ? decisions : await this.checkPublished(decisions, true, this.takeoverBus, 0).catch(unchecked);
-        if (verdict === true) return won;
+        if (verdict === true) {
+          if (decisions !== 'unknown') this.judged = decisions;
+          return won;
+        }
         // the log does not back what was published: never lead on it
         if (verdict === false || look >= TAKEOVER_LOOKS || (await this.keeper.refresh(won).catch(() => false)) !== true) break;
       }
