@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { decisionMessages, explain, shardGet } from '@muster/core';
 import type { GangReserved, ReservationCleared, SchedulerEvent } from '@muster/core';
 import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, advance, cancel, complete, given, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { Cluster, advance, cancel, complete, done, given, policy, register, schedule, scheduleDueBy, submit } from '../../libs/core/src/testing/given.ts';
 import type { Step } from '../../libs/core/src/testing/given.ts';
 
 // DESIGN.md §11, contract v1.1: runtime limits, reservations and backfill, as given/when/then.
@@ -158,6 +158,34 @@ describe('runtime limits', () => {
     expect(g.when(schedule(999)).events).toEqual([]);
     expect(g.when(schedule(1_000)).aborts.map((a) => a.reason.category)).toEqual(['runtime-limit']);
     expect(g.when(schedule(5_000)).events).toEqual([]);
+  });
+
+  test('a limit the leader holds back (dueBy: a completion stored before it not yet ingested) does not stop the gang, and the session says so', () => {
+    const g = given([register(slotNode('n1', 1)), submit({ ...job('j'), runtimeLimitMs: 1_000 }), schedule(), advance(1_500)]);
+    // only the held limit asked for a session: none runs
+    expect(g.when(scheduleDueBy(900)).events).toEqual([]);
+    // with something else to do, the session runs and writes the time deadlines fell due by
+    const o = g.when(submit(job('other'))).when(scheduleDueBy(900));
+    expect(o.aborts.filter((a) => a.jobId === 'j')).toEqual([]);
+    expect(o.events[0]).toEqual({ type: 'SessionStarted', session: expect.any(Number), at: 1_500, dueBy: 900 });
+    expect(shardGet(o.state.jobs, 'j')?.status).toBe('running');
+    // the completion, once ingested, finishes the gang: it is not stopped at its limit
+    const finished = g.when(done('n1', 'j', 0)).when(schedule());
+    expect(finished.aborts.filter((a) => a.jobId === 'j')).toEqual([]);
+    expect(shardGet(finished.state.jobs, 'j')?.status).toBe('succeeded');
+  });
+
+  test('a limit due by dueBy stops the gang as before, and a session that held nothing back writes no dueBy', () => {
+    const g = given([register(slotNode('n1', 1)), submit({ ...job('j'), runtimeLimitMs: 1_000 }), schedule(), advance(1_500)]);
+    const o = g.when(scheduleDueBy(1_200));
+    expect(o.aborts.map((a) => a.reason.category)).toEqual(['runtime-limit']);
+    expect(o.events[0]).toEqual({ type: 'SessionStarted', session: expect.any(Number), at: 1_500 });
+  });
+
+  test('a pending job\'s timeout is held back by dueBy too', () => {
+    const g = given([register(slotNode('n1', 1)), submit({ ...job('big', { tasks: 2 }), timeoutMs: 1_000 }), schedule(), advance(1_500)]);
+    expect(g.when(submit(job('other', { tasks: 2 }))).when(scheduleDueBy(999)).aborts.filter((a) => a.reason.category === 'timeout')).toEqual([]);
+    expect(g.when(scheduleDueBy(1_000)).aborts.filter((a) => a.reason.category === 'timeout').map((a) => a.jobId)).toEqual(['big']);
   });
 });
 

@@ -17,11 +17,13 @@ export interface InputMessage {
   size: number;
   /** When the stream stored it (ms since the epoch); only with `withTime`. */
   storedAt?: number;
+  /** How many messages the stream held after it when it was delivered (-1: not known); only with `withTime`. */
+  pendingAfter?: number;
 }
 
 /** What `readInputs` and `readInputBatches` give besides sequence, subject and body. */
 export interface InputFields {
-  /** Also give each input's stored time (`storedAt`). */
+  /** Also give each input's stored time (`storedAt`) and what followed it (`pendingAfter`). */
   withTime?: boolean;
   /** Give each input's `msgId` (default true; decoding the headers is most of the cost of a small input). */
   withMsgId?: boolean;
@@ -68,6 +70,9 @@ export function inputOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'headers'
 
 function timedInputOf(m: JsMsg, opts: InputFields): InputMessage {
   const input = inputOf(m.seq, m, opts);
-  if (opts.withTime === true) input.storedAt = m.time.getTime();
+  if (opts.withTime === true) {
+    input.storedAt = m.time.getTime();
+    input.pendingAfter = m.info.pending;
+  }
   return input;
 }

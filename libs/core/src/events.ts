@@ -165,6 +165,13 @@ export interface SessionStarted {
   type: 'SessionStarted';
   session: number;
   at: number;
+  /**
+   * Timeouts and runtime limits fell due up to this time, not `at` (present only when that held
+   * one back): the leader held them back to when the first input stored and not yet ingested was
+   * stored, so a gang whose completion waited in MUSTER_IN is not stopped at its limit
+   * (docs/events.md).
+   */
+  dueBy?: number;
 }
 
 /** Leader, in a gang's attempt: a bucket of members claimed this host (provisional until commit). */

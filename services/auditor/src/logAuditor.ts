@@ -277,7 +277,10 @@ export class LogAuditor {
       if (derive) {
         // decide reads the state as the leader had it: after the transaction before, before this one
         const started = performance.now();
-        parts = this.rederive(seq, this.state, tx, [{ session: true }]);
+        // with the time deadlines fell due by, as the leader wrote it (SessionStarted.dueBy)
+        const first = tx.events[0];
+        const dueBy = first?.type === 'SessionStarted' ? first.dueBy : undefined;
+        parts = this.rederive(seq, this.state, tx, [dueBy === undefined ? { session: true } : { session: true, dueBy }]);
         this.timings.decideMs += performance.now() - started;
         if (parts !== null && parts.length !== tx.parts) this.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
       }

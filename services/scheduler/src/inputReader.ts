@@ -6,6 +6,8 @@ import { runRestartable } from './restartable.ts';
 
 const INPUT_WATCHDOG_MS = 2000;
 const GAP_CONFIRM_MS = 10_000;
+// how long the offset between MUSTER_IN's clock and the log's is kept when later deliveries show more
+const OFFSET_WINDOW_MS = 30_000;
 
 /** What an input reader reads from and whom it tells. */
 export interface InputReaderDeps {
@@ -17,6 +19,8 @@ export interface InputReaderDeps {
   onInput: () => void;
   /** How long inputs a reader skipped are read again before they count as lost (default 10000). */
   gapConfirmMs?: number;
+  /** The clock the log is stamped by (to carry MUSTER_IN's stored times over to it; default the wall clock). */
+  now?: () => number;
 }
 
 /**
@@ -26,7 +30,8 @@ export interface InputReaderDeps {
  * one twice. MUSTER_IN's sequences have no gaps (nothing deletes from it), so a reader that
  * delivers past one skipped inputs (a consumer served from a NATS node's copy with a hole, as a
  * node refilling its store has): they are read again, and only after `gapConfirmMs` of that are
- * they taken as lost, with an alarm, so that the leader goes on.
+ * they taken as lost, with an alarm, so that the leader goes on. It also says how far the log's
+ * time may go (`ingestCut`) while inputs are stored that no turn has taken.
  */
 export class InputReader {
   private readonly buffer: InputMessage[] = [];
@@ -35,6 +40,14 @@ export class InputReader {
   private restart: () => void = () => undefined;
   // the first input a reader skipped, and since when it has been read again
   private gap: { seq: number; since: number } | null = null;
+  // the last input delivered: when it was stored, and whether the stream held more after it
+  private lastDelivered: { storedAt: number; more: boolean } | null = null;
+  // the log's clock minus MUSTER_IN's (ms): the least a delivery with nothing behind it showed in
+  // the last OFFSET_WINDOW_MS (a delivery late in the reading, as after a pause, shows more)
+  private offset = 0;
+  private offsetSince = Number.NEGATIVE_INFINITY;
+  // MUSTER_IN's last sequence as last asked (the watchdog, `lookBehind`)
+  private streamLast = 0;
 
   constructor(private readonly deps: InputReaderDeps, fromSeq: number) {
     this.next = fromSeq;
@@ -48,6 +61,28 @@ export class InputReader {
   /** Takes up to `max` buffered inputs, oldest first. */
   take(max: number): InputMessage[] {
     return this.buffer.splice(0, max);
+  }
+
+  /**
+   * The latest time a turn may stamp, on the log's clock, while MUSTER_IN holds inputs no turn has
+   * taken: when the first of them was stored (or, while they are still in the stream, the last one
+   * delivered), so the log's time never passes an input stored before it (a runtime limit or a
+   * timeout falls due only once every completion or cancel stored before it is ingested: under
+   * an ingest backlog, a gang that finished is not stopped at its limit). MUSTER_IN's stored times
+   * are carried over to the log's clock by the offset seen at the last delivery with nothing
+   * behind it (a NATS server's clock may differ from the leader's). Null when no such input is
+   * known of.
+   */
+  ingestCut(): number | null {
+    let stored = this.buffer[0]?.storedAt;
+    const last = this.lastDelivered;
+    if (stored === undefined && last !== null && (last.more || this.streamLast >= this.next)) stored = last.storedAt;
+    return stored === undefined ? null : stored + this.offset;
+  }
+
+  /** Asks MUSTER_IN's last sequence now, for `ingestCut` (a turn about to stop a gang at a deadline learns of inputs not yet delivered). */
+  async lookBehind(): Promise<void> {
+    this.streamLast = Math.max(this.streamLast, await lastInputSequence(this.deps.bus));
   }
 
   /** Reads (and watches the reading) until the signal ends it. */
@@ -66,13 +101,14 @@ export class InputReader {
       async (attempt) => {
         // the turn takes sequence, subject and body: decoding each input's headers for its msg id
         // (the stream deduplicates by it already) was a fifth of reading it
-        for await (const input of readInputs(this.deps.bus, { fromSeq: this.next, tail: true, signal: attempt, withMsgId: false })) {
+        for await (const input of readInputs(this.deps.bus, { fromSeq: this.next, tail: true, signal: attempt, withMsgId: false, withTime: true })) {
           this.seen = performance.now();
           if (input.seq < this.next) continue;
           if (input.seq > this.next && !this.gapLost(input.seq)) {
             throw new Error(`MUSTER_IN gave input ${input.seq} after ${this.next - 1}: inputs ${this.next} to ${input.seq - 1} were skipped; reading them again`);
           }
           this.next = input.seq + 1;
+          this.delivered(input);
           this.buffer.push(input);
           this.deps.onInput();
         }
@@ -82,6 +118,20 @@ export class InputReader {
         await sleep(250, signal);
       },
     );
+  }
+
+  /** Notes when a delivered input was stored and whether more followed it (with none, the offset between the clocks). */
+  private delivered(input: InputMessage): void {
+    const storedAt = input.storedAt ?? this.deps.now?.() ?? Date.now();
+    const more = input.pendingAfter !== 0;
+    this.lastDelivered = { storedAt, more };
+    if (more) return;
+    const offset = (this.deps.now?.() ?? Date.now()) - storedAt;
+    const now = performance.now();
+    if (offset <= this.offset || now - this.offsetSince > OFFSET_WINDOW_MS) {
+      this.offset = offset;
+      this.offsetSince = now;
+    }
   }
 
   /** Whether the inputs from `next` to before `seq` have been skipped for long enough to count as lost (then says so). */
@@ -105,6 +155,7 @@ export class InputReader {
       if (signal.aborted) return;
       try {
         const last = await lastInputSequence(this.deps.bus);
+        this.streamLast = Math.max(this.streamLast, last);
         if (last >= this.next && performance.now() - this.seen > INPUT_WATCHDOG_MS) {
           log.warn({ next: this.next, last }, 'input reader stalled: restarting it');
           this.seen = performance.now();

@@ -74,6 +74,7 @@ export class LeaderTerm {
       log: this.log.child({ component: 'ingest' }),
       signal: this.stopController.signal,
       onInput: () => this.wake.notify(),
+      now: () => this.stampNow(),
     }, ledger.state.lastInputSeq + 1);
   }
 
@@ -99,8 +100,9 @@ export class LeaderTerm {
     this.deps.heartbeats.graceAll();
     const readers = [this.reader.run(), this.refreshLease()];
     while (this.ended === null) {
+      // a deadline held back by inputs not yet taken (InputReader.ingestCut) waits for them: they wake the loop
       const deadline = nextDeadline(this.pipeline.tip.state);
-      const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
+      const wait = deadline === null || this.reader.ingestCut() !== null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
       await this.wake.wait(wait);
       if (this.ended !== null) break;
       this.inFlight = this.step();
@@ -156,6 +158,12 @@ export class LeaderTerm {
     try {
       const { opts } = this.deps;
       const commands: TurnCommand[] = [];
+      // a deadline due with no input known to be waiting: look whether MUSTER_IN holds more first
+      // (a completion stored before a runtime limit must be ingested before the gang is stopped)
+      const deadline = nextDeadline(this.pipeline.tip.state);
+      if (deadline !== null && deadline <= this.stampNow() && this.reader.ingestCut() === null) {
+        await this.reader.lookBehind().catch((err: unknown) => this.log.debug({ err }, 'MUSTER_IN\'s end could not be read before a deadline'));
+      }
       const inputs = this.reader.take(opts.maxBatchInputs);
       if (inputs.length > 0) commands.push({ inputs });
       const now = performance.now();
@@ -166,7 +174,9 @@ export class LeaderTerm {
         if (lost.length > 0) commands.push({ lostNodes: lost });
         commands.push({ retire: { retainMs: opts.retainFinishedMs, limit: MAX_RETIRED_PER_TURN } });
       }
-      commands.push({ session: true });
+      // timeouts and runtime limits fall due only up to the first input stored and not yet taken
+      const cut = this.reader.ingestCut();
+      commands.push(cut === null ? { session: true } : { session: true, dueBy: Math.floor(cut) });
       const checkpoint = this.checkpointCommand();
       if (checkpoint !== null) commands.push(checkpoint);
       const result = this.turn(commands);

@@ -39,13 +39,15 @@ function earlier(a: number | null, b: number | null): number | null {
 
 /**
  * Whether a scheduling session could change anything: a fact that could change an outcome
- * arrived since the last session (state.epoch moved), or a timeout or runtime limit is due.
- * An idle cluster needs no session, so it writes nothing.
+ * arrived since the last session (state.epoch moved), a timeout or runtime limit is due (by
+ * `dueBy` when it is earlier than `at`), or a guard against preemption ran out. An idle cluster
+ * needs no session, so it writes nothing.
  */
-export function needsSession(state: State, at: number): boolean {
+export function needsSession(state: State, at: number, dueBy: number = at): boolean {
   if (state.epoch > state.sessionEpoch) return true;
-  const d = nextDeadline(state);
-  return d !== null && d <= at;
+  const due = earlier(nextLimit(state), timeouts.earliest(state.pending, state.jobs));
+  const guard = nextGuardExpiry(state);
+  return (due !== null && due <= Math.min(at, dueBy)) || (guard !== null && guard <= at);
 }
 
 /** Pending jobs whose timeout is due at `at`, by id. */

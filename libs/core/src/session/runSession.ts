@@ -19,7 +19,7 @@ import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
 import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
-import { dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
+import { deadlineOf, dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
 import type { QuotaIssue } from './queueLedger.ts';
@@ -28,7 +28,7 @@ import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
 import type { Preemptor, VictimKind, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
 import type { PlannedReservation } from './reservationPlanner.ts';
-import { dueLimits, plannedRuntime } from './runtimeLimits.ts';
+import { dueLimits, limitOf, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
 import { JobQueue } from './jobQueue.ts';
 import { countsDemand, fullCounts, heldCounts, largestFit, minCounts, partShape, resizedAllocations } from './elasticGangs.ts';
@@ -68,6 +68,8 @@ export interface SessionOptions {
   term?: number;
   /** The host index kept from the last session (a turn context's); without it, a fresh index. */
   hosts?: HostIndexCache;
+  /** Timeouts and runtime limits fall due up to this time when it is earlier than `at` (written in `SessionStarted`). */
+  dueBy?: number;
 }
 
 /** What a session did, for tests and the benchmark (not written anywhere). */
@@ -132,7 +134,7 @@ function emptyStats(): SessionStats {
  */
 export function runSession(state: State, at: number, options: SessionOptions = {}): SessionResult {
   const stats = emptyStats();
-  if (!needsSession(state, at)) return { parts: [], stats, state };
+  if (!needsSession(state, at, options.dueBy)) return { parts: [], stats, state };
   let parts: SchedulerEvent[][] = [];
   // The session applies every event it writes, once, with the same `apply` that folds the log, to
   // its own copy of the state (a copy-on-write run: the input is never written to), so later jobs
@@ -152,6 +154,8 @@ interface CacheEntry {
 
 class Session {
   private readonly session: number;
+  // timeouts and runtime limits fall due up to this (the stamp, or earlier: SessionStarted.dueBy when that held one back)
+  private readonly dueBy: number;
   private readonly parts: SchedulerEvent[][] = [];
   private current: SchedulerEvent[] | null = null;
   private readonly partEvents: number;
@@ -187,6 +191,7 @@ class Session {
     private readonly stats: SessionStats,
   ) {
     this.session = base.session + 1;
+    this.dueBy = options.dueBy ?? at;
     this.partEvents = options.partEvents ?? PART_EVENTS;
     this.partBytes = options.partBytes ?? PART_BYTES;
   }
@@ -194,13 +199,19 @@ class Session {
   run(): SchedulerEvent[][] {
     const base = this.base;
     const prevSessionEpoch = base.sessionEpoch;
-    this.emit([{ type: 'SessionStarted', session: this.session, at: this.at }]);
+    // deadlines due at the stamp, those after `dueBy` held back (written only when one is)
+    const dueTimeouts = dueJobs(base, this.at);
+    const dueStops = dueLimits(base, this.at);
+    const timeouts = dueTimeouts.filter((job) => (deadlineOf(job) as number) <= this.dueBy);
+    const stops = dueStops.filter((job) => (limitOf(job) as number) <= this.dueBy);
+    const held = timeouts.length < dueTimeouts.length || stops.length < dueStops.length;
+    this.emit([held ? { type: 'SessionStarted', session: this.session, at: this.at, dueBy: this.dueBy } : { type: 'SessionStarted', session: this.session, at: this.at }]);
 
     // 1. timeouts first: a job past its deadline leaves the queue before anything is placed
     const timedOut = new Set<string>();
     // a reserved job that leaves frees a place among the reserved: every blocked job may take it
     let reservationFreed = false;
-    for (const job of dueJobs(base, this.at)) {
+    for (const job of timeouts) {
       if (job.reservation !== undefined) reservationFreed = true;
       timedOut.add(job.spec.id);
       this.stats.timedOut++;
@@ -215,7 +226,7 @@ class Session {
     // 2. runtime limits (contract v1.1): a gang past its limit is stopped, whole, and leaves the
     // queue; what it held is free for this session
     const stopped = new Set<string>();
-    for (const job of dueLimits(base, this.at)) {
+    for (const job of stops) {
       stopped.add(job.spec.id);
       this.stats.limitsStopped++;
       const reason: AbortReason = {

@@ -14,7 +14,7 @@ import { TurnContext } from '../turn/turnContext.ts';
 /** One step of a test: an input, a session, or time passing. */
 export type Step =
   | { kind: 'input'; subject: string; body: unknown }
-  | { kind: 'schedule'; at?: number }
+  | { kind: 'schedule'; at?: number; dueBy?: number }
   | { kind: 'complete'; jobId: string; ok?: boolean }
   | { kind: 'advance'; ms: number }
   | { kind: 'retire'; retainMs: number }
@@ -70,6 +70,11 @@ export function schedule(at?: number): Step {
   return at === undefined ? { kind: 'schedule' } : { kind: 'schedule', at };
 }
 
+/** A session at the current time whose timeouts and runtime limits fall due only up to `dueBy` (the leader had inputs stored before then not yet taken). */
+export function scheduleDueBy(dueBy: number): Step {
+  return { kind: 'schedule', dueBy };
+}
+
 /** Every running member of a job reports done (each through its node's `done` input). */
 export function complete(jobId: string, ok = true): Step {
   return { kind: 'complete', jobId, ok };
@@ -118,7 +123,7 @@ export class Cluster {
         return this.turn([{ inputs: [{ seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }] }]);
       case 'schedule': {
         if (step.at !== undefined) this.at = Math.max(this.at, step.at);
-        return this.turn([{ session: true }]);
+        return this.turn([step.dueBy === undefined ? { session: true } : { session: true, dueBy: step.dueBy }]);
       }
       case 'complete': {
         const job = shardGet(this.state.jobs, step.jobId);

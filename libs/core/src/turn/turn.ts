@@ -39,8 +39,8 @@ export type TurnCommand =
   | { lostNodes: readonly string[] }
   /** Retires finished jobs kept `retainMs` or longer, at most `limit` of them (a fact transaction). */
   | { retire: { retainMs: number; limit: number } }
-  /** A scheduling session, when one is needed: its transactions, the first starting with `SessionStarted`. */
-  | { session: true }
+  /** A scheduling session, when one is needed: its transactions, the first starting with `SessionStarted`; timeouts and runtime limits fall due up to `dueBy` when it is earlier than the stamp. */
+  | { session: true; dueBy?: number }
   /** A Checkpoint naming the state after transaction `seq` (the state before this one, or a mark's). */
   | { checkpoint: { seq: number; stateHash: string } }
   /** A checkpoint mark: an empty checkpoint transaction, whose state a later Checkpoint names. */
@@ -110,7 +110,12 @@ export function turn(
   while (i < commands.length) {
     const command = commands[i]!;
     if ('session' in command) {
-      const result = runSession(current, at, { term: stamp.term, hosts: context.hosts, ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }) });
+      const result = runSession(current, at, {
+        term: stamp.term,
+        hosts: context.hosts,
+        ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
+        ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
+      });
       // a session that was not needed wrote nothing and ran nothing
       if (result.parts.length > 0) session = result.stats;
       const number = current.session + 1;
