@@ -39,6 +39,7 @@ export class LeaderTerm {
   // no snapshot before the stored ones are listed: one saved by another leader may make it early
   private snapshotsListed = false;
   private lastOverdueCheck = 0;
+  private lastSlowTurn = Number.NEGATIVE_INFINITY;
   // a checkpoint marked: its hash being computed (null), or known and waiting for the next turn
   private checkpointing: { seq: number; stateHash: string | null } | null = null;
   private readonly log: Logger;
@@ -140,7 +141,13 @@ export class LeaderTerm {
     const tip = this.pipeline.tip;
     const started = performance.now();
     const result = turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.stampNow() });
-    if (result.session !== null) this.deps.onSession?.((performance.now() - started) / 1000);
+    const ms = performance.now() - started;
+    if (result.session !== null) this.deps.onSession?.(ms / 1000);
+    // nothing else runs meanwhile (no refresh of the lease, no append): said at most once a second
+    if (ms > this.deps.opts.leaseMs / 2 && started - this.lastSlowTurn >= 1000) {
+      this.lastSlowTurn = started;
+      this.log.warn({ ms: Math.round(ms), leaseMs: this.deps.opts.leaseMs, transactions: result.transactions.length }, 'a turn took more than half the lease: a standby may take over from this leader');
+    }
     return result;
   }
 

@@ -28,8 +28,31 @@ describe('LeaseKeeper', () => {
     const lease = staleLease();
     const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
     expect(await keeper.tryAcquire(3)).toBeNull();
-    await sleep(150);
-    expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
+    // a standby looks every fifth of a lease
+    let won = null;
+    for (let i = 0; i < 10 && won === null; i++) {
+      await sleep(20);
+      won = await keeper.tryAcquire(3);
+    }
+    expect(won).toEqual({ term: 4, revision: 8 });
+  });
+
+  it('does not count its own stall as the leader\'s silence: after a look three leases late it looks on for a lease', async () => {
+    const lease = staleLease();
+    const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    // the standby's event loop was busy: its next look comes 300 ms later
+    await sleep(300);
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    // half a lease of that counted; the other half must be seen looking
+    await sleep(20);
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    let won = null;
+    for (let i = 0; i < 10 && won === null; i++) {
+      await sleep(20);
+      won = await keeper.tryAcquire(3);
+    }
+    expect(won).toEqual({ term: 4, revision: 8 });
   });
 
   it('does not take over while the log grows, though the lease is not refreshed (a loaded leader whose KV write is slow)', async () => {
@@ -43,8 +66,14 @@ describe('LeaseKeeper', () => {
     }
     expect(lease.updates).toBe(0);
     // the log stops: the lease time after the last growth, the standby takes over
-    await sleep(150);
-    expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
+    await sleep(30);
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    let won = null;
+    for (let i = 0; i < 10 && won === null; i++) {
+      await sleep(30);
+      won = await keeper.tryAcquire(3);
+    }
+    expect(won).toEqual({ term: 4, revision: 8 });
   });
 
   it('a takeover write that timed out but landed is won at the next look, not waited out for another lease', async () => {
@@ -60,8 +89,11 @@ describe('LeaseKeeper', () => {
     } as unknown as LeaderLease;
     const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
     expect(await keeper.tryAcquire(3)).toBeNull();
-    await sleep(150);
-    expect(await keeper.tryAcquire(3)).toBeNull();
+    // looks until the takeover write is sent (it times out)
+    for (let i = 0; i < 10 && current.id === 's1'; i++) {
+      await sleep(30);
+      expect(await keeper.tryAcquire(3)).toBeNull();
+    }
     expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
   });
 });

@@ -11,12 +11,17 @@ export interface WonLease {
 /**
  * The lease policy on top of the KV primitives: a candidate creates the lease when there is none,
  * and takes it over when it has seen no sign of a leader for `leaseMs` on its own monotonic clock:
- * no refresh of the lease, and no growth of the log (`sawActivity`). The lease only chooses who
- * tries to write; the log's fencing is the guarantee.
+ * no refresh of the lease, and no growth of the log (`sawActivity`). Only time it was looking
+ * counts: of the time between two looks at most half a lease, so a standby whose own event loop
+ * stalled (folding a burst, a loaded machine) does not count its stall as the leader's silence
+ * and fence a live leader. The lease only chooses who tries to write; the log's fencing is the
+ * guarantee.
  */
 export class LeaseKeeper {
   private lastRevision = -1;
-  private lastChange = monotonicMs();
+  // the silence seen since the last sign of a leader (ms), and when the last look was
+  private silentMs = 0;
+  private lastLook = monotonicMs();
   // the term of a lease write whose outcome is unknown (it timed out): found written at the next look, it is won
   private unknownTerm: number | null = null;
 
@@ -31,7 +36,9 @@ export class LeaseKeeper {
 
   /** One look at the lease; returns the won lease when this replica just took it. */
   async tryAcquire(minTerm: number): Promise<WonLease | null> {
-    const now = monotonicMs();
+    const looked = monotonicMs();
+    this.silentMs += Math.min(looked - this.lastLook, this.leaseMs / 2);
+    this.lastLook = looked;
     const current = await this.looks.readLease();
     const unknownTerm = this.unknownTerm;
     this.unknownTerm = null;
@@ -55,10 +62,10 @@ export class LeaseKeeper {
     }
     if (current.revision !== this.lastRevision) {
       this.lastRevision = current.revision;
-      this.lastChange = now;
+      this.silentMs = 0;
       // our own lease from an earlier life of this replica: nobody else refreshes it
       if (current.id !== this.id) return null;
-    } else if (now - this.lastChange <= this.leaseMs) {
+    } else if (this.silentMs <= this.leaseMs) {
       return null;
     }
     const term = Math.max(current.term, minTerm) + 1;
@@ -77,7 +84,8 @@ export class LeaseKeeper {
    * a standby taking over from a leader that is writing only costs a takeover and fences it.
    */
   sawActivity(): void {
-    this.lastChange = monotonicMs();
+    this.silentMs = 0;
+    this.lastLook = monotonicMs();
   }
 
   /** Refreshes a held lease; false when someone else holds it now. */
