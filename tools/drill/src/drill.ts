@@ -237,6 +237,7 @@ async function check(
     neverCommitted: finding(decisions.neverCommitted),
     duplicated: finding(decisions.duplicated),
     contradicted: finding(decisions.contradicted),
+    unfinished: finding(decisions.unfinished),
     overcommit: { ...finding(replay.overcommits), auditor: auditor?.overcommit ?? 0 },
     unreleased: finding(unreleased(replay.final)),
     divergence: {
@@ -306,6 +307,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       neverCommitted: nothing,
       duplicated: nothing,
       contradicted: nothing,
+      unfinished: nothing,
       overcommit: { ...nothing, auditor: 0 },
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },

@@ -112,6 +112,36 @@ describe('drill: decisions, lost, duplicated, contradicted', () => {
   });
 });
 
+describe('drill: a stop at the runtime limit', () => {
+  // j committed at 1,000 with two members and a limit of 5,000 ms, stopped at its limit at 6,000
+  const member = (m: number) => ({ node: 'n1', role: 'main', members: [m], resources: { cpu: 1, memoryMb: 1, slots: 1, gpus: 0 }, gpuIds: [] });
+  const log = logOf([
+    { at: 1, events: [{ type: 'JobSubmitted', v: 1, inputSeq: 1, fingerprint: 'f', job: { id: 'j', runtimeLimitMs: 5_000 } as never }] },
+    { at: 1_000, events: [{ type: 'GangCommitted', jobId: 'j', session: 1, at: 1_000, allocations: [member(0), member(1)] }] },
+    { at: 6_000, events: [{ ...abort('j', true, 'runtime-limit'), at: 6_000 }] },
+  ]);
+  const done = (seq: number, m: number, storedAt: number) => input(seq, 'muster.in.node.n1.done', { jobId: 'j', member: m, ok: true }, storedAt);
+
+  it('contradicts the completions when every member\'s was stored well before the limit', () => {
+    const f = checkDecisions(['j'], { inputs: [submitInput(1, 'j'), done(2, 0, 2_000), done(3, 1, 4_500)], stream: [], log });
+    expect(f.contradicted).toEqual(['j: stopped at its runtime limit at log 3 (limit 6000), though every member\'s completion was stored in MUSTER_IN by then']);
+    expect(f.unfinished).toEqual([]);
+  });
+
+  it('is an unfinished gang, not a contradiction, when a member did not report before it (or only within the tolerance, or after)', () => {
+    for (const late of [[done(3, 1, 5_500)], [done(3, 1, 7_000)], []]) {
+      const f = checkDecisions(['j'], { inputs: [submitInput(1, 'j'), done(2, 0, 2_000), ...late], stream: [], log });
+      expect(f.contradicted).toEqual([]);
+      expect(f.unfinished).toEqual(['j: stopped at its runtime limit at log 3 with 1 of 2 members not reported done before it']);
+    }
+  });
+
+  it('does not count a member\'s report from before the commit (a run before a requeue)', () => {
+    const f = checkDecisions(['j'], { inputs: [submitInput(1, 'j'), done(2, 0, 500), done(3, 1, 2_000)], stream: [], log });
+    expect(f.unfinished).toHaveLength(1);
+  });
+});
+
 describe('drill: takeover times', () => {
   const fault = (n: number, kind: FaultRecord['kind'], target: string, at: number): FaultRecord => ({ n, kind, target, at, endedAt: at, skipped: null, error: null, nextLeader: null });
 

@@ -36,8 +36,10 @@ export interface DecisionFindings {
   neverCommitted: string[];
   /** Duplicated decisions: a second commit of a running job, a msg id stored twice, more commits on the stream than in the log. */
   duplicated: string[];
-  /** Contradicted decisions: a commit and a final abort for one job, two bodies under one msg id, a stream message unlike its log event or with no log event behind it. */
+  /** Contradicted decisions: a commit and a final abort for one job (a stop at the runtime limit of a gang whose every member's completion was stored before it), two bodies under one msg id, a stream message unlike its log event or with no log event behind it. */
   contradicted: string[];
+  /** Gangs stopped at their runtime limit with members whose completion was not stored before it: a bind or a completion that reached its agent or MUSTER_IN late or not at all. */
+  unfinished: string[];
   decisionsInLog: number;
   decisionsOnStream: number;
   /** The last log sequence MUSTER_DECISIONS holds messages of (0: none). */
@@ -63,6 +65,7 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     neverCommitted: [],
     duplicated: [],
     contradicted: [],
+    unfinished: [],
     decisionsInLog: 0,
     decisionsOnStream: 0,
     lastPublishedLogSeq: 0,
@@ -72,6 +75,10 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
   for (const m of stream) f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, logSeqOf(m) ?? 0);
 
   const submitted = new Set<string>();
+  const limits = new Map<string, number>();
+  // the last commit of each job: when, and how many members
+  const commits = new Map<string, { at: number; members: number }>();
+  const doneAt = completionTimes(inputs);
   const commitsInLog = new Map<string, number>();
   const phase = new Map<string, JobPhase>();
   // each job's decisions in the log, by msg id, to find those the stream should hold
@@ -82,6 +89,7 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     logged.tx.events.forEach((event, index) => {
       if (event.type === 'JobSubmitted') {
         submitted.add(event.job.id);
+        if (event.job.runtimeLimitMs !== undefined) limits.set(event.job.id, event.job.runtimeLimitMs);
         phase.set(event.job.id, 'pending');
         f.lastInputSeq = Math.max(f.lastInputSeq, event.inputSeq);
         return;
@@ -101,10 +109,16 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
         if (was === 'committed' || was === 'finished') f.duplicated.push(`${event.jobId}: committed again at log ${logged.seq} without a requeue`);
         if (was === 'final') f.contradicted.push(`${event.jobId}: committed at log ${logged.seq} after a final abort`);
         phase.set(event.jobId, 'committed');
+        commits.set(event.jobId, { at: event.at, members: event.allocations.reduce((n, a) => n + a.members.length, 0) });
         return;
       }
-      // a cancel may end a running job; nothing else may finally abort a committed one
-      if (event.final && was === 'committed' && event.reason.category !== 'cancelled') {
+      // a cancel may end a running job, and its runtime limit one whose members did not all finish
+      // before it; nothing else may finally abort a committed one
+      if (event.final && was === 'committed' && event.reason.category === 'runtime-limit') {
+        const stop = limitStop(event.jobId, logged.seq, commits.get(event.jobId), limits.get(event.jobId), doneAt.get(event.jobId));
+        if (stop.finished) f.contradicted.push(stop.line);
+        else f.unfinished.push(stop.line);
+      } else if (event.final && was === 'committed' && event.reason.category !== 'cancelled') {
         f.contradicted.push(`${event.jobId}: final abort (${event.reason.category}) at log ${logged.seq} of a committed gang`);
       }
       if (event.final) phase.set(event.jobId, 'final');
@@ -130,7 +144,8 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     const jobId = idOf(m.subject);
     const body = parseBody(m.data);
     if (body?.type === 'GangCommitted') streamCommits.set(jobId, (streamCommits.get(jobId) ?? 0) + 1);
-    if (body?.type === 'GangAborted' && body.final === true && body.category !== 'cancelled') streamFinalAborts.set(jobId, m.msgId);
+    // (a stop at the runtime limit is judged from the log, above)
+    if (body?.type === 'GangAborted' && body.final === true && body.category !== 'cancelled' && body.category !== 'runtime-limit') streamFinalAborts.set(jobId, m.msgId);
   }
   for (const [jobId, n] of streamCommits) {
     const inLog = commitsInLog.get(jobId) ?? 0;
@@ -158,6 +173,40 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     else if (owed.length > 0) f.backlog.unpublished.push(id);
   }
   return f;
+}
+
+// how far before a runtime limit every completion must have been stored for a stop at it to
+// contradict them: the leader holds a limit back to the first input it has not taken, carried to
+// its clock by an offset of a few milliseconds (docs/events.md, dueBy)
+const LIMIT_TOLERANCE_MS = 1_000;
+
+/** A stop at the runtime limit, judged: contradicted (`finished`) when every member's completion was stored in MUSTER_IN well before the limit. */
+function limitStop(jobId: string, seq: number, commit: { at: number; members: number } | undefined, limitMs: number | undefined, done: Map<number, number[]> | undefined): { finished: boolean; line: string } {
+  if (commit === undefined || limitMs === undefined) return { finished: false, line: `${jobId}: stopped at its runtime limit at log ${seq} (no commit or limit known to check it against)` };
+  const limit = commit.at + limitMs;
+  const before = [...(done ?? new Map<number, number[]>()).values()].filter((times) => times.some((at) => at >= commit.at && at <= limit - LIMIT_TOLERANCE_MS)).length;
+  if (before >= commit.members) {
+    return { finished: true, line: `${jobId}: stopped at its runtime limit at log ${seq} (limit ${limit}), though every member's completion was stored in MUSTER_IN by then` };
+  }
+  return { finished: false, line: `${jobId}: stopped at its runtime limit at log ${seq} with ${commit.members - before} of ${commit.members} members not reported done before it` };
+}
+
+// when each member of each job reported done (stored times), by job and member
+function completionTimes(inputs: readonly InputMessage[]): Map<string, Map<number, number[]>> {
+  const out = new Map<string, Map<number, number[]>>();
+  for (const input of inputs) {
+    if (!input.subject.startsWith('muster.in.node.') || !input.subject.endsWith('.done') || input.storedAt === undefined) continue;
+    try {
+      const body = JSON.parse(input.data) as { jobId?: unknown; member?: unknown };
+      if (typeof body.jobId !== 'string' || typeof body.member !== 'number') continue;
+      let members = out.get(body.jobId);
+      if (members === undefined) out.set(body.jobId, (members = new Map()));
+      members.set(body.member, [...(members.get(body.member) ?? []), input.storedAt]);
+    } catch {
+      // a body that is not JSON is no completion of the drill's
+    }
+  }
+  return out;
 }
 
 /** The job ids of accepted jobs lost (the first word of each finding). */

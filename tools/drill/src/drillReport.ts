@@ -75,6 +75,8 @@ export interface DrillReport {
     neverCommitted: Finding;
     duplicated: Finding;
     contradicted: Finding;
+    /** Gangs stopped at their runtime limit with members not reported done before it (a bind or completion late or lost on its way). */
+    unfinished: Finding;
     overcommit: Finding & { auditor: number };
     /** Nodes with use left when nothing runs (exact release). */
     unreleased: Finding;
@@ -130,6 +132,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(!saturated && c.neverCommitted.count > 0, `${c.neverCommitted.count} accepted jobs never committed (${c.neverCommitted.examples.slice(0, 3).join(', ')})`);
   fail(c.duplicated.count > 0, `${c.duplicated.count} duplicated decisions: ${c.duplicated.examples[0] ?? ''}`);
   fail(c.contradicted.count > 0, `${c.contradicted.count} contradicted decisions: ${c.contradicted.examples[0] ?? ''}`);
+  fail(c.unfinished.count > 0, `${c.unfinished.count} gangs stopped at their runtime limit with members that did not report done before it (${c.unfinished.examples[0] ?? ''})`);
   fail(c.overcommit.count + c.overcommit.auditor > 0, `overcommit: ${c.overcommit.count} found by replay, ${c.overcommit.auditor} by the auditor`);
   fail(c.unreleased.count > 0, `${c.unreleased.count} nodes not released when nothing runs`);
   const d = c.divergence;
@@ -203,6 +206,7 @@ export function drillTable(r: DrillReport): string {
     ['backlog', `${c.backlog.notIngested} not ingested, ${c.backlog.pending} pending, ${c.backlog.unpublished} unpublished`],
     ['duplicated', String(c.duplicated.count)],
     ['contradicted', String(c.contradicted.count)],
+    ['stopped at limit', `${c.unfinished.count} with members not reported done before their limit`],
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
     ['log loss', c.logLoss.examples.length === 0 ? 'none (no replica folded or saw past the log\'s end, refused for lost writes, or a decision the log does not back)' : `MUSTER_LOG ends at ${c.logLoss.logEnd}; ${c.logLoss.examples.join(', ')}`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
