@@ -30,8 +30,8 @@ export interface InputReaderDeps {
  * one twice. MUSTER_IN's sequences have no gaps (nothing deletes from it), so a reader that
  * delivers past one skipped inputs (a consumer served from a NATS node's copy with a hole, as a
  * node refilling its store has): they are read again, and only after `gapConfirmMs` of that are
- * they taken as lost, with an alarm, so that the leader goes on. It also says how far the log's
- * time may go (`ingestCut`) while inputs are stored that no turn has taken.
+ * they taken as lost, with an alarm, so that the leader goes on. It also says up to when deadlines
+ * may fall due (`ingestCut`) while inputs are stored that no turn has taken.
  */
 export class InputReader {
   private readonly buffer: InputMessage[] = [];
@@ -64,14 +64,13 @@ export class InputReader {
   }
 
   /**
-   * The latest time a turn may stamp, on the log's clock, while MUSTER_IN holds inputs no turn has
-   * taken: when the first of them was stored (or, while they are still in the stream, the last one
-   * delivered), so the log's time never passes an input stored before it (a runtime limit or a
-   * timeout falls due only once every completion or cancel stored before it is ingested: under
-   * an ingest backlog, a gang that finished is not stopped at its limit). MUSTER_IN's stored times
-   * are carried over to the log's clock by the offset seen at the last delivery with nothing
-   * behind it (a NATS server's clock may differ from the leader's). Null when no such input is
-   * known of.
+   * The time up to which timeouts and runtime limits may fall due (a session's `dueBy`), on the
+   * log's clock, while MUSTER_IN holds inputs no turn has taken: when the first of them was stored
+   * (or, while they are still in the stream, the last one delivered), so a deadline acts only once
+   * every completion or cancel stored before it is ingested (under an ingest backlog, a gang that
+   * finished is not stopped at its limit). MUSTER_IN's stored times are carried over to the log's
+   * clock by the least offset deliveries with nothing behind them showed lately (a NATS server's
+   * clock may differ from the leader's). Null when no such input is known of.
    */
   ingestCut(): number | null {
     let stored = this.buffer[0]?.storedAt;
