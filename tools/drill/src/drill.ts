@@ -183,7 +183,15 @@ async function check(
     // node during the checks, a 200-gangs/s run's audit waited its whole bound with nothing sent
     const auditBus = await connect({ servers: [...servers], name: 'muster-drill-audit' });
     try {
-      const audited = await within(auditLog(auditBus), AUDIT_BOUND_MS);
+      // said every 15 s: where an audit that does not finish stopped (none: before the first transaction)
+      let said = Date.now();
+      progress('auditing the log');
+      const onProgress = (p: { seq: number; lastSeq: number; txPerSec: number }): void => {
+        if (Date.now() - said < 15_000) return;
+        said = Date.now();
+        progress(`audit at log ${p.seq} of ${p.lastSeq} (${Math.round(p.txPerSec)} transactions/s)`);
+      };
+      const audited = await within(auditLog(auditBus, { onProgress }), AUDIT_BOUND_MS);
       if (audited === null) throw new Error(`the audit did not finish within ${AUDIT_BOUND_MS / 1000} s`);
       auditor = summarizeAudit(audited);
     } finally {
