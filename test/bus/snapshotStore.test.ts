@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalHash } from '@muster/core';
-import { SNAPSHOT_BUCKET, listSnapshots, loadLatestSnapshot, saveSnapshot } from '@muster/bus';
+import { SNAPSHOT_BUCKET, listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from '@muster/bus';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 
@@ -67,17 +67,22 @@ describe('snapshots', () => {
   it('rejects with SNAPSHOT_TIMEOUT when the load stalls (its server stopped), and loads once it answers again', async () => {
     const state = bigState(1, 'c');
     await saveSnapshot(bus.bus, { schema: 1, seq: 7, hash: canonicalHash(state), state });
+    const [stored] = await listSnapshots(bus.bus);
     const pid = bus.server?.pid ?? -1;
     process.kill(pid, 'SIGSTOP');
     try {
       const started = Date.now();
       await expect(loadLatestSnapshot(bus.bus, { schema: 1, timeoutMs: 1_000 })).rejects.toMatchObject({ code: 'SNAPSHOT_TIMEOUT' });
+      // so do a load by name and a listing (the auditor's: an audit waited on one for its whole bound)
+      await expect(loadSnapshot(bus.bus, stored!.name, { timeoutMs: 500 })).rejects.toMatchObject({ code: 'SNAPSHOT_TIMEOUT' });
+      await expect(listSnapshots(bus.bus, { timeoutMs: 500 })).rejects.toMatchObject({ code: 'SNAPSHOT_TIMEOUT' });
       // the bound, not a request's own 5 s timeout
-      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     expect((await loadLatestSnapshot(bus.bus, { schema: 1 })).snapshot?.seq).toBe(7);
+    expect((await loadSnapshot(bus.bus, stored!.name)).seq).toBe(7);
   });
 
   it('stores snapshots in the muster_snapshots object store stream', async () => {

@@ -106,13 +106,19 @@ export async function loadLatestSnapshot<S = unknown>(
   bus: Bus,
   opts: LoadSnapshotOptions,
 ): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  return bounded(newestReadable<S>(bus, opts), opts.timeoutMs, 'loading the newest snapshot');
+}
+
+/**
+ * `reading`, or a `SNAPSHOT_TIMEOUT` rejection after `timeoutMs` (default 30000) saying what took
+ * too long: an object store read can stall for good (above). A read that fails after the bound is
+ * not an unhandled rejection.
+ */
+async function bounded<T>(reading: Promise<T>, timeoutMs = 30_000, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `loading the newest snapshot took longer than ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `${what} took longer than ${timeoutMs} ms`)), timeoutMs);
   });
-  const reading = newestReadable<S>(bus, opts);
-  // a read that fails after the bound must not be an unhandled rejection (it ends the process)
   reading.catch(() => undefined);
   try {
     return await Promise.race([reading, expired]);
@@ -138,18 +144,21 @@ async function newestReadable<S>(bus: Bus, opts: LoadSnapshotOptions): Promise<{
 
 /**
  * One stored snapshot by name (as `listSnapshots` names it), with its state; throws
- * `SNAPSHOT_UNREADABLE` when it is gone or (with `verifyHash`, the default) does not hash to its record.
+ * `SNAPSHOT_UNREADABLE` when it is gone or (with `verifyHash`, the default) does not hash to its
+ * record, and `SNAPSHOT_TIMEOUT` when reading it took longer than `timeoutMs` (default 30000).
  */
-export async function loadSnapshot<S = unknown>(bus: Bus, name: string, opts: { verifyHash?: boolean } = {}): Promise<Snapshot<S>> {
-  const store = await openStore(bus);
-  const info = (await listFrom(store)).find((s) => s.name === name);
-  if (info === undefined) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${name} does not exist`);
-  return readSnapshot<S>(store, info, opts.verifyHash ?? true);
+export async function loadSnapshot<S = unknown>(bus: Bus, name: string, opts: { verifyHash?: boolean; timeoutMs?: number } = {}): Promise<Snapshot<S>> {
+  return bounded((async () => {
+    const store = await openStore(bus);
+    const info = (await listFrom(store)).find((s) => s.name === name);
+    if (info === undefined) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${name} does not exist`);
+    return readSnapshot<S>(store, info, opts.verifyHash ?? true);
+  })(), opts.timeoutMs, `reading snapshot ${name}`);
 }
 
-/** Every stored snapshot, oldest log sequence first. */
-export async function listSnapshots(bus: Bus): Promise<SnapshotInfo[]> {
-  return listFrom(await openStore(bus));
+/** Every stored snapshot, oldest log sequence first; `SNAPSHOT_TIMEOUT` when listing them took longer than `timeoutMs` (default 30000). */
+export async function listSnapshots(bus: Bus, opts: { timeoutMs?: number } = {}): Promise<SnapshotInfo[]> {
+  return bounded((async () => listFrom(await openStore(bus)))(), opts.timeoutMs, 'listing the snapshots');
 }
 
 function openStore(bus: Bus): Promise<ObjectStore> {
