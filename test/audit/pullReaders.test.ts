@@ -58,6 +58,21 @@ async function fill(b: TestBus, inputs: number, decisions: number, transactions:
 }
 
 describe('plain-pull readers', () => {
+  it('fail with READ_STALLED, not wait for ever, when their consumer goes while the caller is busy (the server reaped an idle one)', async () => {
+    bus = await startTestBus();
+    await ensureStreams(bus.bus, { replicas: 1 });
+    await fill(bus, 1_000, 0, 0);
+    const batches = pullInputBatches(bus.bus, { batch: 100 })[Symbol.asyncIterator]();
+    expect((await batches.next()).done).toBe(false);
+    expect(await bus.admin.deleteConsumers(IN_STREAM)).toBe(1);
+    const started = Date.now();
+    await expect((async () => {
+      for (;;) if ((await batches.next()).done === true) return;
+    })()).rejects.toMatchObject({ code: 'READ_STALLED' });
+    // the stall bound (two pull expiries) and the watchdog's second
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
+
   it('read what the ordered readers read, in order, over several pulls, up to the last sequence when the read began', async () => {
     const b = (bus = await startTestBus());
     await fill(b, 23, 17, 9);

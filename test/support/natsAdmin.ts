@@ -116,6 +116,14 @@ export class NatsAdmin {
   }
 
   /** How many consumers `stream` has. */
+  /** Deletes every consumer of `stream` (as the server does with one idle past its inactivity threshold). */
+  async deleteConsumers(stream: string): Promise<number> {
+    const names: string[] = [];
+    for await (const c of this.jsm.consumers.list(stream)) names.push(c.name);
+    for (const name of names) await this.jsm.consumers.delete(stream, name);
+    return names.length;
+  }
+
   async consumerCount(stream: string): Promise<number> {
     let n = 0;
     for await (const _ of this.jsm.consumers.list(stream)) n++;

@@ -8,7 +8,8 @@ export type BusErrorCode =
   | 'BAD_DEFINITION'
   | 'SNAPSHOT_UNREADABLE'
   | 'SNAPSHOT_TIMEOUT'
-  | 'READ_SHORT';
+  | 'READ_SHORT'
+  | 'READ_STALLED';
 
 /** An error of the bus with a stable `code`, the stream sequence it concerns (if any) and a `cause`. */
 export class BusError extends Error {

@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { createInbox, nanos, nuid } from '@nats-io/transport-node';
 import type { Msg } from '@nats-io/transport-node';
 import type { Bus } from './bus.ts';
+import { BusError } from './busError.ts';
 import { DECISIONS_STREAM, IN_STREAM, LOG_STREAM } from './names.ts';
 import { natsOf } from './natsBus.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
@@ -15,11 +16,22 @@ import type { StoredDecision } from './readDecisions.ts';
 // The caller is woken when this many bytes have arrived, or a pull is complete.
 const WAKE_BYTES = 64 * 1024;
 const BATCH = 4096;
-// log messages are large (up to MAX_TRANSACTION_BYTES): fewer per pull
-const LOG_BATCH = 512;
+// log messages are large (up to MAX_TRANSACTION_BYTES): few per pull. Two pulls of 512 sessions
+// of a 200-gangs/s log (hundreds of kB each) were hundreds of MB on their way to a caller busy
+// re-deriving: nats-server cut the connection as a slow consumer (over its 64 MB pending), the
+// messages in flight were lost, and the read waited for them for good
+const LOG_BATCH = 16;
 // a pull asks for messages the stream holds, so it ends as soon as they are in; this bounds only
 // the wait for messages removed from the stream while it is read
 const PULL_EXPIRES_MS = 5_000;
+// a pull outstanding this long with no answer (not even the status of its expiry) is answered by
+// nobody: the consumer is gone
+const PULL_STALLED_MS = 2 * PULL_EXPIRES_MS;
+const WATCHDOG_TICK_MS = 1_000;
+// how long the consumer outlives a caller that stops asking (it is deleted at the end anyway): a
+// caller may be busy longer than 30 s between batches (an audit's stretch of big sessions), and a
+// reaped consumer answers no pull
+const CONSUMER_IDLE_MS = 600_000;
 
 /**
  * `readInputBatches` without msg ids, through `pullBatches`: the same inputs in the same batches
@@ -80,7 +92,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
     opt_start_seq: fromSeq,
     mem_storage: true,
     num_replicas: 1,
-    inactive_threshold: nanos(30_000),
+    inactive_threshold: nanos(CONSUMER_IDLE_MS),
   });
   const batchSize = opts.batch ?? BATCH;
   let buffer: PulledMessage[] = [];
@@ -94,6 +106,9 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   const pulls: number[] = [];
   let asked = 0;
   let received = 0;
+  // when the reader last heard from the server, or sent a pull with none outstanding; the last sequence received
+  let heard = Date.now();
+  let lastSeq = fromSeq - 1;
   const signal = (): void => {
     const w = wake;
     wake = null;
@@ -113,6 +128,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
       const n = Math.min(batchSize, toAsk);
       toAsk -= n;
       asked += n;
+      if (pulls.length === 0) heard = Date.now();
       pulls.push(asked);
       nc.publish(subject, JSON.stringify({ batch: n, expires: nanos(PULL_EXPIRES_MS) }), { reply: inbox });
     }
@@ -120,6 +136,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   const sub = nc.subscribe(inbox, {
     callback: (err, msg) => {
       if (ended) return;
+      heard = Date.now();
       if (err !== null) {
         finish(err);
         return;
@@ -134,6 +151,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
       }
       if (seq > endSeq) return;
       buffer.push({ seq, msg });
+      lastSeq = seq;
       bufferedBytes += msg.data.length;
       received++;
       // the last sequence at call time is in, or all that was asked for
@@ -152,6 +170,18 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   });
   const stop = (): void => finish();
   opts.signal?.addEventListener('abort', stop, { once: true });
+  // a pull nobody answers (the consumer reaped or lost with a NATS node, its messages lost with a
+  // connection the server cut) would be waited on for
+  // ever. Only time this thread was free to hear counts: after a tick that came late (the caller
+  // busy for seconds, the answers waiting in the socket) the wait starts again
+  let ticked = Date.now();
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    if (now - ticked > 2 * WATCHDOG_TICK_MS) heard = now;
+    ticked = now;
+    if (ended || pulls.length === 0 || now - heard <= PULL_STALLED_MS) return;
+    finish(new BusError('READ_STALLED', `reading ${stream}: a pull went unanswered for ${PULL_STALLED_MS} ms after sequence ${lastSeq} (its consumer ${name} is gone)`));
+  }, WATCHDOG_TICK_MS);
   // a closed connection ends the subscription without a word to its callback
   void nc.closed().then((err) => finish(err ?? new Error(`the connection closed while ${stream} was read`)));
   try {
@@ -171,6 +201,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
       await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
+    clearInterval(watchdog);
     opts.signal?.removeEventListener('abort', stop);
     ended = true;
     sub.unsubscribe();
