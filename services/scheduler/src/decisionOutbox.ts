@@ -50,6 +50,8 @@ function callsOf(msgs: readonly OutboundMessage[]): OutboundMessage[][] {
  */
 export class DecisionOutbox {
   private readonly waiting: Adopted[] = [];
+  // rounds adopted while something was owed: published after the catch-up, from memory, in order
+  private readonly held: Adopted[] = [];
   private publishing: Promise<void> = Promise.resolve();
   private active = false;
   // the first log sequence whose decisions may be unpublished (null: none owed)
@@ -170,13 +172,18 @@ export class DecisionOutbox {
   /**
    * Publishes the queue in rounds until it is empty: each round takes everything adopted so far,
    * so a leader taking many small turns still needs only one ack round trip per round. A round
-   * that fails, or follows decisions owed, is left to the catch-up, which publishes in log order.
+   * that follows decisions owed is held for the catch-up, which publishes in log order; the rest of
+   * one that fails is re-read from the log by it.
    */
   private async drain(): Promise<void> {
     try {
       while (this.waiting.length > 0) {
         const round = this.waiting.splice(0);
-        const owed = this.unpublishedFrom === null ? await this.publishRound(round) : round[0]!.logged[0]!.seq;
+        if (this.unpublishedFrom !== null) {
+          this.held.push(...round);
+          continue;
+        }
+        const owed = await this.publishRound(round);
         if (owed !== null) this.unpublishedFrom = Math.min(this.unpublishedFrom ?? Infinity, owed);
       }
     } finally {
@@ -234,7 +241,32 @@ export class DecisionOutbox {
       if (msgs.length > 0) this.deps.log.info({ fromSeq, messages: msgs.length }, 're-published decisions');
     }
     // what the log took meanwhile was held back (drain publishes nothing while something is owed):
-    // it is owed in turn, and goes out at the next catch-up, still in log order
-    this.unpublishedFrom = this.ledger.seq > to ? to + 1 : null;
+    // what of it came after `to` goes out now, from memory, still in log order. Re-reading it from
+    // the log at the next catch-up instead never caught up at 200 gangs/s: a new catch-up for every
+    // round, each a read of the log
+    this.unpublishedFrom = await this.publishHeld(to);
+  }
+
+  /**
+   * Publishes the held rounds' transactions after `after`, until none is held; null when all went
+   * out, else the log sequence owed from (what is still held is dropped: a catch-up re-reads it).
+   */
+  private async publishHeld(after: number): Promise<number | null> {
+    let covered = after;
+    while (this.held.length > 0) {
+      const rounds = this.held
+        .splice(0)
+        .map(({ logged, state }) => ({ logged: logged.filter((l) => l.seq > covered), state }))
+        .filter((r) => r.logged.length > 0);
+      if (rounds.length === 0) continue;
+      const owed = await this.publishRound(rounds);
+      if (owed !== null) {
+        this.held.length = 0;
+        return owed;
+      }
+      const lastRound = rounds[rounds.length - 1]!.logged;
+      covered = lastRound[lastRound.length - 1]!.seq;
+    }
+    return null;
   }
 }
