@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { BusError } from './busError.ts';
+import { StallWatch } from './stallWatch.ts';
 import type { Bus } from './bus.ts';
 import { natsOf } from './natsBus.ts';
 import { streamInfo } from './streamInfo.ts';
@@ -38,6 +39,10 @@ const FETCH_EXPIRES_MS = 5_000;
 
 // pulls in a row (each up to FETCH_EXPIRES_MS) that bring nothing short of the end before a read fails
 const MAX_EMPTY_PULLS = 3;
+// a pull that neither delivers nor ends within this is stopped, as an empty one: its consumer was
+// lost (a replica restarted under faketime waited on its rebuild's read for a minute, a NATS node
+// restarting meanwhile)
+const FETCH_STALLED_MS = 2 * FETCH_EXPIRES_MS;
 
 /**
  * Every message of `stream` from `fromSeq` on, in order, through an ordered consumer; without
@@ -161,21 +166,28 @@ class ReadAhead {
           continue;
         }
         this.pulling = true;
-        this.current = await this.consumer.fetch({ max_messages: want, expires: FETCH_EXPIRES_MS });
-        if (this.stopped) this.current.stop();
+        const current = await this.consumer.fetch({ max_messages: want, expires: FETCH_EXPIRES_MS });
+        this.current = current;
+        if (this.stopped) current.stop();
+        const watch = new StallWatch(FETCH_STALLED_MS, () => current.stop());
         let last: JsMsg | null = null;
         let pastEnd = false;
-        for await (const m of this.current) {
-          // a stopped pull still delivers what it had received: leave it
-          if (this.stopped) break;
-          if (m.seq > this.endSeq) {
-            pastEnd = true;
-            continue;
+        try {
+          for await (const m of current) {
+            watch.heard();
+            // a stopped pull still delivers what it had received: leave it
+            if (this.stopped) break;
+            if (m.seq > this.endSeq) {
+              pastEnd = true;
+              continue;
+            }
+            this.buffer.push(m);
+            last = m;
+            this.bufferedBytes += m.data.length;
+            if (this.bufferedBytes >= WAKE_BYTES) this.signal('wake');
           }
-          this.buffer.push(m);
-          last = m;
-          this.bufferedBytes += m.data.length;
-          if (this.bufferedBytes >= WAKE_BYTES) this.signal('wake');
+        } finally {
+          watch.stop();
         }
         this.pulling = false;
         this.signal('wake');

@@ -3,6 +3,7 @@ import { createInbox, nanos, nuid } from '@nats-io/transport-node';
 import type { Msg } from '@nats-io/transport-node';
 import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
+import { StallWatch } from './stallWatch.ts';
 import { DECISIONS_STREAM, IN_STREAM, LOG_STREAM } from './names.ts';
 import { natsOf } from './natsBus.ts';
 import type { BatchReadOptions } from './orderedMessages.ts';
@@ -27,7 +28,6 @@ const PULL_EXPIRES_MS = 5_000;
 // a pull outstanding this long with no answer (not even the status of its expiry) is answered by
 // nobody: the consumer is gone
 const PULL_STALLED_MS = 2 * PULL_EXPIRES_MS;
-const WATCHDOG_TICK_MS = 1_000;
 // how long the consumer outlives a caller that stops asking (it is deleted at the end anyway): a
 // caller may be busy longer than 30 s between batches (an audit's stretch of big sessions), and a
 // reaped consumer answers no pull
@@ -106,8 +106,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   const pulls: number[] = [];
   let asked = 0;
   let received = 0;
-  // when the reader last heard from the server, or sent a pull with none outstanding; the last sequence received
-  let heard = Date.now();
+  // the last sequence received
   let lastSeq = fromSeq - 1;
   const signal = (): void => {
     const w = wake;
@@ -128,7 +127,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
       const n = Math.min(batchSize, toAsk);
       toAsk -= n;
       asked += n;
-      if (pulls.length === 0) heard = Date.now();
+      if (pulls.length === 0) watch.heard();
       pulls.push(asked);
       nc.publish(subject, JSON.stringify({ batch: n, expires: nanos(PULL_EXPIRES_MS) }), { reply: inbox });
     }
@@ -136,7 +135,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   const sub = nc.subscribe(inbox, {
     callback: (err, msg) => {
       if (ended) return;
-      heard = Date.now();
+      watch.heard();
       if (err !== null) {
         finish(err);
         return;
@@ -170,20 +169,14 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
   });
   const stop = (): void => finish();
   opts.signal?.addEventListener('abort', stop, { once: true });
-  // a pull nobody answers (the consumer reaped or lost with a NATS node, its messages lost with a
-  // connection the server cut) would be waited on for
-  // ever. Only time this thread was free to hear counts: after a tick that came late (the caller
-  // busy for seconds, the answers waiting in the socket) the wait starts again
-  let ticked = Date.now();
-  const watchdog = setInterval(() => {
-    const now = Date.now();
-    if (now - ticked > 2 * WATCHDOG_TICK_MS) heard = now;
-    ticked = now;
-    if (ended || pulls.length === 0 || now - heard <= PULL_STALLED_MS) return;
-    finish(new BusError('READ_STALLED', `reading ${stream}: a pull went unanswered for ${PULL_STALLED_MS} ms after sequence ${lastSeq} (its consumer ${name} is gone)`));
-  }, WATCHDOG_TICK_MS);
   // a closed connection ends the subscription without a word to its callback
   void nc.closed().then((err) => finish(err ?? new Error(`the connection closed while ${stream} was read`)));
+  // a pull nobody answers would be waited on for ever (StallWatch)
+  const watch = new StallWatch(
+    PULL_STALLED_MS,
+    () => finish(new BusError('READ_STALLED', `reading ${stream}: a pull went unanswered for ${PULL_STALLED_MS} ms after sequence ${lastSeq} (its consumer ${name} is gone)`)),
+    () => !ended && pulls.length > 0,
+  );
   try {
     if (toAsk === 0) return;
     pull();
@@ -201,7 +194,7 @@ export async function* pullBatches(bus: Bus, stream: string, opts: BatchReadOpti
       await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
-    clearInterval(watchdog);
+    watch.stop();
     opts.signal?.removeEventListener('abort', stop);
     ended = true;
     sub.unsubscribe();
