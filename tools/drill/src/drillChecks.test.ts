@@ -86,6 +86,18 @@ describe('drill: decisions, lost, duplicated, contradicted', () => {
     expect(f.neverCommitted).toEqual(['j3', 'j4']);
   });
 
+  it('read while the leader publishes a big transaction over several calls: its decisions after the last one published are queued, a gap before it is lost', () => {
+    const log = logOf([{ at: 1, events: [submitted('j1', 1), submitted('j2', 2), submitted('j3', 3)] }, { at: 2, events: [commit('j1'), commit('j2'), commit('j3')] }]);
+    const ids = ['j1', 'j2', 'j3'];
+    // published so far: the first two of transaction 2 (a bind of the second, too)
+    const midway = checkDecisions(ids, read(log, [onStream(log, 2, 0), onStream(log, 2, 1), { ...onStream(log, 2, 1), subject: 'muster.bind.n1', msgId: 'muster:2:1:n1' }], ids));
+    expect(midway.lost).toEqual([]);
+    expect(midway.backlog.unpublished).toEqual(['j3']);
+    // a gap: the first and the third published, not the second
+    const gap = checkDecisions(ids, read(log, [onStream(log, 2, 0), onStream(log, 2, 2)], ids));
+    expect(gap.lost).toEqual(['j2: decision muster:2:1 not on MUSTER_DECISIONS, though later ones are']);
+  });
+
   it('finds a second commit of a running gang, a msg id stored twice, and more commits on the stream than in the log', () => {
     const log = logOf([{ at: 1, events: [submitted('j1', 1)] }, { at: 2, events: [commit('j1')] }, { at: 3, events: [commit('j1')] }]);
     const twice = onStream(log, 2, 0);

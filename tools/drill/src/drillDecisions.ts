@@ -72,7 +72,13 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     lastInputSeq: 0,
   };
   const lastLogSeq = log[log.length - 1]?.seq ?? 0;
-  for (const m of stream) f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, logSeqOf(m) ?? 0);
+  // the last message published, in the order a leader publishes (log sequence, event, node)
+  let lastPublished: PublishOrder | null = null;
+  for (const m of stream) {
+    f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, logSeqOf(m) ?? 0);
+    const order = publishOrderOf(m.msgId);
+    if (order !== null && (lastPublished === null || comparePublishOrder(order, lastPublished) > 0)) lastPublished = order;
+  }
 
   const submitted = new Set<string>();
   const limits = new Map<string, number>();
@@ -166,9 +172,13 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
       f.neverCommitted.push(id);
       if (submitted.has(id) && phase.get(id) === 'pending') f.backlog.pending.push(id);
     }
-    // decisions go out in log order: one after the last published transaction is queued, one before it is missing
+    // decisions go out in log order, a transaction's in its events' order (a big one over several
+    // publish calls): one after the last message published is queued, one before it is missing
     const owed = (logDecisions.get(id) ?? []).filter((msgId) => !byMsgId.has(msgId));
-    const missing = owed.filter((msgId) => (logSeqOfId(msgId) ?? 0) <= f.lastPublishedLogSeq);
+    const missing = owed.filter((msgId) => {
+      const order = publishOrderOf(msgId);
+      return order !== null && lastPublished !== null && comparePublishOrder(order, lastPublished) < 0;
+    });
     if (missing.length > 0) f.lost.push(`${id}: decision ${missing[0]} not on MUSTER_DECISIONS, though later ones are`);
     else if (owed.length > 0) f.backlog.unpublished.push(id);
   }
@@ -225,6 +235,18 @@ function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>, l
   if (event === undefined) return `stream ${m.seq} (${m.msgId}): no such event in the log`;
   if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${match[2]}`;
   return null;
+}
+
+/** Where a message comes in a leader's publishing: its log sequence, event index and node ('' for a decision, before its binds). */
+type PublishOrder = readonly [number, number, string];
+
+function publishOrderOf(msgId: string): PublishOrder | null {
+  const match = /^muster:(\d+):(\d+)(?::(.+))?$/.exec(msgId);
+  return match === null ? null : [Number(match[1]), Number(match[2]), match[3] ?? ''];
+}
+
+function comparePublishOrder(a: PublishOrder, b: PublishOrder): number {
+  return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
 }
 
 function logSeqOf(m: StoredDecision): number | null {
