@@ -63,7 +63,9 @@ export function drillCommand(): Command {
       if (report.logsDir !== null) process.stderr.write(`logs kept in ${report.logsDir}\n`);
       if (!report.ok) {
         const more = report.failures.length > 1 ? ` (and ${report.failures.length - 1} more)` : '';
-        throw new CliError(EXIT.negative, 'drill-failed', `drill failed: ${report.failures[0] ?? 'unknown'}${more}`);
+        // SATURATED has no failure to name: it says what kept the run from passing
+        const why = report.failures[0] ?? (report.verdict === 'saturated' ? `saturated: ${report.notes[0] ?? 'still working through a backlog'}` : 'unknown');
+        throw new CliError(EXIT.negative, 'drill-failed', `drill ${report.verdict === 'saturated' ? 'did not pass' : 'failed'}: ${why}${more}`);
       }
     });
 }
