@@ -2,6 +2,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { LeaderLease } from '@muster/bus';
 import { LeaseKeeper } from './leaseKeeper.ts';
+import type { WonLease } from './leaseKeeper.ts';
 
 // a lease held by s1 at revision 7 that is never refreshed (its KV write is slow, or it is dead)
 function staleLease(): LeaderLease & { updates: number } {
@@ -23,18 +24,23 @@ function staleLease(): LeaderLease & { updates: number } {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Looks at the lease as a standby does, every `everyMs`, until it is won (at most ten looks); the won lease or null. */
+async function looksUntilWon(keeper: LeaseKeeper, everyMs: number): Promise<WonLease | null> {
+  for (let i = 0; i < 10; i++) {
+    await sleep(everyMs);
+    const won = await keeper.tryAcquire(3);
+    if (won !== null) return won;
+  }
+  return null;
+}
+
 describe('LeaseKeeper', () => {
   it('takes over a lease nobody refreshed for the lease time', async () => {
     const lease = staleLease();
     const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
     expect(await keeper.tryAcquire(3)).toBeNull();
     // a standby looks every fifth of a lease
-    let won = null;
-    for (let i = 0; i < 10 && won === null; i++) {
-      await sleep(20);
-      won = await keeper.tryAcquire(3);
-    }
-    expect(won).toEqual({ term: 4, revision: 8 });
+    expect(await looksUntilWon(keeper, 20)).toEqual({ term: 4, revision: 8 });
   });
 
   it('does not count its own stall as the leader\'s silence: after a look three leases late it looks on for a lease', async () => {
@@ -47,12 +53,7 @@ describe('LeaseKeeper', () => {
     // half a lease of that counted; the other half must be seen looking
     await sleep(20);
     expect(await keeper.tryAcquire(3)).toBeNull();
-    let won = null;
-    for (let i = 0; i < 10 && won === null; i++) {
-      await sleep(20);
-      won = await keeper.tryAcquire(3);
-    }
-    expect(won).toEqual({ term: 4, revision: 8 });
+    expect(await looksUntilWon(keeper, 20)).toEqual({ term: 4, revision: 8 });
   });
 
   it('does not take over while the log grows, though the lease is not refreshed (a loaded leader whose KV write is slow)', async () => {
@@ -68,12 +69,7 @@ describe('LeaseKeeper', () => {
     // the log stops: the lease time after the last growth, the standby takes over
     await sleep(30);
     expect(await keeper.tryAcquire(3)).toBeNull();
-    let won = null;
-    for (let i = 0; i < 10 && won === null; i++) {
-      await sleep(30);
-      won = await keeper.tryAcquire(3);
-    }
-    expect(won).toEqual({ term: 4, revision: 8 });
+    expect(await looksUntilWon(keeper, 30)).toEqual({ term: 4, revision: 8 });
   });
 
   it('a takeover write that timed out but landed is won at the next look, not waited out for another lease', async () => {
