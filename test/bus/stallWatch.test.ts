@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StallWatch } from './stallWatch.ts';
+import { StallWatch } from '../../libs/bus/src/stallWatch.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
