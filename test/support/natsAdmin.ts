@@ -115,7 +115,6 @@ export class NatsAdmin {
     await this.jsm.streams.deleteMessage(stream, seq);
   }
 
-  /** How many consumers `stream` has. */
   /** Deletes every consumer of `stream` (as the server does with one idle past its inactivity threshold). */
   async deleteConsumers(stream: string): Promise<number> {
     const names: string[] = [];
@@ -124,6 +123,7 @@ export class NatsAdmin {
     return names.length;
   }
 
+  /** How many consumers `stream` has. */
   async consumerCount(stream: string): Promise<number> {
     let n = 0;
     for await (const _ of this.jsm.consumers.list(stream)) n++;

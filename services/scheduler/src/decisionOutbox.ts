@@ -121,19 +121,21 @@ export class DecisionOutbox {
     const tail = this.published ?? (await publishedTail(this.deps.bus));
     this.published = undefined;
     const range = judgedRange(tail);
+    const txs = range === null ? new Map<number, Transaction>() : this.atHand(range);
+    if (txs === null) this.owedTail = tail;
+    this.unpublishedFrom = txs === null ? range!.from : firstOwed(tail, txs);
+    this.cursorKnown = true;
+  }
+
+  /** The log's transactions over `range` as the replica has them at hand, or null when one is not. */
+  private atHand(range: { from: number; to: number }): Map<number, Transaction> | null {
     const txs = new Map<number, Transaction>();
-    for (let seq = range?.from ?? 1; range !== null && seq <= range.to; seq++) {
+    for (let seq = range.from; seq <= range.to; seq++) {
       const tx = this.deps.recentTx?.(seq);
-      if (tx === undefined) {
-        this.unpublishedFrom = range.from;
-        this.owedTail = tail;
-        this.cursorKnown = true;
-        return;
-      }
+      if (tx === undefined) return null;
       txs.set(seq, tx);
     }
-    this.unpublishedFrom = firstOwed(tail, txs);
-    this.cursorKnown = true;
+    return txs;
   }
 
   /** `firstOwed` of `tail`, its transactions read from the log. */

@@ -121,7 +121,8 @@ export class InputReader {
 
   /** Notes when a delivered input was stored and whether more followed it (with none, the offset between the clocks). */
   private delivered(input: InputMessage): void {
-    const storedAt = input.storedAt ?? this.deps.now?.() ?? Date.now();
+    // (the reader asks withTime: every input says when it was stored)
+    const storedAt = input.storedAt ?? Date.now();
     const more = input.pendingAfter !== 0;
     this.lastDelivered = { storedAt, more };
     if (more) return;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
-import { STATE_SCHEMA, TurnContext, nextDeadline, turn } from '@muster/core';
+import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, turn } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
@@ -101,9 +101,11 @@ export class LeaderTerm {
     this.deps.heartbeats.graceAll();
     const readers = [this.reader.run(), this.refreshLease()];
     while (this.ended === null) {
-      // a deadline held back by inputs not yet taken (InputReader.ingestCut) waits for them: they wake the loop
-      const deadline = nextDeadline(this.pipeline.tip.state);
-      const wait = deadline === null || this.reader.ingestCut() !== null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
+      // timeouts and limits held back by inputs not yet taken (InputReader.ingestCut) wait for them:
+      // they wake the loop; a guard against preemption runs out on time all the same
+      const state = this.pipeline.tip.state;
+      const deadline = this.reader.ingestCut() === null ? nextDeadline(state) : nextGuardExpiry(state);
+      const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
       await this.wake.wait(wait);
       if (this.ended !== null) break;
       this.inFlight = this.step();
@@ -165,10 +167,11 @@ export class LeaderTerm {
     try {
       const { opts } = this.deps;
       const commands: TurnCommand[] = [];
-      // a deadline due with no input known to be waiting: look whether MUSTER_IN holds more first
-      // (a completion stored before a runtime limit must be ingested before the gang is stopped)
-      const deadline = nextDeadline(this.pipeline.tip.state);
-      if (deadline !== null && deadline <= this.stampNow() && this.reader.ingestCut() === null) {
+      // a timeout or limit due with no input known to be waiting: look whether MUSTER_IN holds more
+      // first (a completion stored before a runtime limit must be ingested before the gang is
+      // stopped); a guard running out is not held back, so it asks nothing
+      const due = nextDue(this.pipeline.tip.state);
+      if (due !== null && due <= this.stampNow() && this.reader.ingestCut() === null) {
         await this.reader.lookBehind().catch((err: unknown) => this.log.debug({ err }, 'MUSTER_IN\'s end could not be read before a deadline'));
       }
       const inputs = this.reader.take(opts.maxBatchInputs);

@@ -250,13 +250,10 @@ function comparePublishOrder(a: PublishOrder, b: PublishOrder): number {
 }
 
 function logSeqOf(m: StoredDecision): number | null {
-  return m.logSeq ?? logSeqOfId(m.msgId);
+  return m.logSeq ?? publishOrderOf(m.msgId)?.[0] ?? null;
 }
 
-function logSeqOfId(msgId: string): number | null {
-  const match = /^muster:(\d+):/.exec(msgId);
-  return match === null ? null : Number(match[1]);
-}
+
 
 // the first stored submission of each job id (a retry outside the dedupe window would be a second, rejected as a duplicate)
 function submissionSeqs(inputs: readonly InputMessage[]): Map<string, number> {

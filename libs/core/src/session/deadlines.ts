@@ -29,7 +29,12 @@ export function nextGuardExpiry(state: State): number | null {
  * the leader must wake up to abort, stop or preempt.
  */
 export function nextDeadline(state: State): number | null {
-  return earlier(earlier(nextLimit(state), timeouts.earliest(state.pending, state.jobs)), nextGuardExpiry(state));
+  return earlier(nextDue(state), nextGuardExpiry(state));
+}
+
+/** The earliest pending job's timeout or running gang's runtime limit, or null: the deadlines a session's `dueBy` holds back. */
+export function nextDue(state: State): number | null {
+  return earlier(nextLimit(state), timeouts.earliest(state.pending, state.jobs));
 }
 
 // (asked at every turn: no array for three numbers)
@@ -45,7 +50,7 @@ function earlier(a: number | null, b: number | null): number | null {
  */
 export function needsSession(state: State, at: number, dueBy: number = at): boolean {
   if (state.epoch > state.sessionEpoch) return true;
-  const due = earlier(nextLimit(state), timeouts.earliest(state.pending, state.jobs));
+  const due = nextDue(state);
   const guard = nextGuardExpiry(state);
   return (due !== null && due <= Math.min(at, dueBy)) || (guard !== null && guard <= at);
 }
