@@ -27,6 +27,8 @@ export class AppendPipeline {
   private last: Promise<boolean> = Promise.resolve(true);
   // appends sent and not yet answered
   private inFlight = 0;
+  // an append was answered with a failure (fenced, timed out): nothing is sent after it
+  private broken = false;
 
   constructor(
     private readonly bus: Bus,
@@ -54,18 +56,27 @@ export class AppendPipeline {
   /**
    * Sends a turn's transactions now and moves the tip past them; the promise resolves after every
    * earlier send, once the log took them (the ledger adopts the turn's state), or false once this
-   * or an earlier one failed.
+   * or an earlier one failed. After an append was answered with a failure nothing more is sent:
+   * a turn planned on the tip of that append (while it was in flight) would be fenced by sequence
+   * alone, and a foreign writer that appended as many transactions makes that sequence true.
    */
   send(result: TurnResult): Promise<boolean> {
+    if (this.broken) return this.last.then(() => false);
     const txs = result.transactions;
     // pipelined on an append still in flight: fence on that append's last message too, or a
     // foreign writer that appended as many transactions would let this one land after its own
     const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1, { chained: this.inFlight > 0 });
     this.inFlight++;
-    const answered = (): void => {
-      this.inFlight--;
-    };
-    sent.then(answered, answered);
+    sent.then(
+      (outcome) => {
+        this.inFlight--;
+        if (!outcome.ok) this.broken = true;
+      },
+      () => {
+        this.inFlight--;
+        this.broken = true;
+      },
+    );
     this.tipNow = { state: result.state, lastHash: result.lastHash };
     const before = this.last;
     const done = (async () => {

@@ -70,13 +70,16 @@ export class InputReader {
    * every completion or cancel stored before it is ingested (under an ingest backlog, a gang that
    * finished is not stopped at its limit). MUSTER_IN's stored times are carried over to the log's
    * clock by the least offset deliveries with nothing behind them showed lately (a NATS server's
-   * clock may differ from the leader's). Null when no such input is known of.
+   * clock may differ from the leader's). 0 while such inputs are known of and this reader has
+   * delivered none yet (a new term's first turns): when they were stored is not known, so no
+   * deadline falls due. Null when no such input is known of.
    */
   ingestCut(): number | null {
-    let stored = this.buffer[0]?.storedAt;
+    const first = this.buffer[0]?.storedAt;
+    if (first !== undefined) return first + this.offset;
     const last = this.lastDelivered;
-    if (stored === undefined && last !== null && (last.more || this.streamLast >= this.next)) stored = last.storedAt;
-    return stored === undefined ? null : stored + this.offset;
+    if (last?.more !== true && this.streamLast < this.next) return null;
+    return last === null ? 0 : last.storedAt + this.offset;
   }
 
   /** Asks MUSTER_IN's last sequence now, for `ingestCut` (a turn about to stop a gang at a deadline learns of inputs not yet delivered). */
