@@ -131,6 +131,27 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(shardGet(g.cluster.state.jobs, 'twin')?.pendReason?.cached).toBe(true);
   });
 
+  test('a job held back by a reservation is not written again each time room frees and fills: once per reservation', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule(), submit(small('long', 40_000)), schedule()]);
+    const aborts = () => of(g.cluster.log.flat(), 'GangAborted').filter((e) => e.jobId === 'long').map((e) => [e.reason.category, e.reason.by]);
+    const run = (...steps: Step[]) => steps.forEach((step) => g.cluster.run(step));
+    expect(aborts()).toEqual([['insufficient-resources', undefined]]);
+    // a slot frees: long fits only by delaying big, and waits; a short job backfills the slot
+    run(advance(1000), complete('s0'), submit(small('f0', 5_000)), schedule());
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'big']]);
+    // room fills and frees again while big's reservation stands: long waits for the same thing
+    for (let t = 1; t <= 4; t++) {
+      run(advance(1000), submit(small(`g${t}`, 5_000)), schedule());
+      run(complete(`s${t}`), submit(small(`f${t}`, 5_000)), schedule());
+    }
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'big']]);
+    // big starts at its reserved time and takes every host: long finds no room, and that is news
+    churn(g.cluster, 32, 5);
+    expect(shardGet(g.cluster.state.jobs, 'big')?.status).toBe('running');
+    expect(aborts().at(-1)).toEqual(['insufficient-resources', undefined]);
+    expect(explain(g.cluster.state, 'long')!.text).toMatch(/is pending \(insufficient-resources/);
+  });
+
   test('reserveDepth 2 reserves the first two blocked jobs, each on the timeline the first leaves', () => {
     const g = given([policy({ reserveDepth: 2 }), ...fourFull(), submit(big('a', 32)), submit(big('b', 16, { priority: 90 })), schedule()]);
     const reserved = of(g.cluster.log.flat(), 'GangReserved') as GangReserved[];

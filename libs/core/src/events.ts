@@ -33,7 +33,7 @@ export interface AbortReason {
   hosts: Record<string, number>;
   /** Served from the unsatisfiable cache without running the allocator. */
   cached?: true;
-  /** `preempted`: the job whose commit stopped this gang. */
+  /** `preempted`: the job whose commit stopped this gang; `reserved`: the job whose reservation it would delay. */
   by?: string;
   /**
    * A failed attempt of a job with alternatives (DESIGN.md §13): how each variant fared, in order;
