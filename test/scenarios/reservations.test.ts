@@ -152,6 +152,27 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(explain(g.cluster.state, 'long')!.text).toMatch(/is pending \(insufficient-resources/);
   });
 
+  test('a job held back stays so when it comes before the reserved job in the order (shares changed) and finds no room', () => {
+    // R (user big) and X (user x) tie at share 0: R, submitted first, is tried first and reserved
+    const g = given([...fourFull(), submit({ ...job('R', { tasks: 32, user: 'big' }), runtimeLimitMs: 60_000 }), schedule(),
+      submit({ ...job('X', { user: 'x' }), runtimeLimitMs: 40_000 }), schedule()]);
+    const aborts = () => of(g.cluster.log.flat(), 'GangAborted').filter((e) => e.jobId === 'X').map((e) => [e.reason.category, e.reason.by]);
+    const run = (...steps: Step[]) => steps.forEach((step) => g.cluster.run(step));
+    // a slot frees: X fits only by delaying R; a short job of big's backfills it, so big's share rises above x's
+    run(advance(1000), complete('s0'), submit({ ...job('b1', { user: 'big' }), runtimeLimitMs: 5_000 }), schedule());
+    expect(shardGet(g.cluster.state.jobs, 'b1')?.status).toBe('running');
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R']]);
+    // the next session tries X before R, with no room: R's reservation still stands, nothing is written
+    run(advance(1000), submit({ ...job('z', { tasks: 64, user: 'z' }) }), schedule());
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R']]);
+    // X, short of resources and first, took the one reservation (reserveDepth 1) and R lost it: once
+    // R's reservation is gone, X finding no room is news
+    expect(shardGet(g.cluster.state.jobs, 'X')?.reservation).toBeDefined();
+    expect(shardGet(g.cluster.state.jobs, 'R')?.reservation).toBeUndefined();
+    run(advance(1000), submit({ ...job('z2', { tasks: 64, user: 'z' }) }), schedule());
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R'], ['insufficient-resources', undefined]]);
+  });
+
   test('reserveDepth 2 reserves the first two blocked jobs, each on the timeline the first leaves', () => {
     const g = given([policy({ reserveDepth: 2 }), ...fourFull(), submit(big('a', 32)), submit(big('b', 16, { priority: 90 })), schedule()]);
     const reserved = of(g.cluster.log.flat(), 'GangReserved') as GangReserved[];

@@ -17,7 +17,7 @@ import type { Statement } from '../placement/statement.ts';
 import { topologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
-import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { leafGet, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { deadlineOf, dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
@@ -649,11 +649,23 @@ class Session {
   private pend(job: JobState, category: AbortCategory, reason: () => AbortReason): boolean {
     const recorded = job.pendReason;
     if (recorded?.category === category) return false;
-    if (category === 'insufficient-resources' && recorded?.category === 'reserved' && recorded.by !== undefined && this.planner?.reserves(recorded.by) === true) return false;
+    if (category === 'insufficient-resources' && recorded?.category === 'reserved' && recorded.by !== undefined && this.reservationStands(recorded.by)) return false;
     this.stats.abortsWritten++;
     const event: GangAborted = { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: false, reason: reason() };
     this.emit([event]);
     return true;
+  }
+
+  /**
+   * Whether a job's reservation stands in the session so far: reserved in this session's plan, or
+   * not tried yet and still reserved (the order by shares changes between sessions: the reserved
+   * job may come after the one it holds back). A commit or a clearing ends it.
+   */
+  private reservationStands(jobId: string): boolean {
+    if (this.planner === null) return false;
+    if (this.planner.reserves(jobId)) return true;
+    const job = shardGet(this.draft.jobs, jobId);
+    return job?.status === 'pending' && job.reservation !== undefined;
   }
 
   /**
