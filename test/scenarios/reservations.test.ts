@@ -131,7 +131,7 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(shardGet(g.cluster.state.jobs, 'twin')?.pendReason?.cached).toBe(true);
   });
 
-  test('a job held back by a reservation is not written again each time room frees and fills: once per reservation', () => {
+  test('a job held back by a reservation is not written again each time room frees and fills, and is once no reservation stands', () => {
     const g = given([...fourFull(), submit(big('big', 32)), schedule(), submit(small('long', 40_000)), schedule()]);
     const aborts = () => of(g.cluster.log.flat(), 'GangAborted').filter((e) => e.jobId === 'long').map((e) => [e.reason.category, e.reason.by]);
     const run = (...steps: Step[]) => steps.forEach((step) => g.cluster.run(step));
@@ -145,11 +145,25 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
       run(complete(`s${t}`), submit(small(`f${t}`, 5_000)), schedule());
     }
     expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'big']]);
-    // big starts at its reserved time and takes every host: long finds no room, and that is news
+    // big starts at its reserved time and takes every host: long finds no room, no other job is reserved, and that is news
     churn(g.cluster, 32, 5);
     expect(shardGet(g.cluster.state.jobs, 'big')?.status).toBe('running');
     expect(aborts().at(-1)).toEqual(['insufficient-resources', undefined]);
     expect(explain(g.cluster.state, 'long')!.text).toMatch(/is pending \(insufficient-resources/);
+  });
+
+  test('a job held back stays so when the reserved job starts and another is reserved in its place', () => {
+    const g = given([...fourFull(), submit(big('R1', 32)), submit(big('R2', 16)), schedule(), submit(small('X', 40_000)), schedule()]);
+    const aborts = () => of(g.cluster.log.flat(), 'GangAborted').filter((e) => e.jobId === 'X').map((e) => [e.reason.category, e.reason.by]);
+    g.cluster.run(advance(1000));
+    g.cluster.run(complete('s0'));
+    g.cluster.run(schedule());
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R1']]);
+    churn(g.cluster, 32, 1);
+    // R1 runs; R2 is reserved behind it; X still waits behind a reservation: nothing more about it
+    expect(shardGet(g.cluster.state.jobs, 'R1')?.status).toBe('running');
+    expect(shardGet(g.cluster.state.jobs, 'R2')?.reservation).toBeDefined();
+    expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R1']]);
   });
 
   test('a job held back stays so when it comes before the reserved job in the order (shares changed) and finds no room', () => {

@@ -17,7 +17,7 @@ import type { Statement } from '../placement/statement.ts';
 import { topologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
-import { leafGet, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { deadlineOf, dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
@@ -164,6 +164,8 @@ class Session {
   private index!: HostIndex;
   private counter!: HostCounter;
   private planner: ReservationPlanner | null = null;
+  // pending jobs reserved when the session began (a job held back waits behind them)
+  private reservedAtStart = 0;
   // session-local: the unsatisfiable cache as this session has filled it, failures that wrote
   // nothing included; never part of the state, which stays exactly the fold of the log
   private readonly unsatisfiable = new Map<string, CacheEntry>();
@@ -253,6 +255,7 @@ class Session {
       for (const id of pending) {
         const job = leafGet(jobs, id);
         if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
+        if (job.reservation !== undefined) this.reservedAtStart++;
         const planned = policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved');
         if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
           this.stats.notRetried++;
@@ -642,14 +645,15 @@ class Session {
 
   // A failed attempt writes nothing when it ends as the job's recorded pend reason (log growth
   // follows change); explain() recomputes the host counts from the state whenever asked. A job
-  // held back by a reservation (`reserved`, `by` the reserved job) that finds no room at all while
-  // that reservation still stands waits for the same thing: not news either. Under load, room
-  // frees and fills between sessions, and writing each flip cost a decision per pending job per
-  // session (38,509 of them in 225 transactions of a 200 gangs/s drill).
+  // held back by a reservation (`reserved`) that finds no room at all while other jobs' reservations
+  // stand still waits behind them: not news either. Under load, room frees and fills between
+  // sessions and the reserved jobs commit and are replaced within a few sessions; writing each flip
+  // cost a decision per pending job per session (38,509 of them in 225 transactions of a 200
+  // gangs/s drill, and still 70,729 when only the reservation the reason named counted).
   private pend(job: JobState, category: AbortCategory, reason: () => AbortReason): boolean {
     const recorded = job.pendReason;
     if (recorded?.category === category) return false;
-    if (category === 'insufficient-resources' && recorded?.category === 'reserved' && recorded.by !== undefined && this.reservationStands(recorded.by)) return false;
+    if (category === 'insufficient-resources' && recorded?.category === 'reserved' && this.othersReserved(job)) return false;
     this.stats.abortsWritten++;
     const event: GangAborted = { type: 'GangAborted', jobId: job.spec.id, session: this.session, at: this.at, final: false, reason: reason() };
     this.emit([event]);
@@ -657,15 +661,13 @@ class Session {
   }
 
   /**
-   * Whether a job's reservation stands in the session so far: reserved in this session's plan, or
-   * not tried yet and still reserved (the order by shares changes between sessions: the reserved
-   * job may come after the one it holds back). A commit or a clearing ends it.
+   * Whether reservations of other jobs stand: another pending job was reserved when the session
+   * began, or one was reserved in it so far (the order by shares changes between sessions: a
+   * reserved job may come after the jobs it holds back). Reservations off: none.
    */
-  private reservationStands(jobId: string): boolean {
+  private othersReserved(job: JobState): boolean {
     if (this.planner === null) return false;
-    if (this.planner.reserves(jobId)) return true;
-    const job = shardGet(this.draft.jobs, jobId);
-    return job?.status === 'pending' && job.reservation !== undefined;
+    return this.reservedAtStart > (job.reservation === undefined ? 0 : 1) || this.planner.reservations.length > 0;
   }
 
   /**
