@@ -164,6 +164,7 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(shardGet(g.cluster.state.jobs, 'R1')?.status).toBe('running');
     expect(shardGet(g.cluster.state.jobs, 'R2')?.reservation).toBeDefined();
     expect(aborts()).toEqual([['insufficient-resources', undefined], ['reserved', 'R1']]);
+    expect(explain(g.cluster.state, 'X')!.text).toMatch(/held back: it would delay job R1, .*\(as first held back; R1 is no longer reserved, other reservations are\)/);
   });
 
   test('a job held back stays so when it comes before the reserved job in the order (shares changed) and finds no room', () => {

@@ -129,7 +129,7 @@ export function explain(state: State, jobId: string): Explanation | null {
     waitsFor: waitedFor(state, state.policy, job.reservation.hosts, job.reservation.startAt),
   };
   const plan = reservation === undefined
-    ? recorded?.category === 'reserved' ? `; held back: it ${recorded.message}` : ''
+    ? recorded?.category === 'reserved' ? `; held back: it ${recorded.message}${heldBackSince(state, job.pendReason!)}` : ''
     : `; reserved to start at ${reservation.startAt} on ${reservation.hosts.join(', ')}`
       + (reservation.waitsFor.length === 0 ? '' : `, waiting for ${reservation.waitsFor.map((g) => `${g.jobId} (ends ${g.endsAt})`).join(', ')}`);
   const detail = job.spec.alternatives === undefined
@@ -169,4 +169,12 @@ function lookText(look: VariantLook): string {
   return `${look.shape.size} member(s); ${look.counts.fit} of ${look.counts.eligible} matching hosts `
     + `could take one '${look.heaviest}' member now${summary === '' ? '' : `; ${summary}`}`
     + `${look.room === null ? '' : `; all in one ${look.room.key}: ${look.room.message}`}`;
+}
+
+// a job held back stays so while other reservations stand (docs/scheduling-policy.md): says when
+// the one its reason names is gone
+function heldBackSince(state: State, recorded: AbortReason): string {
+  if (recorded.by === undefined) return '';
+  const by = shardGet(state.jobs, recorded.by);
+  return by?.status === 'pending' && by.reservation !== undefined ? '' : ` (as first held back; ${recorded.by} is no longer reserved, other reservations are)`;
 }
