@@ -29,6 +29,8 @@ export {
 } from './names.ts';
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
 export { nativeStateHash, nativeStateHashInSlices, nativeTransactionHash, payloadHash } from './payloadHash.ts';
+export { comparePublishOrder, publishOrderOf } from './publishOrder.ts';
+export type { PublishOrder } from './publishOrder.ts';
 export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';

@@ -1,4 +1,5 @@
-import type { StoredDecision } from '@muster/bus';
+import { comparePublishOrder, publishOrderOf } from '@muster/bus';
+import type { PublishOrder, StoredDecision } from '@muster/bus';
 import type { OutboundMessage } from '@muster/core';
 import type { DecisionsStreamReport, Failure } from './auditReport.ts';
 import { sameJson } from './eventDiff.ts';
@@ -12,7 +13,8 @@ export class DecisionsCheck {
   private readonly stored = new Map<string, StoredDecision>();
   private readonly expected = new Map<string, OutboundMessage>();
   private readonly matched = new Set<string>();
-  private lastPublishedLogSeq = 0;
+  // the last message read, in the order a leader publishes (log sequence, event, node)
+  private lastPublished: PublishOrder | null = null;
   private readonly counts = { checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
 
   constructor(
@@ -22,8 +24,9 @@ export class DecisionsCheck {
 
   /** One message read from the stream. */
   fromStream(msg: StoredDecision): void {
-    const logSeq = msg.logSeq ?? logSeqOf(msg.msgId);
-    if (logSeq !== null && logSeq > this.lastPublishedLogSeq) this.lastPublishedLogSeq = logSeq;
+    const order = publishOrderOf(msg.msgId);
+    if (order !== null && (this.lastPublished === null || comparePublishOrder(order, this.lastPublished) > 0)) this.lastPublished = order;
+    const logSeq = msg.logSeq ?? order?.[0] ?? null;
     if (logSeq !== null && logSeq < this.fromSeq) return;
     if (this.matched.has(msg.msgId) || this.stored.has(msg.msgId)) {
       this.counts.duplicated++;
@@ -55,7 +58,10 @@ export class DecisionsCheck {
   /** Settles what is left once both sides are read; stream messages for sequences after `lastSeq` are not judged. */
   finish(lastSeq: number): DecisionsStreamReport {
     for (const m of this.expected.values()) {
-      if (m.logSeq > this.lastPublishedLogSeq) {
+      // after the last message read in publishing order: not published yet (a live leader
+      // publishes a big transaction over several calls), not missing
+      const order = publishOrderOf(m.msgId);
+      if (this.lastPublished === null || order === null || comparePublishOrder(order, this.lastPublished) > 0) {
         this.counts.inFlight++;
         continue;
       }
@@ -63,7 +69,7 @@ export class DecisionsCheck {
       this.fail(m.logSeq, `${m.msgId} (${m.subject}) follows from the log but is not on MUSTER_DECISIONS, though later decisions are`);
     }
     for (const msg of this.stored.values()) {
-      const logSeq = msg.logSeq ?? logSeqOf(msg.msgId);
+      const logSeq = msg.logSeq ?? publishOrderOf(msg.msgId)?.[0] ?? null;
       if (logSeq !== null && logSeq > lastSeq) continue;
       this.counts.unexpected++;
       this.fail(logSeq ?? 0, `${msg.msgId === '' ? `stream sequence ${msg.seq}` : msg.msgId} (${msg.subject}) is on MUSTER_DECISIONS but the log derives no such message`);
@@ -93,9 +99,4 @@ export class DecisionsCheck {
   private fail(seq: number, message: string): void {
     this.onFailure({ seq, check: 'decisions-stream', message });
   }
-}
-
-function logSeqOf(msgId: string): number | null {
-  const m = /^muster:(\d+):/.exec(msgId);
-  return m === null ? null : Number(m[1]);
 }

@@ -1,5 +1,5 @@
-import { idOf, subjects } from '@muster/bus';
-import type { InputMessage, StoredDecision } from '@muster/bus';
+import { comparePublishOrder, idOf, publishOrderOf, subjects } from '@muster/bus';
+import type { InputMessage, PublishOrder, StoredDecision } from '@muster/bus';
 import { canonicalJson, isDecision, shardEntriesSorted, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
@@ -235,18 +235,6 @@ function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>, l
   if (event === undefined) return `stream ${m.seq} (${m.msgId}): no such event in the log`;
   if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${match[2]}`;
   return null;
-}
-
-/** Where a message comes in a leader's publishing: its log sequence, event index and node ('' for a decision, before its binds). */
-type PublishOrder = readonly [number, number, string];
-
-function publishOrderOf(msgId: string): PublishOrder | null {
-  const match = /^muster:(\d+):(\d+)(?::(.+))?$/.exec(msgId);
-  return match === null ? null : [Number(match[1]), Number(match[2]), match[3] ?? ''];
-}
-
-function comparePublishOrder(a: PublishOrder, b: PublishOrder): number {
-  return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
 }
 
 function logSeqOf(m: StoredDecision): number | null {

@@ -1,0 +1,17 @@
+/**
+ * Where a message on MUSTER_DECISIONS comes in a leader's publishing, from its msg id
+ * `muster:<logSeq>:<index>[:<node>]`: its log sequence, event index and node ('' for a decision,
+ * which goes before its binds and stops; those go in node order).
+ */
+export type PublishOrder = readonly [number, number, string];
+
+/** The publishing order of a decision msg id, or null for an id not of that form. */
+export function publishOrderOf(msgId: string): PublishOrder | null {
+  const match = /^muster:(\d+):(\d+)(?::(.+))?$/.exec(msgId);
+  return match === null ? null : [Number(match[1]), Number(match[2]), match[3] ?? ''];
+}
+
+/** Negative when `a` is published before `b`, positive after, 0 for the same message. */
+export function comparePublishOrder(a: PublishOrder, b: PublishOrder): number {
+  return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0);
+}
