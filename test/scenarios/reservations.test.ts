@@ -152,6 +152,20 @@ describe('reservations and backfill (EASY, reserveDepth 1)', () => {
     expect(explain(g.cluster.state, 'long')!.text).toMatch(/is pending \(insufficient-resources/);
   });
 
+  test('an identical request expected to run as long or longer is held back from the cache, without the allocator', () => {
+    const g = given([...fourFull(), submit(big('big', 32)), schedule(), advance(1000), complete('s0'), submit(small('long1', 40_000)), submit(small('long2', 50_000)), submit(small('long3', 35_000))]);
+    const o = g.when(schedule());
+    const reasons = Object.fromEntries(of(o.events, 'GangAborted').map((a) => [a.jobId, a.reason]));
+    expect(reasons['long1']).toMatchObject({ category: 'reserved', by: 'big' });
+    expect(reasons['long1']?.cached).toBeUndefined();
+    // same request, running longer: served from the session's cache, naming the job it would delay
+    expect(reasons['long2']).toMatchObject({ category: 'reserved', by: 'big', cached: true });
+    expect(reasons['long2']?.message).toMatch(/^an identical request \(job long1, .*expected to run no longer\) would delay job big/);
+    // a shorter run is another question (it may end before the reservation starts): the allocator decides it
+    expect(reasons['long3']).toMatchObject({ category: 'reserved', by: 'big' });
+    expect(reasons['long3']?.cached).toBeUndefined();
+  });
+
   test('a job held back stays so when the reserved job starts and another is reserved in its place', () => {
     const g = given([...fourFull(), submit(big('R1', 32)), submit(big('R2', 16)), schedule(), submit(small('X', 40_000)), schedule()]);
     const aborts = () => of(g.cluster.log.flat(), 'GangAborted').filter((e) => e.jobId === 'X').map((e) => [e.reason.category, e.reason.by]);

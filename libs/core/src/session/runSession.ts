@@ -169,6 +169,10 @@ class Session {
   // session-local: the unsatisfiable cache as this session has filled it, failures that wrote
   // nothing included; never part of the state, which stays exactly the fold of the log
   private readonly unsatisfiable = new Map<string, CacheEntry>();
+  // requests held back by a reservation this session, by request key, with the earliest planned end
+  // held back: an identical one later in the session that would run as long or longer has no more
+  // room, no fewer reservations and overlaps at least as many of them, so it cannot commit either
+  private readonly heldBack = new Map<string, { end: number; reason: AbortReason }>();
   private readonly selectClasses = new Map<string, HostClass[]>();
   private readonly emptyFits = new Map<string, boolean>();
   private readonly shares = { user: new Map<string, number>(), queue: new Map<string, number>() };
@@ -389,15 +393,17 @@ class Session {
       };
       return { category: hit.category, cached: true, cachedBy: hit.jobId, classes: null, reason: () => reason };
     }
-    const classes = this.classesFor(variant);
-    if (classes.length > 0) stats.allocatorRuns++;
     const planner = this.planner;
     const runtime = planner === null ? 0 : plannedRuntime(job, this.base.policy!);
+    const end = this.at + runtime;
+    const held = this.heldBack.get(cacheKey);
+    if (held !== undefined && end >= held.end) return { category: 'reserved', cached: true, classes: null, reason: () => held.reason };
+    const classes = this.classesFor(variant);
+    if (classes.length > 0) stats.allocatorRuns++;
     // backfill: placed now only where it delays no reservation made earlier in this session. The
     // placement as it would be without reservations stands when it delays none; otherwise the
     // search runs again passing over the hosts where it would. (A job that does not fit at all
     // does not fit with less either: one search decides it.)
-    const end = this.at + runtime;
     const { stmt, delaying } = classes.length > 0 ? this.placeNow(id, shape, classes, end) : { stmt: null, delaying: null };
     if (stmt === null && delaying !== null) {
       // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
@@ -408,6 +414,7 @@ class Session {
         hosts: {},
         by: delayed.jobId,
       };
+      if (held === undefined || end < held.end) this.heldBack.set(cacheKey, { end, reason: { ...reason, message: `an identical request (job ${id}, same user, queue and project, expected to run no longer) ${reason.message}`, cached: true } });
       return { category: 'reserved', cached: false, classes, reason: () => reason };
     }
     if (stmt !== null) {
@@ -692,6 +699,7 @@ class Session {
     // more is free now than what this session learnt about failures assumed
     for (const c of this.index.classes) c.negatives = [];
     this.unsatisfiable.clear();
+    this.heldBack.clear();
     this.noVictims.clear();
     this.reclaim!.clear();
     const stmt = allocateGang(this.index, job.spec.id, shape, classes, this.stats, p.avoid);
