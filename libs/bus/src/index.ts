@@ -29,7 +29,7 @@ export {
 } from './names.ts';
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
 export { nativeStateHash, nativeStateHashInSlices, nativeTransactionHash, payloadHash } from './payloadHash.ts';
-export { comparePublishOrder, publishOrderOf } from './publishOrder.ts';
+export { decisionLogSeq, laterPublished, publishedBefore } from './publishOrder.ts';
 export type { PublishOrder } from './publishOrder.ts';
 export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';

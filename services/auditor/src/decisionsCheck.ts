@@ -1,4 +1,4 @@
-import { comparePublishOrder, publishOrderOf } from '@muster/bus';
+import { decisionLogSeq, laterPublished, publishedBefore } from '@muster/bus';
 import type { PublishOrder, StoredDecision } from '@muster/bus';
 import type { OutboundMessage } from '@muster/core';
 import type { DecisionsStreamReport, Failure } from './auditReport.ts';
@@ -24,9 +24,8 @@ export class DecisionsCheck {
 
   /** One message read from the stream. */
   fromStream(msg: StoredDecision): void {
-    const order = publishOrderOf(msg.msgId);
-    if (order !== null && (this.lastPublished === null || comparePublishOrder(order, this.lastPublished) > 0)) this.lastPublished = order;
-    const logSeq = msg.logSeq ?? order?.[0] ?? null;
+    this.lastPublished = laterPublished(this.lastPublished, msg.msgId);
+    const logSeq = decisionLogSeq(msg);
     if (logSeq !== null && logSeq < this.fromSeq) return;
     if (this.matched.has(msg.msgId) || this.stored.has(msg.msgId)) {
       this.counts.duplicated++;
@@ -58,10 +57,9 @@ export class DecisionsCheck {
   /** Settles what is left once both sides are read; stream messages for sequences after `lastSeq` are not judged. */
   finish(lastSeq: number): DecisionsStreamReport {
     for (const m of this.expected.values()) {
-      // after the last message read in publishing order: not published yet (a live leader
+      // not before the last message read in publishing order: not published yet (a live leader
       // publishes a big transaction over several calls), not missing
-      const order = publishOrderOf(m.msgId);
-      if (this.lastPublished === null || order === null || comparePublishOrder(order, this.lastPublished) > 0) {
+      if (!publishedBefore(m.msgId, this.lastPublished)) {
         this.counts.inFlight++;
         continue;
       }
@@ -69,7 +67,7 @@ export class DecisionsCheck {
       this.fail(m.logSeq, `${m.msgId} (${m.subject}) follows from the log but is not on MUSTER_DECISIONS, though later decisions are`);
     }
     for (const msg of this.stored.values()) {
-      const logSeq = msg.logSeq ?? publishOrderOf(msg.msgId)?.[0] ?? null;
+      const logSeq = decisionLogSeq(msg);
       if (logSeq !== null && logSeq > lastSeq) continue;
       this.counts.unexpected++;
       this.fail(logSeq ?? 0, `${msg.msgId === '' ? `stream sequence ${msg.seq}` : msg.msgId} (${msg.subject}) is on MUSTER_DECISIONS but the log derives no such message`);

@@ -67,16 +67,11 @@ export class AppendPipeline {
     // foreign writer that appended as many transactions would let this one land after its own
     const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1, { chained: this.inFlight > 0 });
     this.inFlight++;
-    sent.then(
-      (outcome) => {
-        this.inFlight--;
-        if (!outcome.ok) this.broken = true;
-      },
-      () => {
-        this.inFlight--;
-        this.broken = true;
-      },
-    );
+    const answered = (ok: boolean): void => {
+      this.inFlight--;
+      if (!ok) this.broken = true;
+    };
+    sent.then((outcome) => answered(outcome.ok), () => answered(false));
     this.tipNow = { state: result.state, lastHash: result.lastHash };
     const before = this.last;
     const done = (async () => {

@@ -1,4 +1,4 @@
-import { comparePublishOrder, idOf, publishOrderOf, subjects } from '@muster/bus';
+import { decisionLogSeq, idOf, laterPublished, publishedBefore, subjects } from '@muster/bus';
 import type { InputMessage, PublishOrder, StoredDecision } from '@muster/bus';
 import { canonicalJson, isDecision, shardEntriesSorted, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
@@ -75,9 +75,8 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
   // the last message published, in the order a leader publishes (log sequence, event, node)
   let lastPublished: PublishOrder | null = null;
   for (const m of stream) {
-    f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, logSeqOf(m) ?? 0);
-    const order = publishOrderOf(m.msgId);
-    if (order !== null && (lastPublished === null || comparePublishOrder(order, lastPublished) > 0)) lastPublished = order;
+    f.lastPublishedLogSeq = Math.max(f.lastPublishedLogSeq, decisionLogSeq(m) ?? 0);
+    lastPublished = laterPublished(lastPublished, m.msgId);
   }
 
   const submitted = new Set<string>();
@@ -175,10 +174,7 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
     // decisions go out in log order, a transaction's in its events' order (a big one over several
     // publish calls): one after the last message published is queued, one before it is missing
     const owed = (logDecisions.get(id) ?? []).filter((msgId) => !byMsgId.has(msgId));
-    const missing = owed.filter((msgId) => {
-      const order = publishOrderOf(msgId);
-      return order !== null && lastPublished !== null && comparePublishOrder(order, lastPublished) < 0;
-    });
+    const missing = owed.filter((msgId) => publishedBefore(msgId, lastPublished));
     if (missing.length > 0) f.lost.push(`${id}: decision ${missing[0]} not on MUSTER_DECISIONS, though later ones are`);
     else if (owed.length > 0) f.backlog.unpublished.push(id);
   }
@@ -235,10 +231,6 @@ function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>, l
   if (event === undefined) return `stream ${m.seq} (${m.msgId}): no such event in the log`;
   if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${match[2]}`;
   return null;
-}
-
-function logSeqOf(m: StoredDecision): number | null {
-  return m.logSeq ?? publishOrderOf(m.msgId)?.[0] ?? null;
 }
 
 

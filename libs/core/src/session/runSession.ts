@@ -406,7 +406,7 @@ class Session {
     // does not fit with less either: one search decides it.)
     const { stmt, delaying } = classes.length > 0 ? this.placeNow(id, shape, classes, end) : { stmt: null, delaying: null };
     if (stmt === null && delaying !== null) {
-      // it fits, but only by delaying a reservation: it waits (never cached: it depends on its runtime)
+      // it fits, but only by delaying a reservation: it waits (cached for identical requests that run as long or longer)
       const delayed = planner!.delayed(end, delaying)!;
       const reason: AbortReason = {
         category: 'reserved',
