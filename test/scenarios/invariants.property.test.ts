@@ -5,7 +5,7 @@ import { foldTransactions } from '../../libs/core/src/evolve.ts';
 import { requestOf } from '../../libs/core/src/jobRequests.ts';
 import { freshIndexFromState, readLabels, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
 import type { HostIndexCache } from '../../libs/core/src/placement/sessionIndex.ts';
-import { turn } from '../../libs/core/src/turn/turn.ts';
+import { turn, turnSteps } from '../../libs/core/src/turn/turn.ts';
 import { TurnContext } from '../../libs/core/src/turn/turnContext.ts';
 import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
 import { initialState } from '../../libs/core/src/state.ts';
@@ -198,6 +198,13 @@ function runCommands(nodes: NodeOptions[], commands: Command[]): void {
         everyLabel.hosts.everyLabel = true;
         const grouped = turn(everyLabel, before, null, [{ session: true }], { term: 1, leader: 'simulator', at: c.at });
         expect(grouped.transactions.map((t) => t.tx.events)).toEqual(fresh.transactions.map((t) => t.tx.events));
+        // and whether it ran at once or in steps, paused after every attempt (as a leader runs it)
+        const steps = turnSteps(new TurnContext(), before, null, [{ session: true }], { term: 1, leader: 'simulator', at: c.at });
+        let pauses = 0;
+        let stepped = steps.next();
+        for (; stepped.done !== true; stepped = steps.next()) pauses++;
+        expect(stepped.value.transactions.map((t) => t.hash)).toEqual(fresh.transactions.map((t) => t.hash));
+        expect(pauses).toBeGreaterThanOrEqual(fresh.session?.attempted ?? 0);
         checkReusedIndex(before, c.context.hosts);
         const parts = c.run(schedule());
         const written = c.transactions.slice(c.transactions.length - parts.length);

@@ -62,6 +62,12 @@ class CopyOnWriteRun implements Writer {
   isWritable(value: object): boolean {
     return this.owned.has(value);
   }
+
+  /** Ends the run: freezes what it made (unless `freeze: false`) and returns `root`. */
+  end<T extends object>(root: T, options: { freeze?: boolean }): T {
+    if (options.freeze !== false) for (const made of this.owned) Object.freeze(made);
+    return root;
+  }
 }
 
 /**
@@ -74,11 +80,21 @@ class CopyOnWriteRun implements Writer {
  */
 export function copyOnWrite<T extends object>(base: T, recipe: (root: T, w: Writer) => void, options: { freeze?: boolean } = {}): T {
   const run = new CopyOnWriteRun();
-  const root = shallowCopy(base);
-  run.owned.add(root);
+  const root = run.created(shallowCopy(base));
   recipe(root, run);
-  if (options.freeze !== false) for (const made of run.owned) Object.freeze(made);
-  return root;
+  return run.end(root, options);
+}
+
+/**
+ * `copyOnWrite` for a recipe that pauses: the recipe is a generator, and so is the run, which
+ * yields wherever the recipe does (a point where its caller may give way) and returns the same
+ * copy. Nothing outside the run sees the copy before it ends.
+ */
+export function* copyOnWriteSteps<T extends object>(base: T, recipe: (root: T, w: Writer) => Generator<void, void>, options: { freeze?: boolean } = {}): Generator<void, T> {
+  const run = new CopyOnWriteRun();
+  const root = run.created(shallowCopy(base));
+  yield* recipe(root, run);
+  return run.end(root, options);
 }
 
 /**

@@ -31,5 +31,7 @@ export * from './queues/index.ts';
 export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
-export { turn } from './turn/turn.ts';
+export { turn, turnSteps } from './turn/turn.ts';
+export { runSteps } from './steps.ts';
+export type { Steps } from './steps.ts';
 export type { TurnCommand, TurnOptions, TurnResult, TurnStamp, TurnTransaction } from './turn/turn.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
-import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, turn } from '@muster/core';
+import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, turnSteps } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
@@ -11,6 +11,7 @@ import { sleep } from './replica.ts';
 import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
 import type { Ledger } from './ledger.ts';
 import { WakeSignal } from './wakeSignal.ts';
+import { stepInSlices } from './stepInSlices.ts';
 
 /** Why a leadership term ended. */
 export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 'error';
@@ -95,7 +96,7 @@ export class LeaderTerm {
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
     // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
-    const elected = await this.pipeline.send(this.turn([{ elect: true }, { start: true }]));
+    const elected = await this.pipeline.send(await this.turn([{ elect: true }, { start: true }]));
     if (!elected) return this.end();
     this.log.child({ component: 'append' }).info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
@@ -138,17 +139,21 @@ export class LeaderTerm {
     this.wake.notify();
   }
 
-  /** The core's turn on the tip, stamped with this term and the wall clock. */
-  private turn(commands: TurnCommand[]): TurnResult {
+  /**
+   * The core's turn on the tip, stamped with this term and the wall clock, computed in slices of a
+   * twelfth of the lease: between them the lease is refreshed, inputs are read and appends are
+   * answered, so a long session does not look like a dead leader to a standby.
+   */
+  private async turn(commands: TurnCommand[]): Promise<TurnResult> {
     const tip = this.pipeline.tip;
     const started = performance.now();
-    const result = turn(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.stampNow() });
-    const ms = performance.now() - started;
-    if (result.session !== null) this.deps.onSession?.(ms / 1000);
-    // nothing else runs meanwhile (no refresh of the lease, no append): said at most once a second
-    if (ms > this.deps.opts.leaseMs / 2 && started - this.lastSlowTurn >= 1000) {
+    const steps = turnSteps(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.stampNow() });
+    const { value: result, busyMs } = await stepInSlices(steps, Math.max(5, this.deps.opts.leaseMs / 12));
+    if (result.session !== null) this.deps.onSession?.(busyMs / 1000);
+    // decisions wait for it (they are stamped when it started): said at most once a second
+    if (busyMs > this.deps.opts.leaseMs && started - this.lastSlowTurn >= 1000) {
       this.lastSlowTurn = started;
-      this.log.warn({ ms: Math.round(ms), leaseMs: this.deps.opts.leaseMs, transactions: result.transactions.length }, 'a turn took more than half the lease: a standby may take over from this leader');
+      this.log.warn({ ms: Math.round(busyMs), wallMs: Math.round(performance.now() - started), leaseMs: this.deps.opts.leaseMs, transactions: result.transactions.length }, 'a turn took longer than the lease');
     }
     return result;
   }
@@ -189,7 +194,9 @@ export class LeaderTerm {
       commands.push(cut === null ? { session: true } : { session: true, dueBy: Math.floor(cut) });
       const checkpoint = this.checkpointCommand();
       if (checkpoint !== null) commands.push(checkpoint);
-      const result = this.turn(commands);
+      const result = await this.turn(commands);
+      // the term may have ended while the turn was computed (fenced, the lease lost, stopped)
+      if (this.ended !== null && this.ended !== 'stopped') return;
       if (result.marked !== null) this.hashMarked(result.marked);
       // pipelined: this turn's append goes out now; the turn waits for the one before it, so the
       // next turn is planned while this one is in flight (at most two appends outstanding)

@@ -60,7 +60,7 @@ export class SchedulerMetrics {
     });
     this.session = new Histogram({
       name: 'muster_session_seconds',
-      help: "Wall time of the leader's turns that ran a scheduling session (ingest, session, transactions planned)",
+      help: "Time the leader spent computing its turns that ran a scheduling session (ingest, session, transactions planned; not the work between the turn's slices)",
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
@@ -125,7 +125,7 @@ export class SchedulerMetrics {
     }
   }
 
-  /** Records the wall time of one leader turn that ran a session. */
+  /** Records the computing time of one leader turn that ran a session. */
   sessionRan(seconds: number): void {
     this.session.observe(seconds);
   }

@@ -1,4 +1,6 @@
-import { copyOnWrite } from '../copyOnWrite.ts';
+import { copyOnWriteSteps } from '../copyOnWrite.ts';
+import { runSteps } from '../steps.ts';
+import type { Steps } from '../steps.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { JobRequest } from '../contract/types.ts';
 import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangReserved, GangResized, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
@@ -133,6 +135,11 @@ function emptyStats(): SessionStats {
  * session is needed. Pure: the same state and time give the same events.
  */
 export function runSession(state: State, at: number, options: SessionOptions = {}): SessionResult {
+  return runSteps(sessionSteps(state, at, options));
+}
+
+/** `runSession` in steps: it yields after every attempt (Steps); the same result. */
+export function* sessionSteps(state: State, at: number, options: SessionOptions = {}): Steps<SessionResult> {
   const stats = emptyStats();
   if (!needsSession(state, at, options.dueBy)) return { parts: [], stats, state };
   let parts: SchedulerEvent[][] = [];
@@ -141,8 +148,8 @@ export function runSession(state: State, at: number, options: SessionOptions = {
   // see earlier commits (DRF usage; placement reads the host index, which mirrors every debit),
   // and that copy, frozen, is the state after the session. Copy-on-write rather than an immer
   // draft: measured 4-8 times cheaper per event on this state.
-  const after = copyOnWrite(state, (draft, w) => {
-    parts = new Session(state, draft, w, at, options, stats).run();
+  const after = yield* copyOnWriteSteps(state, function* (draft, w) {
+    parts = yield* new Session(state, draft, w, at, options, stats).run();
   });
   return { parts, stats, state: after };
 }
@@ -202,7 +209,7 @@ class Session {
     this.partBytes = options.partBytes ?? PART_BYTES;
   }
 
-  run(): SchedulerEvent[][] {
+  *run(): Steps<SchedulerEvent[][]> {
     const base = this.base;
     const prevSessionEpoch = base.sessionEpoch;
     // deadlines due at the stamp, those after `dueBy` held back (written only when one is)
@@ -304,7 +311,10 @@ class Session {
         queue = order;
       }
       try {
-        for (let next = queue.next(); next !== null; next = queue.next()) this.attempt(records.get(next.id)!);
+        for (let next = queue.next(); next !== null; next = queue.next()) {
+          this.attempt(records.get(next.id)!);
+          yield;
+        }
       } finally {
         this.stats.nodeVisits = index.nodeVisits;
         this.stats.leafVisits = index.leafVisits;

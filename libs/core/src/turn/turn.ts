@@ -1,5 +1,5 @@
 import { canonicalDigest } from '../canonical.ts';
-import { copyOnWrite } from '../copyOnWrite.ts';
+import { copyOnWriteSteps } from '../copyOnWrite.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import { makeTransaction } from '../chain.ts';
 import type { LoggedTransaction, TransactionKind } from '../envelope.ts';
@@ -8,7 +8,9 @@ import { apply, openTransaction } from '../evolve.ts';
 import { heartbeatLost, ingest } from '../ingest.ts';
 import type { Input } from '../ingest.ts';
 import { retirement } from '../retire.ts';
-import { runSession } from '../session/runSession.ts';
+import { sessionSteps } from '../session/runSession.ts';
+import { runSteps } from '../steps.ts';
+import type { Steps } from '../steps.ts';
 import type { AttemptInfo, SessionStats } from '../session/runSession.ts';
 import type { State } from '../state.ts';
 import { DEFAULT_POLICY } from '../contract/defaultPolicy.ts';
@@ -101,6 +103,22 @@ export function turn(
   stamp: TurnStamp,
   options: TurnOptions = {},
 ): TurnResult {
+  return runSteps(turnSteps(context, state, lastHash, commands, stamp, options));
+}
+
+/**
+ * `turn` in steps: it yields after every input it ingests, every attempt of its session and every
+ * transaction it encodes (Steps), so a leader can give the event loop a turn during a long session; the same
+ * result wherever it paused. The context is the turn's until it ends.
+ */
+export function* turnSteps(
+  context: TurnContext,
+  state: State,
+  lastHash: string | null,
+  commands: readonly TurnCommand[],
+  stamp: TurnStamp,
+  options: TurnOptions = {},
+): Steps<TurnResult> {
   const at = Math.max(stamp.at, state.lastAt);
   const planned: Planned[] = [];
   let current = state;
@@ -110,7 +128,7 @@ export function turn(
   while (i < commands.length) {
     const command = commands[i]!;
     if ('session' in command) {
-      const result = runSession(current, at, {
+      const result = yield* sessionSteps(current, at, {
         term: stamp.term,
         hosts: context.hosts,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
@@ -133,19 +151,19 @@ export function turn(
     }
     const batch = commands.slice(i, end);
     const before = planned.length;
-    const next = copyOnWrite(current, (root, w) => {
-      for (const c of batch) plan(context, root, w, c, at, stamp, planned);
+    const next = yield* copyOnWriteSteps(current, function* (root, w) {
+      for (const c of batch) yield* plan(context, root, w, c, at, stamp, planned);
     });
     // a batch that planned nothing changed nothing: keep the state as it was
     if (planned.length > before) current = next;
     if ('mark' in batch[batch.length - 1]!) marked = current;
     i = end;
   }
-  return { ...encode(context, state, lastHash, planned, stamp, at), state: current, session, marked };
+  return { ...(yield* encode(context, state, lastHash, planned, stamp, at)), state: current, session, marked };
 }
 
-/** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them. */
-function plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): void {
+/** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them (in steps: one per input). */
+function* plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): Steps<void> {
   const open = (kind: TransactionKind): Planned => {
     const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
     openTransaction(root, root.seq + 1, { at, term: stamp.term });
@@ -176,6 +194,7 @@ function plan(context: TurnContext, root: State, w: Writer, command: TurnCommand
       }
       add(tx, events);
       bytes += size;
+      yield;
     }
   } else if ('lostNodes' in command) {
     let tx: Planned | null = null;
@@ -202,7 +221,7 @@ function isNewLog(state: State): boolean {
 }
 
 /** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
-function encode(context: TurnContext, state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): { transactions: TurnTransaction[]; lastHash: string | null } {
+function* encode(context: TurnContext, state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): Steps<{ transactions: TurnTransaction[]; lastHash: string | null }> {
   const transactions: TurnTransaction[] = [];
   let prev = lastHash;
   let seq = state.seq;
@@ -211,6 +230,7 @@ function encode(context: TurnContext, state: State, lastHash: string | null, pla
     const { payload, hash } = canonicalDigest(tx, (bytes) => ({ payload: bytes.slice(), hash: context.digest(bytes) }), context.scratch);
     transactions.push({ seq: ++seq, tx, payload, hash });
     prev = hash;
+    yield;
   }
   return { transactions, lastHash: prev };
 }
