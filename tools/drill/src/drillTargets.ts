@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
@@ -50,6 +51,14 @@ export function pickNatsNode(record: FaultRecord, ctx: FaultContext): NatsServer
 /** Restarts a stopped NATS node; throws when it is not ready within 45 s. */
 export async function restartNatsNode(node: NatsServerHandle): Promise<void> {
   if ((await within(node.restart().then(() => true), 45_000)) === null) throw new Error(`nats ${node.name} not ready 45 s after its restart`);
+}
+
+/** Kills NATS node `node`, discards its JetStream store and starts it on an empty one (its copies fill again from its peers). */
+export async function restartNatsNodeEmpty(node: NatsServerHandle): Promise<void> {
+  await node.kill('SIGKILL');
+  rmSync(node.storeDir, { recursive: true, force: true });
+  mkdirSync(node.storeDir, { recursive: true });
+  await restartNatsNode(node);
 }
 
 /** Every stream of muster's, each with a copy on every NATS node (R3). */
@@ -158,7 +167,7 @@ export const COPY_STALL_MS = 10_000;
 export async function catchUpOrRestart(
   bus: Bus,
   node: NatsServerHandle,
-  restart: () => Promise<void>,
+  restart: (attempt: number) => Promise<void>,
   onStall: (attempt: number) => void,
   restarts = 2,
 ): Promise<void> {
@@ -167,7 +176,7 @@ export async function catchUpOrRestart(
     if ('ms' in caughtUp) return;
     if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart: ${caughtUp.behind.join(', ')}`);
     onStall(attempt);
-    await restart();
+    await restart(attempt);
   }
 }
 
