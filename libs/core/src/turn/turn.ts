@@ -95,15 +95,8 @@ interface Planned {
  * to append after the one whose hash is `lastHash`, and the state after them. Pure and
  * deterministic: the same state, commands and stamp give the same bytes.
  */
-export function turn(
-  context: TurnContext,
-  state: State,
-  lastHash: string | null,
-  commands: readonly TurnCommand[],
-  stamp: TurnStamp,
-  options: TurnOptions = {},
-): TurnResult {
-  return runSteps(turnSteps(context, state, lastHash, commands, stamp, options));
+export function turn(...args: Parameters<typeof turnSteps>): TurnResult {
+  return runSteps(turnSteps(...args));
 }
 
 /**
