@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLeaderLease } from '@muster/bus';
-import type { LeaseRecord } from '@muster/bus';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 
@@ -35,26 +34,6 @@ describe('leader lease', () => {
     const taken = await b.createLease('b', 2);
     expect(taken.ok).toBe(true);
     expect(await a.readLease()).toMatchObject({ id: 'b', term: 2 });
-  });
-
-  it('watches the lease: current value first, then every change, null when released', async () => {
-    const lease = await openLeaderLease(bus.bus);
-    const created = await lease.createLease('a', 1);
-    if (!created.ok) throw new Error('create failed');
-    const abort = new AbortController();
-    const seen: (Pick<LeaseRecord, 'id' | 'term'> | null)[] = [];
-    const watching = (async () => {
-      for await (const record of lease.watchLease(abort.signal)) {
-        seen.push(record === null ? null : { id: record.id, term: record.term });
-        if (seen.length === 3) abort.abort();
-      }
-    })();
-    await expect.poll(() => seen.length).toBe(1);
-    const updated = await lease.updateLease(created.revision, { id: 'b', term: 2 });
-    if (!updated.ok) throw new Error('update failed');
-    await lease.releaseLease(updated.revision);
-    await watching;
-    expect(seen).toEqual([{ id: 'a', term: 1 }, { id: 'b', term: 2 }, null]);
   });
 
   it('fails loudly on a lease value that is not {id, term}, naming its revision', async () => {

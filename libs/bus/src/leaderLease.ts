@@ -1,5 +1,5 @@
 import { Kvm } from '@nats-io/kv';
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { KvEntry } from '@nats-io/kv';
 import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
@@ -41,8 +41,6 @@ export interface LeaderLease {
   updateLease(revision: number, value: LeaseValue): Promise<LeaseResult>;
   /** Gives the lease up if it is still at `revision`, so a standby can create it at once. */
   releaseLease(revision: number): Promise<{ ok: true } | LeaseFailure>;
-  /** Every change of the lease (the current one first, if any) until `signal` aborts; null means released. */
-  watchLease(signal?: AbortSignal): AsyncGenerator<LeaseRecord | null, void, undefined>;
 }
 
 /** Opens the leader lease of the `muster_leader` bucket (created by `ensureStreams`). */
@@ -59,21 +57,7 @@ export async function openLeaderLease(bus: Bus): Promise<LeaderLease> {
       });
       return r.ok ? { ok: true } : r;
     },
-    watchLease: (signal) => watch(kv, signal),
   };
-}
-
-async function* watch(kv: KV, signal: AbortSignal | undefined): AsyncGenerator<LeaseRecord | null, void, undefined> {
-  if (signal?.aborted === true) return;
-  const iter = await kv.watch({ key: LEADER_KEY });
-  const stop = (): void => iter.stop();
-  signal?.addEventListener('abort', stop, { once: true });
-  try {
-    for await (const entry of iter) yield toRecord(entry);
-  } finally {
-    signal?.removeEventListener('abort', stop);
-    iter.stop();
-  }
 }
 
 async function attempt(write: () => Promise<number>): Promise<LeaseResult> {

@@ -15,9 +15,6 @@ function staleLease(): LeaderLease & { updates: number } {
       return { ok: true as const, revision: 8 };
     },
     releaseLease: async () => ({ ok: true as const }),
-    watchLease: async function* () {
-      return;
-    },
   };
   return lease as unknown as LeaderLease & { updates: number };
 }
