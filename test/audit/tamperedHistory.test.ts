@@ -131,6 +131,21 @@ describe('a tampered history', () => {
     expect(report.failures[0]).toMatchObject({ seq: log[at]!.seq, check: 'ingest' });
   });
 
+  it('read against a MUSTER_IN that holds another job where the log ingested one says the input changed, not the re-derivation', async () => {
+    const log = copyLog(lifecycle.log);
+    const { at, index } = find(log, 'ingest', 'JobSubmitted');
+    const logged = log[at]!.tx.events[index] as Extract<SchedulerEvent, { type: 'JobSubmitted' }>;
+    // the stream's copy of that input written over by another submission (as a diverged copy would)
+    const inputs = lifecycle.inputs.map((input) => (input.seq === logged.inputSeq ? { ...input, data: input.data.replace(`"${logged.job.id}"`, '"someone-else"') } : input));
+    expect(inputs).not.toEqual(lifecycle.inputs);
+    const report = await auditLog(offline(log, inputs));
+    expect(report.divergence).toMatchObject({ seq: log[at]!.seq, index, kind: 'ingest' });
+    expect(report.failures[0]!.message).toBe(
+      `event ${index} of ingest transaction at ${log[at]!.seq} ingested job ${logged.job.id} as input ${logged.inputSeq}, where MUSTER_IN now holds job someone-else: ` +
+        "MUSTER_IN no longer holds what the leader read there (the stream lost or wrote over a stored message), so this and later ingests are not re-derived from the leader's inputs",
+    );
+  });
+
   it("with a heartbeat loss's consequence changed fails at its sequence", async () => {
     const log = copyLog(failover.log);
     const { at } = find(log, 'fact', 'NodeLost');

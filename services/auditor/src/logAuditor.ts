@@ -526,11 +526,14 @@ export class LogAuditor {
     this.counts.divergences++;
     const what = tx.kind === 'session' ? `session ${tx.session} part ${tx.part}` : `${tx.kind} transaction`;
     const path = expected === null || actual === null ? '' : (firstDifference(expected, actual) ?? '');
+    const other = otherSubmission(expected, actual);
     const message = expected === null
       ? `event ${index} of ${what} at ${seq} (${actual?.type}) does not follow from the state before it`
       : actual === null
         ? `${what} at ${seq} lacks event ${index} (${expected.type}) that follows from the state before it`
-        : `event ${index} of ${what} at ${seq} differs from its re-derivation${path === '' ? '' : ` at ${path}`}`;
+        : other !== null
+          ? `event ${index} of ${what} at ${seq} ingested ${other}: MUSTER_IN no longer holds what the leader read there (the stream lost or wrote over a stored message), so this and later ingests are not re-derived from the leader's inputs`
+          : `event ${index} of ${what} at ${seq} differs from its re-derivation${path === '' ? '' : ` at ${path}`}`;
     const check: CheckName = tx.kind === 'session' ? 'session' : tx.kind === 'fact' ? 'fact' : 'ingest';
     this.fail(seq, check, message);
     if (this.divergence !== null) return;
@@ -545,6 +548,15 @@ export class LogAuditor {
       message,
     };
   }
+}
+
+/**
+ * When a logged submission and its re-derivation are of different jobs, what each says (`job X as
+ * input N, where MUSTER_IN now holds job Y`): the input itself differs, not what the core made of it.
+ */
+function otherSubmission(expected: SchedulerEvent | null, actual: SchedulerEvent | null): string | null {
+  if (expected?.type !== 'JobSubmitted' || actual?.type !== 'JobSubmitted' || expected.job.id === actual.job.id) return null;
+  return `job ${actual.job.id} as input ${actual.inputSeq}, where MUSTER_IN now holds job ${expected.job.id}`;
 }
 
 /** The first 12 hex digits of a hash, as messages show it. */

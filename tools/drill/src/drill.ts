@@ -17,6 +17,7 @@ import { checkDecisions, nodesByStatus, whereJobsAre } from './drillDecisions.ts
 import type { LiveRead } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
+import { checkInputLoss } from './drillInputLoss.ts';
 import { checkLogLoss } from './drillLogLoss.ts';
 import { watchJetStream } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
@@ -256,6 +257,7 @@ async function check(
       statuses,
     },
     logLoss: checkLogLoss(statuses, log[log.length - 1]?.seq ?? 0, decisions.contradicted),
+    inputLoss: checkInputLoss(workload.accepted.values(), inputs, log),
     liveness: checkLiveness(log, inputs, { from: workloadStart, to: settled.at }, opts.livenessBoundMs, unavailable),
     clock: checkClock(log, report.faults, readAt),
     natsUnavailable: {
@@ -320,6 +322,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       unreleased: nothing,
       divergence: { replicas: 0, replay: 0, notAtEnd: 0, auditor: 0, statuses: [] },
       logLoss: { logEnd: 0, highest: 0, examples: [], unbackedDecisions: 0 },
+      inputLoss: { examples: [], count: 0, fromSeq: 0 },
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
       clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },

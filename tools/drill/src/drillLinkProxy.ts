@@ -1,17 +1,18 @@
-import { createConnection, createServer } from 'node:net';
-import type { Server, Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import type { LinkTarget, ProxyAsk, ProxyReply, ProxyRequest } from './drillLinkProxyProtocol.ts';
 
-/** One NATS node's client address. */
-export interface LinkTarget {
-  host: string;
-  port: number;
-}
+export type { LinkTarget } from './drillLinkProxyProtocol.ts';
+
+// The proxies' thread: the built drillLinkProxyWorker.js beside this file; from the sources
+// (vitest, tsx), a boot file that registers tsx in the thread first.
+const WORKER_ENTRY = new URL(import.meta.url.endsWith('.ts') ? './drillLinkProxyWorkerBoot.js' : './drillLinkProxyWorker.js', import.meta.url);
 
 /**
  * TCP proxies on loopback between the scheduler replicas and the NATS nodes, one listening port
  * per node; the replicas connect through them (`urls`). Pass-through until `delay(ms)` holds
  * every chunk a replica sends for that long (in order) before it goes on to NATS: what `tc qdisc
- * add dev eth0 root netem delay …` on each replica's host does to its traffic to NATS.
+ * add dev eth0 root netem delay …` on each replica's host does to its traffic to NATS. They run in
+ * a thread of their own, so a busy drill process does not slow the replicas' traffic.
  */
 export interface LinkProxy {
   /** `nats://127.0.0.1:<port>`, one per target, in the targets' order. */
@@ -19,79 +20,76 @@ export interface LinkProxy {
   /** The proxies' listening ports, in the targets' order. */
   readonly ports: number[];
   /** Connections through the proxies right now. */
-  connections(): number;
-  /** Every chunk a replica sends from now on waits `ms` before it is forwarded (0: pass-through). */
-  delay(ms: number): void;
+  connections(): Promise<number>;
+  /** Every chunk a replica sends from the answer on waits `ms` before it is forwarded (0: pass-through). */
+  delay(ms: number): Promise<void>;
+  /** Closes every connection and the proxies, and ends their thread. */
   close(): Promise<void>;
 }
 
-/** Starts one proxy per target on 127.0.0.1, on free ports. */
+// how long the proxies' thread may take to answer before the drill stops waiting for it
+const ANSWER_MS = 10_000;
+
+/** Starts one proxy per target on 127.0.0.1, on free ports, in a thread of their own. */
 export async function startLinkProxy(targets: readonly LinkTarget[]): Promise<LinkProxy> {
-  let delayMs = 0;
-  const sockets = new Set<Socket>();
-  const servers: Server[] = [];
-  const ports: number[] = [];
-  const pipe = (client: Socket, target: LinkTarget): void => {
-    const upstream = createConnection({ host: target.host, port: target.port });
-    sockets.add(client);
-    sockets.add(upstream);
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.setNoDelay(true);
-    upstream.setNoDelay(true);
-    // NATS to the replica: as it comes (the impairment is on what the replica sends)
-    upstream.pipe(client);
-    // the replica to NATS: each chunk after the delay in force when it arrived, never reordered
-    const queue: { due: number; chunk: Buffer }[] = [];
-    let timer: NodeJS.Timeout | null = null;
-    const flush = (): void => {
-      timer = null;
-      const now = Date.now();
-      while (queue.length > 0 && (queue[0] as { due: number }).due <= now) upstream.write((queue.shift() as { chunk: Buffer }).chunk);
-      if (queue.length > 0) timer = setTimeout(flush, (queue[0] as { due: number }).due - now);
-      // bounded memory: stop reading while much is held
-      if (queue.length < 1_000 && client.isPaused()) client.resume();
-    };
-    client.on('data', (chunk: Buffer) => {
-      if (delayMs === 0 && queue.length === 0) {
-        upstream.write(chunk);
-        return;
-      }
-      queue.push({ due: Date.now() + delayMs, chunk });
-      if (queue.length >= 1_000) client.pause();
-      timer ??= setTimeout(flush, Math.max(0, (queue[0] as { due: number }).due - Date.now()));
-    });
-    client.on('close', () => {
-      if (timer !== null) clearTimeout(timer);
-    });
+  const worker = new Worker(WORKER_ENTRY, { workerData: { targets } });
+  // the drill ends with or without its proxies: they never keep the process alive
+  worker.unref();
+  const pending = new Map<number, (value: number) => void>();
+  let failure: Error | null = null;
+  const fail = (err: Error): void => {
+    failure ??= err;
+    for (const resolve of pending.values()) resolve(Number.NaN);
+    pending.clear();
   };
-  for (const target of targets) {
-    const server = createServer({ noDelay: true }, (client) => pipe(client, target));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the link proxies' thread stopped (exit code ${code})`)));
+  const ports = await new Promise<number[]>((resolve, reject) => {
+    const onMessage = (msg: ProxyReply): void => {
+      if (msg.type === 'listening') resolve(msg.ports);
+      else if (msg.type === 'failed') reject(new Error(`the link proxies could not listen: ${msg.message}`));
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the link proxies' thread stopped (exit code ${code})`)));
+  }).catch(async (err: unknown) => {
+    await worker.terminate();
+    throw err;
+  });
+  worker.on('message', (msg: ProxyReply) => {
+    if (msg.type !== 'done') return;
+    pending.get(msg.id)?.(msg.value);
+    pending.delete(msg.id);
+  });
+  let nextId = 0;
+  const ask = async (request: ProxyAsk): Promise<number> => {
+    if (failure !== null) throw failure;
+    const id = ++nextId;
+    const answer = new Promise<number>((resolve) => pending.set(id, resolve));
+    worker.postMessage({ ...request, id } satisfies ProxyRequest);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<number>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the link proxies did not answer ${request.type} within ${ANSWER_MS} ms`)), ANSWER_MS);
     });
-    servers.push(server);
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('proxy has no port');
-    ports.push(address.port);
-  }
+    try {
+      const value = await Promise.race([answer, late]);
+      if (failure !== null) throw failure;
+      return value;
+    } finally {
+      clearTimeout(timer);
+      pending.delete(id);
+    }
+  };
   return {
     urls: ports.map((p) => `nats://127.0.0.1:${p}`),
     ports,
-    connections: () => sockets.size / 2,
-    delay: (ms) => {
-      delayMs = ms;
+    connections: () => ask({ type: 'connections' }),
+    delay: async (ms) => {
+      await ask({ type: 'delay', ms });
     },
     close: async () => {
-      for (const s of sockets) s.destroy();
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      if (failure === null) await ask({ type: 'close' }).catch(() => undefined);
+      await worker.terminate();
     },
   };
 }

@@ -65,11 +65,11 @@ export async function slowNetwork(record: FaultRecord, ctx: FaultContext): Promi
   };
   const before = await statusMs();
   record.at = Date.now();
-  const slow = { delayMs: ctx.opts.slowDelayMs, loss: ctx.opts.slowLoss, connections: link.connections(), statusMs: { before, during: -1 } };
+  const slow = { delayMs: ctx.opts.slowDelayMs, loss: ctx.opts.slowLoss, connections: await link.connections(), statusMs: { before, during: -1 } };
   record.slow = slow;
   let added = false;
   try {
-    link.delay(ctx.opts.slowDelayMs);
+    await link.delay(ctx.opts.slowDelayMs);
     iptables(['-A', ...rule]);
     added = true;
     await sleep(ctx.opts.slowMs / 2);
@@ -77,7 +77,7 @@ export async function slowNetwork(record: FaultRecord, ctx: FaultContext): Promi
     await sleep(Math.max(0, record.at + ctx.opts.slowMs - Date.now()));
   } finally {
     if (added) iptables(['-D', ...rule]);
-    link.delay(0);
+    await link.delay(0);
   }
 }
 

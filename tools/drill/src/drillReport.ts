@@ -5,6 +5,7 @@ import type { ClockResult } from './drillClock.ts';
 import type { ReplicaStatus } from './drillCluster.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import type { LivenessResult } from './drillLiveness.ts';
+import type { InputLoss } from './drillInputLoss.ts';
 import type { LogLoss } from './drillLogLoss.ts';
 import type { DrillOptions } from './drillOptions.ts';
 import type { Spread, Takeover } from './drillTakeover.ts';
@@ -93,6 +94,8 @@ export interface DrillReport {
     };
     /** MUSTER_LOG lost transactions it had stored (a replica folded or saw past the log's end): JetStream lost acknowledged writes. */
     logLoss: LogLoss;
+    /** Submissions not where JetStream acknowledged them: on MUSTER_IN as read at the end, or in the log's ingest. */
+    inputLoss: InputLoss;
     liveness: LivenessResult;
     /** Whether any stamp ran ahead of true time (a fast clock jumping the log's time). */
     clock: ClockResult;
@@ -126,6 +129,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(r.error !== null, `drill did not complete: ${r.error}`);
   // first: the findings that name log sequences past the end follow from it
   fail(c.logLoss.examples.length > 0, `JetStream lost acknowledged writes: MUSTER_LOG ends at ${c.logLoss.logEnd}, but ${c.logLoss.examples.join(', ')}; the findings naming log sequences past ${c.logLoss.logEnd}, or decisions the log does not back, follow from it`);
+  fail(c.inputLoss.count > 0, `MUSTER_IN is not what JetStream acknowledged: ${c.inputLoss.count} submissions not where they were acknowledged (${c.inputLoss.examples[0] ?? ''}); the auditor's ingest divergences from input ${c.inputLoss.fromSeq} on follow from it`);
   fail(c.lost.count > 0, `${c.lost.count} accepted jobs lost (${c.lost.examples.slice(0, 2).join('; ')})`);
   // a cluster still deciding when the wait ended has a backlog: that is saturation (drillNotes), not a failure
   const saturated = isSaturated(r);
@@ -209,6 +213,7 @@ export function drillTable(r: DrillReport): string {
     ['stopped at limit', `${c.unfinished.count} with members not reported done before their limit`],
     ['overcommit', `${c.overcommit.count} (auditor ${c.overcommit.auditor})`],
     ['log loss', c.logLoss.examples.length === 0 ? 'none (no replica folded or saw past the log\'s end, refused for lost writes, or a decision the log does not back)' : `MUSTER_LOG ends at ${c.logLoss.logEnd}; ${c.logLoss.examples.join(', ')}`],
+    ['input loss', c.inputLoss.count === 0 ? 'none (every submission on MUSTER_IN and in the log at the sequence it was acknowledged at)' : `${c.inputLoss.count}: ${c.inputLoss.examples.slice(0, 2).join('; ')}`],
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],

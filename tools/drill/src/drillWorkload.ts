@@ -11,6 +11,8 @@ export interface AcceptedJob {
   /** When the acknowledgement came (ms since the epoch). */
   ackedAt: number;
   attempts: number;
+  /** The MUSTER_IN sequence its submission was acknowledged at; absent when only a retry's `duplicate` answer said an earlier attempt landed. */
+  inputSeq?: number;
 }
 
 /** The drill's stream of gang submissions and its own accounting of them. */
@@ -47,8 +49,8 @@ export function startDrillWorkload(deps: { client: MusterClient; random: DrillRa
     let wait = 250;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       try {
-        await deps.client.submit(spec);
-        accepted.set(id, { id, ackedAt: Date.now(), attempts: attempt });
+        const { inputSeq } = await deps.client.submit(spec);
+        accepted.set(id, { id, ackedAt: Date.now(), attempts: attempt, inputSeq });
         return;
       } catch (err) {
         if (attempt > 1 && isMusterError(err, 'duplicate')) {
