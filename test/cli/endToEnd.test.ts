@@ -117,6 +117,15 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
     expect(nodes.code).toBe(0);
     expect(nodes.stdout.split('\n')[0]).toMatch(/^NODE\s+STATUS\s+CPU\s+MEM GiB\s+GPUS\s+SLOTS\s+JOBS\s+LABELS$/);
     expect(nodes.stdout).toMatch(/^gpu-1\s+up\s+[\d.]+\/8\s+[\d.]+\/16\s+\d\/2\s+\d+\/8\s+\S+\s+gpu_model=T4,zone=a$/m);
+    // --limit: the first rows, and stderr says how many were left out
+    const all = (JSON.parse((await muster(['jobs', '--json'])).stdout) as JobSummary[]).map((r) => r.id);
+    expect(all.length).toBeGreaterThan(1);
+    const one = await muster(['jobs', '--json', '--limit', '1']);
+    expect((JSON.parse(one.stdout) as JobSummary[]).map((r) => r.id)).toEqual(all.slice(0, 1));
+    expect(one.stderr).toBe(`showing 1 of ${all.length} jobs: the rest did not fit one reply (--limit, or --status for jobs, asks for fewer)\n`);
+    const firstNode = await muster(['nodes', '--limit', '1']);
+    expect(firstNode.stdout.trim().split('\n')).toHaveLength(2);
+    expect(firstNode.stderr).toMatch(/^showing 1 of \d+ nodes: /);
   });
 
   it('explain says why a pending job waits, in words and host counts', async () => {

@@ -42,6 +42,7 @@ describe('muster command-line errors', () => {
 
   it('an unknown flag is a usage error (exit 2)', async () => {
     expectOneLineError(await runMuster(['jobs', '--frobnicate']), 2, /unknown option '--frobnicate'/);
+    expectOneLineError(await runMuster(['jobs', '--limit', '0']), 2, /option '--limit <n>' argument '0' is invalid. must be a positive integer/);
     expectOneLineError(await runMuster(['submit', '--wiat', join(EXAMPLES, 'job.json')]), 2, /unknown option '--wiat'/);
   });
 

@@ -1,7 +1,8 @@
 // A gang's completion stored in MUSTER_IN before its runtime limit, but not yet ingested when the
 // limit falls due (the leader paused, or behind on a backlog), must finish the gang: the leader
 // holds the limit back to when the first input it has not taken was stored (SessionStarted.dueBy).
-// Without that, the first turn after the pause takes 256 inputs of the backlog and stops j.
+// Without that, the first turn after the pause takes 256 inputs of the backlog (its batch, set
+// here) and stops j.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, publishInput, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
@@ -24,7 +25,7 @@ describe('a runtime limit falls due only once the completions stored before it a
 
   beforeAll(async () => {
     server = await startNatsServer();
-    leader = spawnScheduler({ id: 's1', urls: [server.url], leaseMs: 600 });
+    leader = spawnScheduler({ id: 's1', urls: [server.url], leaseMs: 600, maxBatchInputs: 256 });
     bus = await connect({ servers: server.url, name: 'test' });
     await eventually(async () => (await replicaStatus(bus, 's1'))?.role === 'leader' || null, 20_000, 's1 leading');
   }, 30_000);

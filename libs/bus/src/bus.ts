@@ -24,7 +24,7 @@ export interface BusSubscription {
 export interface SubscribeOptions {
   /** A queue group: each message goes to one member of the group only. */
   queue?: string;
-  /** Called with a subscription error (a permissions violation); without it the error is dropped. */
+  /** Called with a subscription error (a permissions violation), or a reply that could not be sent (larger than `maxPayload`); without it the error is dropped. */
   onError?: (err: unknown) => void;
 }
 
@@ -51,6 +51,8 @@ export interface Bus {
   flush(): Promise<void>;
   /** The same connection, with JetStream calls and acks bounded by `timeoutMs` instead. */
   withTimeout(timeoutMs: number): Bus;
+  /** The most bytes one message may carry on this connection: the server's `max_payload`. */
+  maxPayload(): number;
   /** Whether the connection is closed. */
   isClosed(): boolean;
   /** Lets subscriptions deliver what has arrived, flushes what was published, and closes. */

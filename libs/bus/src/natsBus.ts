@@ -5,6 +5,8 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
+// nats-server's default max_payload, for a connection that has not heard the server's yet
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** A Bus over one nats.js connection; JetStream calls are bounded by `timeoutMs`. */
 export class NatsBus implements Bus {
@@ -45,10 +47,19 @@ export class NatsBus implements Bus {
             opts.onError?.(err);
             return;
           }
+          // an answer that cannot be sent (larger than the server takes) is reported, never thrown:
+          // the requester times out, as with any replica that cannot answer
+          const respond = (body: string | Uint8Array): void => {
+            try {
+              msg.respond(body);
+            } catch (respondErr) {
+              opts.onError?.(respondErr);
+            }
+          };
           try {
             const reply = answer(messageOf(msg));
-            if (reply instanceof Promise) void reply.then((body) => msg.respond(body), () => undefined);
-            else msg.respond(reply);
+            if (reply instanceof Promise) void reply.then(respond, () => undefined);
+            else respond(reply);
           } catch {
             // no answer: the requester times out, as with any replica that cannot answer
           }
@@ -71,6 +82,10 @@ export class NatsBus implements Bus {
 
   withTimeout(timeoutMs: number): Bus {
     return new NatsBus(this.nc, this.inboxPrefix, timeoutMs);
+  }
+
+  maxPayload(): number {
+    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
   isClosed(): boolean {

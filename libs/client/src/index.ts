@@ -1,6 +1,6 @@
 // @muster/client: the publisher SDK over @muster/bus: submit, watch, wait, cancel, close, read state.
 export { MusterClient } from './musterClient.ts';
-export type { MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
+export type { Listed, MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
 export { connectClient } from './connectClient.ts';
 export type { ConnectClientOptions } from './connectClient.ts';
 export { MusterError, isMusterError } from './musterError.ts';

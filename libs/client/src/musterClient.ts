@@ -182,15 +182,28 @@ export class MusterClient {
     return field<JobDetails | RetiredJobDetails>(reply, 'job', 'object');
   }
 
-  /** The jobs the scheduler knows, optionally only those with one status (`pending`, `running`, …). */
+  /** The jobs the scheduler knows, optionally only those with one status (`pending`, `running`, …): as many as one reply carries (`jobList` says how many more). */
   async jobs(filter: { status?: string } = {}): Promise<JobSummary[]> {
-    const body = filter.status === undefined ? {} : { status: filter.status };
-    return field<JobSummary[]>(await this.request(subjects.apiJobsList, body, 'list jobs'), 'jobs', 'array');
+    return (await this.jobList(filter)).items;
   }
 
-  /** Every node the scheduler knows, with used and total capacity. */
+  /**
+   * The jobs the scheduler knows (optionally with one status), at most `limit` of them and as many
+   * as fit one reply (the server's max payload), with how many there are in all.
+   */
+  async jobList(filter: { status?: string; limit?: number } = {}): Promise<Listed<JobSummary>> {
+    const body = { ...(filter.status === undefined ? {} : { status: filter.status }), ...(filter.limit === undefined ? {} : { limit: filter.limit }) };
+    return listed<JobSummary>(await this.request(subjects.apiJobsList, body, 'list jobs'), 'jobs');
+  }
+
+  /** Every node the scheduler knows, with used and total capacity: as many as one reply carries (`nodeList` says how many more). */
   async nodes(): Promise<NodeSummary[]> {
-    return field<NodeSummary[]>(await this.request(subjects.apiNodesList, {}, 'list nodes'), 'nodes', 'array');
+    return (await this.nodeList()).items;
+  }
+
+  /** The nodes the scheduler knows, at most `limit` of them and as many as fit one reply, with how many there are in all. */
+  async nodeList(filter: { limit?: number } = {}): Promise<Listed<NodeSummary>> {
+    return listed<NodeSummary>(await this.request(subjects.apiNodesList, filter.limit === undefined ? {} : { limit: filter.limit }, 'list nodes'), 'nodes');
   }
 
   /** Every queue with its use, guarantee, max, borrowing and pending and running counts, by name (DESIGN.md §12). */
@@ -281,6 +294,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function readSubmitted(reply: Record<string, unknown>, jobId: string): Submitted {
   if (typeof reply.inputSeq !== 'number') throw new MusterError('bad-reply', `submit ${jobId}: the answer has no inputSeq`);
   return { jobId: typeof reply.jobId === 'string' ? reply.jobId : jobId, inputSeq: reply.inputSeq };
+}
+
+/** A list the scheduler answered: the items one reply carried, how many there are, and whether some were left out. */
+export interface Listed<T> {
+  items: T[];
+  total: number;
+  truncated: boolean;
+}
+
+function listed<T>(reply: Record<string, unknown>, name: string): Listed<T> {
+  const items = field<T[]>(reply, name, 'array');
+  // a replica of before contract v1.1's list limits sends the whole list and no total
+  const total = typeof reply.total === 'number' ? reply.total : items.length;
+  return { items, total, truncated: reply.truncated === true };
 }
 
 function field<T>(reply: Record<string, unknown>, name: string, kind: 'object' | 'array'): T {

@@ -15,6 +15,8 @@ export interface SchedulerProcessOptions {
   checkpointEvery?: number;
   snapshotEvery?: number;
   replicas?: number;
+  /** At most this many buffered inputs ingested in one turn (the replica's default when absent). */
+  maxBatchInputs?: number;
   /** pino level (default debug). */
   logLevel?: string;
   /** Output is appended here; default: `scheduler.log` in a new temporary folder. */
@@ -36,6 +38,7 @@ export function spawnScheduler(opts: SchedulerProcessOptions): SchedulerProcess 
   flag('checkpoint-every', opts.checkpointEvery);
   flag('snapshot-every', opts.snapshotEvery);
   flag('replicas', opts.replicas);
+  flag('max-batch-inputs', opts.maxBatchInputs);
   const logFile = opts.logFile ?? join(newDataDir(undefined, `muster-sched-${opts.id}-`), 'scheduler.log');
   const proc = spawnManaged({ name: `scheduler ${opts.id}`, command: process.execPath, args, logFile, cwd: REPO_ROOT, ...(opts.env === undefined ? {} : { env: opts.env }) });
   return Object.assign(proc, { id: opts.id });

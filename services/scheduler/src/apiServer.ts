@@ -3,6 +3,7 @@ import { lastInputSequence, publishInput, subjects, submitMsgId } from '@muster/
 import type { Bus, BusSubscription } from '@muster/bus';
 import { explain, isJobIdTaken, isRetired, jobInQueue, queueViews, retiredJob, shardGet, validateJobSpec } from '@muster/core';
 import type { JobSpec, State } from '@muster/core';
+import { fitList } from './listReply.ts';
 import { jobRow, listJobs, listNodes } from './views.ts';
 
 /** An API error (DESIGN.md §2): a stable code, a message, and the field at fault. */
@@ -78,10 +79,15 @@ export class ApiServer {
       }
       case subjects.apiJobsList: {
         const status = field(request, 'status') ?? undefined;
-        return { ok: true, jobs: listJobs(state, status), seq: state.seq };
+        const limit = limitOf(request);
+        if (limit === null) return failure('invalid', 'limit must be a positive integer', 'limit');
+        return { ok: true, ...this.fitted('jobs', listJobs(state, status), limit), seq: state.seq };
       }
-      case subjects.apiNodesList:
-        return { ok: true, nodes: listNodes(state), seq: state.seq };
+      case subjects.apiNodesList: {
+        const limit = limitOf(request);
+        if (limit === null) return failure('invalid', 'limit must be a positive integer', 'limit');
+        return { ok: true, ...this.fitted('nodes', listNodes(state), limit), seq: state.seq };
+      }
       case subjects.apiQueuesList:
         return { ok: true, queues: queueViews(state), seq: state.seq };
       case subjects.apiExplain: {
@@ -97,6 +103,12 @@ export class ApiServer {
       default:
         return failure('not-found', `unknown API subject ${subject}`, '');
     }
+  }
+
+  /** A list under `key`, cut to `limit` and to what one reply can carry, with `total` and, when cut, `truncated`. */
+  private fitted<T>(key: string, items: readonly T[], limit: number | undefined): Record<string, unknown> {
+    const fit = fitList(items, limit, this.bus.maxPayload());
+    return { [key]: fit.items, total: fit.total, ...(fit.truncated ? { truncated: true } : {}) };
   }
 
   /**
@@ -152,6 +164,14 @@ const QUEUE_CATCH_UP_MS = 2000;
 
 function failure(code: ApiError['code'], message: string, path: string): ApiReply {
   return { ok: false, error: { code, message, path } };
+}
+
+/** A list request's `limit`: undefined when absent, null when not a positive integer. */
+function limitOf(request: unknown): number | undefined | null {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const value = (request as Record<string, unknown>).limit;
+  if (value === undefined) return undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 }
 
 function field(request: unknown, name: string): string | null {

@@ -22,6 +22,7 @@ const parse = () => parseArgs({
     'checkpoint-every': { type: 'string' },
     'snapshot-every': { type: 'string' },
     'retain-finished-ms': { type: 'string' },
+    'max-batch-inputs': { type: 'string' },
     replicas: { type: 'string' },
     'metrics-port': { type: 'string' },
     'metrics-host': { type: 'string' },
@@ -31,11 +32,11 @@ const parse = () => parseArgs({
 });
 const { values } = parseFlags();
 
-function numberFlag(name: string, raw: string | undefined): number | undefined {
+function numberFlag(name: string, raw: string | undefined, least = 0): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) {
-    process.stderr.write(`--${name} must be a non-negative integer, got ${raw}\n`);
+  if (!Number.isInteger(n) || n < least) {
+    process.stderr.write(`--${name} must be ${least === 0 ? 'a non-negative' : 'a positive'} integer, got ${raw}\n`);
     process.exit(2);
   }
   return n;
@@ -48,6 +49,7 @@ const optional = {
   checkpointEvery: numberFlag('checkpoint-every', values['checkpoint-every'] ?? process.env.MUSTER_CHECKPOINT_EVERY),
   snapshotEvery: numberFlag('snapshot-every', values['snapshot-every'] ?? process.env.MUSTER_SNAPSHOT_EVERY),
   retainFinishedMs: numberFlag('retain-finished-ms', values['retain-finished-ms'] ?? process.env.MUSTER_RETAIN_FINISHED_MS),
+  maxBatchInputs: numberFlag('max-batch-inputs', values['max-batch-inputs'] ?? process.env.MUSTER_MAX_BATCH_INPUTS, 1),
   replicas: numberFlag('replicas', values.replicas ?? process.env.MUSTER_REPLICAS),
   metricsPort: numberFlag('metrics-port', values['metrics-port'] ?? process.env.MUSTER_METRICS_PORT),
   metricsHost: values['metrics-host'] ?? process.env.MUSTER_METRICS_HOST,

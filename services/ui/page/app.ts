@@ -10,6 +10,8 @@ const FEED_MAX = 200;
 const ROWS_MAX = 200;
 const palette = ['#3182ce', '#38a169', '#d69e2e', '#805ad5', '#dd6b20', '#319795', '#d53f8c', '#718096'];
 let jobs: JobRow[] = [];
+// jobs the last list left out (more than one reply carries: muster.api.jobs.list says how many)
+let jobsLeftOut = 0;
 let queues: QueueRow[] = [];
 let refreshing = false;
 let again = false;
@@ -87,7 +89,8 @@ function renderJobs(): void {
   const pending = jobs.filter((j) => j.status === 'pending');
   const running = jobs.filter((j) => j.status === 'running');
   const finished = jobs.filter((j) => j.status !== 'pending' && j.status !== 'running').slice(-50).reverse();
-  fill('queue-sum', `${pending.length} pending · ${running.length} running · ${jobs.length - pending.length - running.length} finished`);
+  const leftOut = jobsLeftOut === 0 ? '' : ` · ${jobsLeftOut} more jobs than one reply carries, not counted`;
+  fill('queue-sum', `${pending.length} pending · ${running.length} running · ${jobs.length - pending.length - running.length} finished${leftOut}`);
   const tbody = (id: string): HTMLElement => document.querySelector(`#${id} tbody`) as HTMLElement;
   tbody('pending').replaceChildren(
     ...(pending.length === 0
@@ -170,8 +173,9 @@ async function refresh(): Promise<void> {
   }
   refreshing = true;
   try {
-    const [n, j, q] = await Promise.all([getJson<{ nodes: NodeRow[] }>('/api/nodes'), getJson<{ jobs: JobRow[] }>('/api/jobs'), getJson<{ queues: QueueRow[] }>('/api/queues')]);
+    const [n, j, q] = await Promise.all([getJson<{ nodes: NodeRow[] }>('/api/nodes'), getJson<{ jobs: JobRow[]; total: number; truncated: boolean }>('/api/jobs'), getJson<{ queues: QueueRow[] }>('/api/queues')]);
     jobs = j.jobs;
+    jobsLeftOut = j.truncated ? j.total - j.jobs.length : 0;
     queues = q.queues;
     renderNodes(n.nodes);
     renderJobs();

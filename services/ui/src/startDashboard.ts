@@ -123,13 +123,19 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const api = async (path: string, query: URLSearchParams): Promise<unknown> => {
     if (path === '/api/nodes') {
       onlyParams(query, []);
-      return once('nodes', async () => ({ nodes: await client.nodes() }));
+      return once('nodes', async () => {
+        const listed = await client.nodeList();
+        return { nodes: listed.items, total: listed.total, truncated: listed.truncated };
+      });
     }
     if (path === '/api/jobs') {
       onlyParams(query, ['status']);
       const status = query.get('status');
       if (status !== null && !STATUSES.has(status)) throw new HttpError(400, 'invalid', `status must be one of ${JOB_STATUSES.join(', ')}`);
-      return once(`jobs:${status ?? ''}`, async () => ({ jobs: await client.jobs(status === null ? {} : { status }) }));
+      return once(`jobs:${status ?? ''}`, async () => {
+        const listed = await client.jobList(status === null ? {} : { status });
+        return { jobs: listed.items, total: listed.total, truncated: listed.truncated };
+      });
     }
     if (path.startsWith('/api/jobs/')) {
       onlyParams(query, []);

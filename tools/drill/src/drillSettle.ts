@@ -67,10 +67,11 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   if (leader.lastInputSeq < inLastSeq) return { ...base, trouble: `leader ingested inputs up to ${leader.lastInputSeq} of ${inLastSeq}` };
   const behind = answered.filter((s) => s.seq !== logLastSeq);
   if (behind.length > 0) return { ...base, trouble: `replicas at ${answered.map((s) => `${s.id}:${s.seq}`).join(' ')}, log at ${logLastSeq}` };
-  const jobs = await Promise.all([client.jobs({ status: 'pending' }), client.jobs({ status: 'running' })]).catch(() => null);
+  // a few of each, and how many there are (a cluster with thousands pending does not list them all)
+  const jobs = await Promise.all([client.jobList({ status: 'pending', limit: 5 }), client.jobList({ status: 'running', limit: 5 })]).catch(() => null);
   if (jobs === null) return { ...base, trouble: 'jobs could not be listed' };
   const [pending, running] = jobs;
-  const counts = { ...base, pending: pending.length, running: running.length, unsettled: [...running.slice(0, 5), ...pending.slice(0, 5)].map((j) => j.id) };
-  if (pending.length > 0 || running.length > 0) return { ...counts, trouble: `${pending.length} jobs pending, ${running.length} running` };
+  const counts = { ...base, pending: pending.total, running: running.total, unsettled: [...running.items, ...pending.items].map((j) => j.id) };
+  if (pending.total > 0 || running.total > 0) return { ...counts, trouble: `${pending.total} jobs pending, ${running.total} running` };
   return { ...counts, trouble: null };
 }

@@ -1,22 +1,28 @@
 import { Command } from 'commander';
 import { renderTable } from '../format.ts';
-import { withClient, withNatsOptions } from '../natsOptions.ts';
+import { positiveInt, withClient, withNatsOptions } from '../natsOptions.ts';
+import { truncationNote } from '../listNote.ts';
 import type { NatsFlags } from '../natsOptions.ts';
 import type { JobSummary } from '@muster/client';
 
 interface JobsFlags extends NatsFlags {
   json?: boolean;
   status?: string;
+  limit?: number;
 }
 
-/** `muster jobs [--status S] [--json]`: the jobs a scheduler replica knows. */
+/** `muster jobs [--status S] [--limit N] [--json]`: the jobs a scheduler replica knows (as many as one reply carries; stderr says how many were left out). */
 export function jobsCommand(): Command {
   return withNatsOptions(new Command('jobs'))
     .description('list the jobs the scheduler knows (answered by any replica)')
     .option('--status <status>', 'only jobs with this status (pending, running, succeeded, failed, closed, cancelled, timedout, runtime-limit)')
+    .option('--limit <n>', 'at most n jobs (a reply carries as many as fit the server\'s max payload in any case)', positiveInt)
     .option('--json', 'print the rows as a JSON array')
     .action(async (flags: JobsFlags) => {
-      const jobs = await withClient(flags, (client) => client.jobs(flags.status === undefined ? {} : { status: flags.status }));
+      const listed = await withClient(flags, (client) => client.jobList({ ...(flags.status === undefined ? {} : { status: flags.status }), ...(flags.limit === undefined ? {} : { limit: flags.limit }) }));
+      const jobs = listed.items;
+      const note = truncationNote(listed, 'jobs');
+      if (note !== null) process.stderr.write(`${note}\n`);
       if (flags.json === true) {
         process.stdout.write(`${JSON.stringify(jobs, null, 2)}\n`);
         return;

@@ -14,6 +14,7 @@ interface SchedulerFlags extends NatsFlags {
   checkpointEvery?: number;
   snapshotEvery?: number;
   retainFinishedMs?: number;
+  maxBatchInputs?: number;
   metricsPort?: number;
   metricsHost?: string;
   logLevel?: string;
@@ -30,6 +31,7 @@ export function schedulerCommand(): Command {
     .option('--checkpoint-every <n>', 'a Checkpoint every n transactions', positiveInt)
     .option('--snapshot-every <n>', 'a snapshot every n transactions (0: none)', nonNegativeInt)
     .option('--retain-finished-ms <ms>', 'keep a finished job in the state this long, then retire it (default 300000)', nonNegativeInt)
+    .option('--max-batch-inputs <n>', 'at most n buffered inputs ingested in one turn, before its session (default 4096)', positiveInt)
     .option('--metrics-port <port>', 'serve Prometheus metrics on GET /metrics at this port (0, the default: none)', nonNegativeInt)
     .option('--metrics-host <host>', 'the address the metrics endpoint binds (default 127.0.0.1; 0.0.0.0 for a scraper on another machine)')
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
@@ -43,6 +45,7 @@ export function schedulerCommand(): Command {
         checkpointEvery: flags.checkpointEvery,
         snapshotEvery: flags.snapshotEvery,
         retainFinishedMs: flags.retainFinishedMs,
+        maxBatchInputs: flags.maxBatchInputs,
         metricsPort: flags.metricsPort,
         metricsHost: flags.metricsHost,
       };
