@@ -14,6 +14,7 @@ export interface SchedulerProcessOptions {
   heartbeatTimeoutMs?: number;
   checkpointEvery?: number;
   snapshotEvery?: number;
+  snapshotEveryEvents?: number;
   replicas?: number;
   /** At most this many buffered inputs ingested in one turn (the replica's default when absent). */
   maxBatchInputs?: number;
@@ -37,6 +38,7 @@ export function spawnScheduler(opts: SchedulerProcessOptions): SchedulerProcess 
   flag('heartbeat-timeout-ms', opts.heartbeatTimeoutMs ?? 0);
   flag('checkpoint-every', opts.checkpointEvery);
   flag('snapshot-every', opts.snapshotEvery);
+  flag('snapshot-every-events', opts.snapshotEveryEvents);
   flag('replicas', opts.replicas);
   flag('max-batch-inputs', opts.maxBatchInputs);
   const logFile = opts.logFile ?? join(newDataDir(undefined, `muster-sched-${opts.id}-`), 'scheduler.log');

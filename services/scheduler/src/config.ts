@@ -19,6 +19,13 @@ export interface SchedulerOptions {
   checkpointEvery?: number;
   /** A snapshot every this many transactions; 0 disables snapshots. */
   snapshotEvery?: number;
+  /**
+   * Also a snapshot once this many events were folded since the last one (default 50,000; 0: by
+   * transactions only): a rebuild replays events, and a leader behind on a backlog writes few
+   * large transactions (a turn of 4096 inputs), so counting transactions alone let a 200 gangs/s
+   * drill run 3,000 transactions and 150,000 events without one (a restarted replica replayed them all, 18 s).
+   */
+  snapshotEveryEvents?: number;
   /** Stream replicas (1 on one server, 3 on a cluster). */
   replicas?: number;
   /**
@@ -60,6 +67,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     heartbeatTimeoutMs: 15_000,
     checkpointEvery: 1000,
     snapshotEvery: 5000,
+    snapshotEveryEvents: 50_000,
     retainFinishedMs: 300_000,
     replicas: 1,
     maxBatchInputs: 4096,

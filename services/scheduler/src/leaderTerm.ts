@@ -293,12 +293,15 @@ export class LeaderTerm {
   }
 
   private maybeSnapshot(): void {
-    const every = this.deps.opts.snapshotEvery;
+    const { snapshotEvery: every, snapshotEveryEvents: everyEvents } = this.deps.opts;
     const ledger = this.ledger;
-    if (every <= 0 || !this.snapshotsListed || ledger.seq - ledger.snapshotSeq < every) return;
+    if (every <= 0 || !this.snapshotsListed) return;
+    const due = ledger.seq - ledger.snapshotSeq >= every || (everyEvents > 0 && ledger.eventsSinceSnapshot >= everyEvents && ledger.seq > ledger.snapshotSeq);
+    if (!due) return;
     const state = ledger.state;
-    const before = ledger.snapshotSeq;
+    const before = { seq: ledger.snapshotSeq, events: ledger.eventsSinceSnapshot };
     ledger.snapshotSeq = state.seq;
+    ledger.eventsSinceSnapshot = 0;
     this.snapshotting = this.snapshotting.then(async () => {
       try {
         const hash = await nativeStateHashInSlices(state, ledger.hashCache);
@@ -307,7 +310,10 @@ export class LeaderTerm {
       } catch (err) {
         this.log.warn({ err }, 'snapshot failed');
         // the next turn tries again
-        if (ledger.snapshotSeq === state.seq) ledger.snapshotSeq = before;
+        if (ledger.snapshotSeq === state.seq) {
+          ledger.snapshotSeq = before.seq;
+          ledger.eventsSinceSnapshot += before.events;
+        }
       }
     });
   }

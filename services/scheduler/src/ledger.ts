@@ -28,6 +28,8 @@ export class Ledger {
    * transactions after it, whichever term saved it.
    */
   snapshotSeq = 0;
+  /** Events adopted since the last snapshot this replica saved or rebuilt from (the next is saved `snapshotEveryEvents` after). */
+  eventsSinceSnapshot = 0;
   /** The state after the last checkpoint mark (an empty `checkpoint` transaction), until a Checkpoint names it. */
   private marked: State | null = null;
   /** Called with every batch this replica adopts (folded as a standby, or appended as leader) and the state after it. */
@@ -84,6 +86,7 @@ export class Ledger {
 
   /** Tells `onAdopted` that `txs` are now part of the folded state (the leader's pipeline calls it after an append lands). */
   adopted(txs: readonly LoggedTransaction[]): void {
+    for (const { tx } of txs) this.eventsSinceSnapshot += tx.events.length;
     if (txs.length > 0) this.onAdopted?.(txs, this.state);
   }
 }

@@ -132,9 +132,9 @@ export class Replica {
         break;
       } catch (err) {
         if (this.stopped) return;
-        this.log.warn({ err, attempt }, 'rebuild failed: retrying');
-        this.ledger.state = initialState();
-        this.ledger.lastHash = null;
+        // what was folded stays folded (each transaction chained to the one before): the next
+        // attempt goes on from there, or from a newer snapshot
+        this.log.warn({ err, attempt, seq: this.ledger.seq }, 'rebuild failed: retrying');
         await sleep(Math.min(2000, 100 * attempt), this.stopController.signal);
       }
     }
@@ -159,6 +159,7 @@ export class Replica {
   /**
    * Loads the newest snapshot of this state schema (an older schema is ignored) and replays the
    * tail; says where the snapshot was (null: replayed from sequence 1) and how much it replayed.
+   * After a failed attempt it goes on from what that one folded, unless a snapshot is newer.
    */
   async rebuild(): Promise<RebuildReport> {
     const log = this.log.child({ component: 'rebuild' });
@@ -167,19 +168,25 @@ export class Replica {
     startup?.phase('rebuild: reading the log\'s end');
     const lastSeq = await lastLogSequence(this.deps.bus);
     this.shrink.reset(lastSeq);
+    // folded past the log's end (an earlier attempt, on a log that has lost writes since): start over
+    if (this.ledger.seq > lastSeq) {
+      this.ledger.state = initialState();
+      this.ledger.lastHash = null;
+      this.ledger.snapshotSeq = 0;
+    }
     startup?.phase('rebuild: loading the snapshot', () => ({ lastSeq }));
     const { snapshot, skipped } = await loadLatestSnapshot<State>(this.deps.bus, { schema: STATE_SCHEMA });
     for (const s of skipped) log.warn({ name: s.name, seq: s.seq, err: s.cause }, 'snapshot skipped');
-    let snapshotSeq: number | null = null;
-    if (snapshot !== null && snapshot.seq <= lastSeq && snapshot.state.schema === STATE_SCHEMA) {
+    if (snapshot !== null && snapshot.seq <= lastSeq && snapshot.seq > this.ledger.seq && snapshot.state.schema === STATE_SCHEMA) {
       const at = await readLogMessage(this.deps.bus, snapshot.seq);
       if (at !== null) {
         this.ledger.state = snapshot.state;
         this.ledger.lastHash = at.hash;
-        snapshotSeq = snapshot.seq;
+        this.ledger.eventsSinceSnapshot = 0;
+        this.ledger.snapshotSeq = snapshot.seq;
         log.info({ seq: snapshot.seq }, 'loaded snapshot');
       }
-    } else if (snapshot !== null) {
+    } else if (snapshot !== null && snapshot.seq > lastSeq) {
       log.warn({ seq: snapshot.seq, lastSeq }, 'snapshot is ahead of the log: ignored');
     }
     const from = this.ledger.seq;
@@ -192,8 +199,7 @@ export class Replica {
       return undefined;
     });
     if (published !== undefined) await this.checkPublished(published, true, this.deps.bus, MAX_LOG_READS);
-    this.ledger.snapshotSeq = snapshotSeq ?? 0;
-    const report: RebuildReport = { snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
+    const report: RebuildReport = { snapshotSeq: this.ledger.snapshotSeq === 0 ? null : this.ledger.snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
   }

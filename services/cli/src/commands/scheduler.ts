@@ -13,6 +13,7 @@ interface SchedulerFlags extends NatsFlags {
   heartbeatTimeoutMs?: number;
   checkpointEvery?: number;
   snapshotEvery?: number;
+  snapshotEveryEvents?: number;
   retainFinishedMs?: number;
   maxBatchInputs?: number;
   metricsPort?: number;
@@ -30,6 +31,7 @@ export function schedulerCommand(): Command {
     .option('--heartbeat-timeout-ms <ms>', 'mark a node lost after this long without heartbeats (0: never)', nonNegativeInt)
     .option('--checkpoint-every <n>', 'a Checkpoint every n transactions', positiveInt)
     .option('--snapshot-every <n>', 'a snapshot every n transactions (0: none)', nonNegativeInt)
+    .option('--snapshot-every-events <n>', 'also a snapshot once n events were folded since the last (default 50000; 0: by transactions only)', nonNegativeInt)
     .option('--retain-finished-ms <ms>', 'keep a finished job in the state this long, then retire it (default 300000)', nonNegativeInt)
     .option('--max-batch-inputs <n>', 'at most n buffered inputs ingested in one turn, before its session (default 4096)', positiveInt)
     .option('--metrics-port <port>', 'serve Prometheus metrics on GET /metrics at this port (0, the default: none)', nonNegativeInt)
@@ -44,6 +46,7 @@ export function schedulerCommand(): Command {
         heartbeatTimeoutMs: flags.heartbeatTimeoutMs,
         checkpointEvery: flags.checkpointEvery,
         snapshotEvery: flags.snapshotEvery,
+        snapshotEveryEvents: flags.snapshotEveryEvents,
         retainFinishedMs: flags.retainFinishedMs,
         maxBatchInputs: flags.maxBatchInputs,
         metricsPort: flags.metricsPort,
