@@ -117,6 +117,7 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
       record.stalledRestarts = attempt;
       ctx.progress(`full-disk ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
     },
+    ctx.cutShort,
   );
 }
 

@@ -44,6 +44,8 @@ export interface FaultContext {
   random: DrillRandom;
   busy: Set<string>;
   progress: (line: string) => void;
+  /** Aborted when the schedule's bound on its faults has passed: the waits for a NATS node's copies give up (an error of that fault) so the drill can check what it has. */
+  cutShort: AbortSignal;
 }
 
 type Injector = (record: FaultRecord, ctx: FaultContext) => Promise<void>;
@@ -80,7 +82,7 @@ export async function injectFault(n: number, kind: FaultKind, ctx: FaultContext)
     const node = NATS_FAULTS.has(kind) && record.skipped === null ? ctx.cluster.nats.nodes.find((n) => n.name === record.target) : undefined;
     if (node !== undefined && node.running) {
       try {
-        record.caughtUpMs = await awaitNodeCurrent(ctx.cluster.bus, node.name, 120_000, node.monitorPort);
+        record.caughtUpMs = await awaitNodeCurrent(ctx.cluster.bus, node.name, 120_000, node.monitorPort, ctx.cutShort);
       } catch (err) {
         record.error ??= err instanceof Error ? err.message : String(err);
       }
@@ -166,6 +168,7 @@ async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void
       record.stalledRestarts = attempt;
       ctx.progress(`restart-nats ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
     },
+    ctx.cutShort,
   );
 }
 

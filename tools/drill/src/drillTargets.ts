@@ -99,11 +99,12 @@ class CatchUpTargets {
  * it current once its raft log is, while its store is still being sent the stream's messages (a
  * consumer placed on it meanwhile delivers from sequence 1).
  */
-export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000, monitorPort?: number): Promise<number> {
+export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_000, monitorPort?: number, cutShort?: AbortSignal): Promise<number> {
   const started = Date.now();
   let behind: string[] = STREAMS;
   const targets = new CatchUpTargets();
   while (Date.now() - started < timeoutMs) {
+    if (cutShort?.aborted === true) throw new Error(`nats ${name}'s copies were still behind when the drill's bound on its faults ran out: ${behind.join(', ')}`);
     const answers = await Promise.all(
       STREAMS.map(async (stream) => {
         const [copies, info] = await Promise.all([streamCopies(bus, stream).catch(() => null), streamInfo(bus, stream).catch(() => null)]);
@@ -169,11 +170,13 @@ export async function catchUpOrRestart(
   node: NatsServerHandle,
   restart: (attempt: number) => Promise<void>,
   onStall: (attempt: number) => void,
+  cutShort?: AbortSignal,
   restarts = 2,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS);
+    const caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS, cutShort);
     if ('ms' in caughtUp) return;
+    if (cutShort?.aborted === true) throw new Error(`nats ${node.name}'s store was still behind when the drill's bound on its faults ran out: ${caughtUp.behind.join(', ')}`);
     if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart: ${caughtUp.behind.join(', ')}`);
     onStall(attempt);
     await restart(attempt);
@@ -187,13 +190,13 @@ export async function catchUpOrRestart(
  * nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes while the
  * stream's leader reported it current; a second restart resumed it at once) or `timeoutMs` passed.
  */
-async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, timeoutMs = 120_000): Promise<{ ms: number } | { behind: string[] }> {
+async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, cutShort?: AbortSignal, timeoutMs = 120_000): Promise<{ ms: number } | { behind: string[] }> {
   const started = Date.now();
   // each stream's highest last sequence seen in the node's store, and when it last grew
   const seen = new Map<string, { last: number; at: number }>();
   const targets = new CatchUpTargets();
   let behind: string[] = STREAMS;
-  while (Date.now() - started < timeoutMs) {
+  while (Date.now() - started < timeoutMs && cutShort?.aborted !== true) {
     const leaders = await Promise.all(STREAMS.map((stream) => streamInfo(bus, stream).then((i) => (i.authoritative ? i.lastSeq : null), () => null)));
     const held = await storedLastSeqs(node.monitorPort);
     const now = Date.now();
