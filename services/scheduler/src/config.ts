@@ -22,7 +22,7 @@ export interface SchedulerOptions {
   /**
    * Also a snapshot once this many events were folded since the last one (default 50,000; 0: by
    * transactions only): a rebuild replays events, and a leader behind on a backlog writes few
-   * large transactions (a turn of 4096 inputs), so counting transactions alone let a 200 gangs/s
+   * large transactions (a turn of up to 1024 inputs), so counting transactions alone let a 200 gangs/s
    * drill run 3,000 transactions and 150,000 events without one (a restarted replica replayed them all, 18 s).
    */
   snapshotEveryEvents?: number;
@@ -34,9 +34,10 @@ export interface SchedulerOptions {
    */
   retainFinishedMs?: number;
   /**
-   * Most buffered inputs one turn ingests before its session (default 4096). Every session tries the
+   * Most buffered inputs one turn ingests before its session (default 1024). Every session tries the
    * pending jobs, so a turn that takes few inputs of a backlog pays a whole session for each few:
-   * at 200 gangs/s, 256 a turn ingested about 600 inputs a second behind a backlog.
+   * at 200 gangs/s, 256 a turn ingested about 600 inputs a second behind a backlog; 4096 made turns
+   * of 2-4 s whose decisions waited for all of it (gaps over 10 s).
    */
   maxBatchInputs?: number;
   /** Wall clock for stamping transactions (tests may pass their own). */
@@ -70,7 +71,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     snapshotEveryEvents: 50_000,
     retainFinishedMs: 300_000,
     replicas: 1,
-    maxBatchInputs: 4096,
+    maxBatchInputs: 1024,
     wallClock: () => Date.now(),
     stampMonotonic: monotonicMs,
     metricsPort: 0,

@@ -33,7 +33,7 @@ export function schedulerCommand(): Command {
     .option('--snapshot-every <n>', 'a snapshot every n transactions (0: none)', nonNegativeInt)
     .option('--snapshot-every-events <n>', 'also a snapshot once n events were folded since the last (default 50000; 0: by transactions only)', nonNegativeInt)
     .option('--retain-finished-ms <ms>', 'keep a finished job in the state this long, then retire it (default 300000)', nonNegativeInt)
-    .option('--max-batch-inputs <n>', 'at most n buffered inputs ingested in one turn, before its session (default 4096)', positiveInt)
+    .option('--max-batch-inputs <n>', 'at most n buffered inputs ingested in one turn, before its session (default 1024)', positiveInt)
     .option('--metrics-port <port>', 'serve Prometheus metrics on GET /metrics at this port (0, the default: none)', nonNegativeInt)
     .option('--metrics-host <host>', 'the address the metrics endpoint binds (default 127.0.0.1; 0.0.0.0 for a scraper on another machine)')
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
