@@ -77,3 +77,44 @@ describe('snapshots by events, and a rebuild that goes on', () => {
     expect(stateHash(replica.state)).toBe(stateHash(replay(grown)));
   }, 40_000);
 });
+
+describe('a replica that takes over, and the snapshots saved while it stood by', () => {
+  let server: NatsServerHandle;
+  let bus: Bus;
+  const handles: SchedulerHandle[] = [];
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    bus = await connect({ servers: server.url, name: 'test' });
+  }, 30_000);
+
+  afterAll(async () => {
+    for (const h of handles) await h.stop();
+    await bus?.close();
+    await server?.stop();
+  });
+
+  it('counts events from the newest stored snapshot, rather than saving another at once', async () => {
+    const opts = { natsUrl: server.url, logger: silent, leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 1_000_000, snapshotEveryEvents: 30 };
+    const a = await startScheduler({ ...opts, id: 'a' });
+    handles.push(a);
+    await eventually(() => a.role() === 'leader', 10_000, 'a leading');
+    await publishInput(bus, 'muster.in.node.n1.register', { id: 'n1', labels: {}, capacity: { cpu: 100_000, memoryMb: 100_000, slots: 1000 }, gpus: [] });
+    // b's own word on the snapshots it saves
+    const said: string[] = [];
+    const b = await startScheduler({ ...opts, id: 'b', logger: pino({ level: 'info' }, { write: (line: string) => void said.push(line) }) });
+    handles.push(b);
+    await eventually(() => b.role() === 'standby', 10_000, 'b standing by');
+    await submitJobs(bus, 0, 20);
+    // b has folded far more than 30 events while a saved the snapshots
+    await eventually(() => (a.state().jobs !== undefined && b.state().seq === a.state().seq && a.state().lastInputSeq >= 21 ? true : null), 20_000, 'b caught up with a');
+    await eventually(async () => ((await listSnapshots(bus)).length > 0 ? true : null), 20_000, 'a snapshot of a');
+    await a.stop();
+    await eventually(() => b.role() === 'leader', 10_000, 'b leading');
+    // its election and a few turns: a handful of events, no snapshot due
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(said.some((line) => line.includes('elected: leading'))).toBe(true);
+    expect(said.filter((line) => line.includes('snapshot saved'))).toEqual([]);
+  }, 60_000);
+});
+

@@ -58,7 +58,11 @@ export class LeaderTerm {
     listSnapshots(deps.bulkBus ?? deps.bus)
       .then(
         (stored) => {
-          for (const s of stored) if (s.schema === STATE_SCHEMA) ledger.snapshotSeq = Math.max(ledger.snapshotSeq, s.seq);
+          const newest = Math.max(0, ...stored.filter((s) => s.schema === STATE_SCHEMA).map((s) => s.seq));
+          if (newest <= ledger.snapshotSeq) return;
+          ledger.snapshotSeq = newest;
+          // the events since it are not known: count from now, rather than snapshot again at once on taking over
+          ledger.eventsSinceSnapshot = 0;
         },
         (err: unknown) => this.log.debug({ err }, 'the stored snapshots could not be listed'),
       )
