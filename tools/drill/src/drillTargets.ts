@@ -26,6 +26,17 @@ export async function currentLeader(record: FaultRecord, ctx: FaultContext): Pro
     record.skipped = 'no healthy standby to take over';
     return null;
   }
+  // and one that says it stands by: not one still rebuilding (no answer yet), nor one that still
+  // believes it leads an older term, nor one that refuses to lead
+  const statuses = await ctx.cluster.statuses(1_000);
+  const standing = healthyOthers(ctx, leader.id).filter((r) => {
+    const s = statuses.get(r);
+    return s !== null && s !== undefined && s.role === 'standby' && s.refusedBecause === null;
+  });
+  if (standing.length === 0) {
+    record.skipped = 'no standby answers as one to take over';
+    return null;
+  }
   ctx.busy.add(leader.id);
   record.target = leader.id;
   return leader.id;
