@@ -51,7 +51,7 @@ export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from '.
 export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } from './snapshotStore.ts';
 export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
 export type { StreamDefinition, StreamDefinitionKind, StreamSettings } from './streamDefinitions.ts';
-export { bucketStream, stepDownStreamLeader, streamCopies, streamInfo, subjectCount } from './streamInfo.ts';
+export { bucketStream, streamCopies, streamInfo, subjectCount } from './streamInfo.ts';
 export type { StreamCopy, StreamState, SubjectCount } from './streamInfo.ts';
 export { subjectMessages } from './subjectMessages.ts';
 export type { StreamMessage, SubjectReadOptions } from './subjectMessages.ts';

@@ -61,22 +61,3 @@ export async function streamCopies(bus: Bus, stream: string): Promise<StreamCopy
 
 /** The stream behind a KV bucket or an object store (`KV_<bucket>`, `OBJ_<bucket>`). */
 export const bucketStream = { kv: (bucket: string): string => `KV_${bucket}`, objects: (bucket: string): string => `OBJ_${bucket}` };
-
-/**
- * Asks `stream`'s leader to step down, so that another copy leads it (an operator's `nats stream
- * cluster step-down`); resolves with the new leader's name as the stream reports it once it has
- * one ('' when none within `timeoutMs`). A new leader probes every follower afresh: what the drill
- * tries on a copy whose catch-up stopped while the old leader counted it current.
- */
-export async function stepDownStreamLeader(bus: Bus, stream: string, timeoutMs = 10_000): Promise<string> {
-  const before = (await streamInfo(bus, stream)).leader;
-  const reply = (await bus.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, '', { timeoutMs })).json<{ success?: boolean; error?: { description?: string } }>();
-  if (reply.success !== true) throw new Error(`${stream}'s leader did not step down: ${reply.error?.description ?? 'no reason given'}`);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const leader = await streamInfo(bus, stream).then((i) => i.leader, () => '');
-    if (leader !== '' && leader !== before) return leader;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return '';
-}

@@ -15,7 +15,7 @@ describe('the waits for a NATS node, cut short', () => {
 
   it('a catch-up cut short throws, naming the node, without restarting it', async () => {
     let restarts = 0;
-    await expect(catchUpOrRestart(bus, node, async () => void restarts++, { onStall: () => undefined }, cut)).rejects.toThrow(/^nats n3's store was still behind when the drill's bound on its faults ran out: MUSTER_IN/);
+    await expect(catchUpOrRestart(bus, node, async () => void restarts++, () => undefined, cut)).rejects.toThrow(/^nats n3's store was still behind when the drill's bound on its faults ran out: MUSTER_IN/);
     expect(restarts).toBe(0);
   });
 

@@ -6,7 +6,7 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
 import { sleep } from './drillSleep.ts';
-import { COPY_STALL_MS, awaitNodeCurrent, catchUpOrRestart, currentLeader, pickNatsNode, restartNatsNode, restartNatsNodeEmpty, stepDownNoted } from './drillTargets.ts';
+import { COPY_STALL_MS, awaitNodeCurrent, catchUpOrRestart, currentLeader, pickNatsNode, restartNatsNode, restartNatsNodeEmpty } from './drillTargets.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */
 export interface FaultRecord {
@@ -33,8 +33,6 @@ export interface FaultRecord {
   disk?: { mb: number; freeBytesWhenFull: number; fullMs: number; answeredWhenFull: boolean; answeredAfterFree: boolean; recovery: 'empty-store' | 'same-store' };
   /** restart-nats, full-disk: how many more times the node was restarted because its store stopped catching up. */
   stalledRestarts?: number;
-  /** restart-nats, full-disk: how many times the leaders of the streams whose copies stalled on the node stepped down (before a restart). */
-  stepDowns?: number;
   /** fast-clock: when the replica ran with its clock ahead (ms since the epoch, the drill's true clock) and whether it led meanwhile. */
   fastClock?: { replica: string; aheadMs: number; from: number; to: number; led: boolean; toSeq: number; killed: string; killedAt: number };
 }
@@ -105,9 +103,8 @@ export function faultLine(r: FaultRecord): string {
   const current = r.caughtUpMs === undefined ? '' : `, its copies current ${r.caughtUpMs} ms after`;
   const yesNo = (b: boolean): string => (b ? 'yes' : 'no');
   const disk = r.disk === undefined ? '' : ` (tmpfs of ${r.disk.mb} MB full for ${r.disk.fullMs} ms; its monitor answered at the end of that: ${yesNo(r.disk.answeredWhenFull)}, once freed: ${yesNo(r.disk.answeredAfterFree)}; restarted on ${r.disk.recovery === 'empty-store' ? 'an empty store' : 'the store it left'})`;
-  const stepped = r.stepDowns === undefined ? '' : `, ${r.stepDowns} step-down(s) of a stalled copy's stream leaders`;
   const stalled = r.stalledRestarts === undefined ? '' : `, restarted ${r.stalledRestarts} more time(s) when its store stopped catching up`;
-  return `${what}: done in ${r.endedAt - r.at} ms${current}${stepped}${stalled}${disk}${slow}${next}`;
+  return `${what}: done in ${r.endedAt - r.at} ms${current}${stalled}${disk}${slow}${next}`;
 }
 
 /** Waits until a restarted replica answers its status (it has rebuilt and stands by). */
@@ -167,12 +164,9 @@ async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void
       await node.kill('SIGKILL');
       await restartNatsNode(node);
     },
-    {
-      onStall: (attempt) => {
-        record.stalledRestarts = attempt;
-        ctx.progress(`restart-nats ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
-      },
-      onStepDown: (leaders) => stepDownNoted(record, ctx, node.name, leaders),
+    (attempt) => {
+      record.stalledRestarts = attempt;
+      ctx.progress(`restart-nats ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
     },
     ctx.cutShort,
   );

@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, stepDownStreamLeader, streamCopies, streamInfo } from '@muster/bus';
+import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
@@ -170,48 +170,26 @@ export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Pr
 /** How long a restarted node's copy may stay behind without a new message before it is restarted again. */
 export const COPY_STALL_MS = 10_000;
 
-/** Counts a step-down of a stalled copy's stream leaders in the fault's record, and says it. */
-export function stepDownNoted(record: FaultRecord, ctx: FaultContext, node: string, leaders: { stream: string; leader: string }[]): void {
-  record.stepDowns = (record.stepDowns ?? 0) + 1;
-  const led = leaders.map((l) => `${l.stream} now led by ${l.leader === '' ? 'no one yet' : l.leader}`).join(', ');
-  ctx.progress(`${record.kind} ${node}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): the stalled streams' leaders step down (${led})`);
-}
-
-/** What `catchUpOrRestart` tells its fault as it goes. */
-export interface CatchUpHooks {
-  /** Before the `attempt`-th restart of the node. */
-  onStall: (attempt: number) => void;
-  /** After the leaders of the streams whose copies stalled stepped down (each stream, its new leader or ''). */
-  onStepDown?: (leaders: { stream: string; leader: string }[]) => void;
-}
-
 /**
- * Waits until `node`'s own store has caught up (`awaitStoreCaughtUp`). Each time a copy stops
- * filling for `COPY_STALL_MS`, first the leaders of the streams behind step down (a new leader
- * probes the copy afresh, where 2.9.10's old one counted it current), and when it stalls again the
- * node is brought back with `restart` (as an operator would: a second start has resumed such a copy
- * at once), at most `restarts` times; throws when it still stalls after them.
+ * Waits until `node`'s own store has caught up (`awaitStoreCaughtUp`), bringing it back again with
+ * `restart` each time a copy stops filling for `COPY_STALL_MS` (as an operator would: a second start has
+ * resumed such a copy at once), at most `restarts` times; calls `onStall` before each and throws
+ * when it still stalls after them.
  */
 export async function catchUpOrRestart(
   bus: Bus,
   node: NatsServerHandle,
   restart: (attempt: number) => Promise<void>,
-  hooks: CatchUpHooks,
+  onStall: (attempt: number) => void,
   cutShort?: AbortSignal,
   restarts = 2,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    let caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS, cutShort);
+    const caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS, cutShort);
     if ('ms' in caughtUp) return;
-    if (cutShort?.aborted !== true && caughtUp.stalled.length > 0) {
-      const leaders = await Promise.all(caughtUp.stalled.map(async (stream) => ({ stream, leader: await stepDownStreamLeader(bus, stream).catch(() => '') })));
-      hooks.onStepDown?.(leaders);
-      caughtUp = await awaitStoreCaughtUp(bus, node, COPY_STALL_MS, cutShort);
-      if ('ms' in caughtUp) return;
-    }
     if (cutShort?.aborted === true) throw new Error(`nats ${node.name}'s store was still behind when the drill's bound on its faults ran out: ${caughtUp.behind.join(', ')}`);
     if (attempt > restarts) throw new Error(`nats ${node.name}'s store stopped catching up ${attempt} times after its restart: ${caughtUp.behind.join(', ')}`);
-    hooks.onStall(attempt);
+    onStall(attempt);
     await restart(attempt);
   }
 }
@@ -223,7 +201,7 @@ export async function catchUpOrRestart(
  * nats-server 2.9.10 once left MUSTER_LOG's copy at 8,433 of 24,651 for minutes while the
  * stream's leader reported it current; a second restart resumed it at once) or `timeoutMs` passed.
  */
-async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, cutShort?: AbortSignal, timeoutMs = 120_000): Promise<{ ms: number } | { behind: string[]; stalled: string[] }> {
+async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: number, cutShort?: AbortSignal, timeoutMs = 120_000): Promise<{ ms: number } | { behind: string[] }> {
   const started = Date.now();
   // each stream's highest last sequence seen in the node's store, and when it last grew
   const seen = new Map<string, { last: number; at: number }>();
@@ -233,7 +211,7 @@ async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: num
     const leaders = await Promise.all(STREAMS.map((stream) => streamInfo(bus, stream).then((i) => (i.authoritative ? i.lastSeq : null), () => null)));
     const held = await storedLastSeqs(node.monitorPort);
     const now = Date.now();
-    const stalled: string[] = [];
+    let stalled = false;
     behind = [];
     STREAMS.forEach((stream, i) => {
       const last = held?.get(stream);
@@ -242,11 +220,11 @@ async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: num
       const why = targets.behind(stream, leaders[i] ?? null, last);
       if (why === null) return;
       behind.push(why);
-      if (targets.has(stream) && now - (seen.get(stream)?.at ?? now) > stallMs) stalled.push(stream);
+      if (targets.has(stream) && now - (seen.get(stream)?.at ?? now) > stallMs) stalled = true;
     });
     if (behind.length === 0) return { ms: now - started };
-    if (stalled.length > 0) return { behind, stalled };
+    if (stalled) return { behind };
     await sleep(250);
   }
-  return { behind, stalled: [] };
+  return { behind };
 }
