@@ -198,7 +198,14 @@ export class Replica {
       log.warn({ err }, 'the published decisions could not be read: not checked at rebuild');
       return undefined;
     });
-    if (published !== undefined) await this.checkPublished(published, true, this.deps.bus, MAX_LOG_READS);
+    // a read that fails here (served by a NATS node whose copy stalled) leaves the check to the
+    // one before leading: failing the rebuild for it kept a restarted replica from standing by for
+    // over a minute in the hour soak, each retry failing the same read
+    if (published !== undefined) {
+      await this.checkPublished(published, true, this.deps.bus, MAX_LOG_READS).catch((err: unknown) => {
+        log.warn({ err }, 'the published decisions could not be checked: left to the check before leading');
+      });
+    }
     const report: RebuildReport = { snapshotSeq: this.ledger.snapshotSeq === 0 ? null : this.ledger.snapshotSeq, replayed: this.ledger.seq - from, ms: Math.round(performance.now() - started) };
     log.info({ seq: this.ledger.seq, ...report }, 'rebuilt');
     return report;
