@@ -30,7 +30,7 @@ export interface DrillCluster {
   readonly paused: Set<string>;
   /** The current process of a replica. */
   replica(id: string): SchedulerProcess;
-  /** Starts a new process for a replica id (it rebuilds from the log and stands by); `clockAheadMs` runs it under faketime, its wall clock that far ahead. */
+  /** Starts a new process for a replica id (it rebuilds from the log and stands by); `clockAheadMs` runs it under faketime, its wall clock that far ahead; throws while the id's previous process still runs. */
   startReplica(id: string, clockAheadMs?: number): SchedulerProcess;
   /** One replica's status, or null when it does not answer within `timeoutMs`. */
   status(id: string, timeoutMs?: number): Promise<ReplicaStatus | null>;
@@ -75,6 +75,8 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     const replicaUrls = link?.urls ?? nats.urls;
     const procs = new Map<string, SchedulerProcess>();
     const startReplica = (id: string, clockAheadMs = 0): SchedulerProcess => {
+      // two processes with one replica id fight over the lease until one is stopped
+      if (procs.get(id)?.running === true) throw new Error(`replica ${id} still runs (pid ${procs.get(id)!.pid}): not starting a second one`);
       const proc = stack.spawnScheduler({
         ...(clockAheadMs === 0 ? {} : { env: fastClockEnv(clockAheadMs) }),
         id,

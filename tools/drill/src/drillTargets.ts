@@ -26,6 +26,10 @@ export async function currentLeader(record: FaultRecord, ctx: FaultContext): Pro
     record.skipped = 'no healthy standby to take over';
     return null;
   }
+  // claimed before the next wait, not after it: two kill-leader faults that both looked while the
+  // other waited both killed s1 and both started it again (two processes as s1 fought over the
+  // lease for the rest of an hour soak)
+  ctx.busy.add(leader.id);
   // and one that says it stands by: not one still rebuilding (no answer yet), nor one that still
   // believes it leads an older term, nor one that refuses to lead
   const statuses = await ctx.cluster.statuses(1_000);
@@ -34,10 +38,10 @@ export async function currentLeader(record: FaultRecord, ctx: FaultContext): Pro
     return s !== null && s !== undefined && s.role === 'standby' && s.refusedBecause === null;
   });
   if (standing.length === 0) {
+    ctx.busy.delete(leader.id);
     record.skipped = 'no standby answers as one to take over';
     return null;
   }
-  ctx.busy.add(leader.id);
   record.target = leader.id;
   return leader.id;
 }
