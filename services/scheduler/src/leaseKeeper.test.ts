@@ -89,4 +89,50 @@ describe('LeaseKeeper', () => {
     }
     expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 8 });
   });
+
+  it('waits out an earlier life\'s lease under its own id like any silent holder\'s', async () => {
+    const lease = { ...staleLease(), readLease: async () => ({ id: 's2', term: 3, revision: 7 }) } as unknown as LeaderLease;
+    const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    await sleep(20);
+    expect(await keeper.tryAcquire(3)).toBeNull();
+    expect(await looksUntilWon(keeper, 20)).toEqual({ term: 4, revision: 8 });
+  });
+
+  it('leaves a lease under its own id that another process refreshes to that process, and says so once', async () => {
+    // a second process started as s2 leads: the lease is s2's, refreshed between every two looks
+    let revision = 7;
+    let refreshing = true;
+    const lease = {
+      ...staleLease(),
+      readLease: async () => ({ id: 's2', term: 3, revision: refreshing ? ++revision : revision }),
+      updateLease: async () => ({ ok: true as const, revision: revision + 1 }),
+    } as unknown as LeaderLease;
+    const said: string[] = [];
+    const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'error' }, { write: (line: string) => void said.push(line) }));
+    for (let i = 0; i < 10; i++) {
+      expect(await keeper.tryAcquire(3)).toBeNull();
+      await sleep(30);
+    }
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain('two processes run with one --id');
+    // that process stops: its lease is waited out, then taken over
+    refreshing = false;
+    expect(await looksUntilWon(keeper, 30)).toEqual({ term: 4, revision: revision + 1 });
+  });
+
+  it('takes back at once the lease of a term it won, found after it stepped down', async () => {
+    let current: { id: string; term: number; revision: number } | null = null;
+    const lease = {
+      ...staleLease(),
+      readLease: async () => current,
+      createLease: async () => ({ ok: true as const, revision: 1 }),
+      updateLease: async () => ({ ok: true as const, revision: 6 }),
+    } as unknown as LeaderLease;
+    const keeper = new LeaseKeeper(lease, 's2', 100, pino({ level: 'silent' }));
+    expect(await keeper.tryAcquire(3)).toEqual({ term: 4, revision: 1 });
+    // it led and refreshed to revision 5, then stepped down on a refresh whose outcome was unknown
+    current = { id: 's2', term: 4, revision: 5 };
+    expect(await keeper.tryAcquire(4)).toEqual({ term: 5, revision: 6 });
+  });
 });

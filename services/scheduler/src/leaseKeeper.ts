@@ -14,8 +14,10 @@ export interface WonLease {
  * no refresh of the lease, and no growth of the log (`sawActivity`). Only time it was looking
  * counts: of the time between two looks at most half a lease, so a standby whose own event loop
  * stalled (folding a burst, a loaded machine) does not count its stall as the leader's silence
- * and fence a live leader. The lease only chooses who tries to write; the log's fencing is the
- * guarantee.
+ * and fence a live leader. A lease under this replica's own id is taken back at once only when
+ * this process won its term; otherwise it is an earlier life's (waited out) or another process's
+ * with the same id (said at error, and left to lead). The lease only chooses who tries to write;
+ * the log's fencing is the guarantee.
  */
 export class LeaseKeeper {
   private lastRevision = -1;
@@ -24,6 +26,12 @@ export class LeaseKeeper {
   private lastLook = monotonicMs();
   // the term of a lease write whose outcome is unknown (it timed out): found written at the next look, it is won
   private unknownTerm: number | null = null;
+  // the last term this process won (its own lease, found after it stepped down, is taken back at once)
+  private wonTerm: number | null = null;
+  // whether the last look found the lease under this replica's id but of a term this process never won
+  private foreignOwnAtLastLook = false;
+  // said once: another process runs with this replica's id
+  private twinSaid = false;
 
   /** `looks`: the lease as a standby's looks see it (calls bounded shorter than the lease), by default `lease`. */
   constructor(
@@ -48,7 +56,7 @@ export class LeaseKeeper {
       if (r.ok) {
         // no lease: none was ever taken, or the last holder gave it up
         this.log.info({ term }, 'took the free lease');
-        return { term, revision: r.revision };
+        return this.won(term, r.revision);
       }
       if (r.code === 'timeout') this.unknownTerm = term;
       this.log.debug({ code: r.code }, 'lease create lost');
@@ -58,13 +66,26 @@ export class LeaseKeeper {
     if (unknownTerm !== null && current.id === this.id && current.term === unknownTerm) {
       this.log.info({ term: unknownTerm }, 'took over the lease (a write that timed out had landed)');
       this.lastRevision = current.revision;
-      return { term: unknownTerm, revision: current.revision };
+      return this.won(unknownTerm, current.revision);
     }
+    const foreignOwnBefore = this.foreignOwnAtLastLook;
+    this.foreignOwnAtLastLook = current.id === this.id && current.term !== this.wonTerm;
     if (current.revision !== this.lastRevision) {
       this.lastRevision = current.revision;
       this.silentMs = 0;
-      // our own lease from an earlier life of this replica: nobody else refreshes it
       if (current.id !== this.id) return null;
+      // this replica's id but a term this process never won: an earlier life's lease, which nobody
+      // refreshes (waited out like any silent holder), or another process started with the same id,
+      // which refreshes it (two such took it from each other every few hundred ms for the rest of an
+      // hour soak when each took "its own" lease at once): that one leads, this one stands by
+      if (this.foreignOwnAtLastLook) {
+        if (foreignOwnBefore && !this.twinSaid) {
+          this.twinSaid = true;
+          this.log.error({ id: this.id, term: current.term }, 'another process holds the lease under this replica\'s id: two processes run with one --id; standing by while it leads');
+        }
+        return null;
+      }
+      // the lease of a term this process led: nobody else refreshes it
     } else if (this.silentMs <= this.leaseMs) {
       return null;
     }
@@ -72,10 +93,16 @@ export class LeaseKeeper {
     const r = await this.looks.updateLease(current.revision, { id: this.id, term });
     if (r.ok) {
       this.log.info({ from: current.id, term }, 'took over the lease');
-      return { term, revision: r.revision };
+      return this.won(term, r.revision);
     }
     if (r.code === 'timeout') this.unknownTerm = term;
     return null;
+  }
+
+  private won(term: number, revision: number): WonLease {
+    this.wonTerm = term;
+    this.foreignOwnAtLastLook = false;
+    return { term, revision };
   }
 
   /**
