@@ -11,6 +11,8 @@ import { eventually } from './schedulerProcess.ts';
 /** A leading scheduler `s1` and a client connection to its server; `stop` ends them and the server. */
 export interface SingleLeader {
   bus: Bus;
+  /** The server's url, for another replica of the test's own. */
+  url: string;
   scheduler: SchedulerHandle;
   stop(): Promise<void>;
 }
@@ -24,6 +26,7 @@ export async function startSingleLeader(nodes: readonly { id: string }[], option
   for (const node of nodes) await publishInput(bus, subjects.nodeInput(node.id, 'register'), node, `${node.id}:register:1`);
   return {
     bus,
+    url: server.url,
     scheduler,
     stop: async () => {
       await bus.close();

@@ -76,7 +76,8 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
     const procs = new Map<string, SchedulerProcess>();
     const startReplica = (id: string, clockAheadMs = 0): SchedulerProcess => {
       // two processes with one replica id fight over the lease until one is stopped
-      if (procs.get(id)?.running === true) throw new Error(`replica ${id} still runs (pid ${procs.get(id)!.pid}): not starting a second one`);
+      const previous = procs.get(id);
+      if (previous?.running === true) throw new Error(`replica ${id} still runs (pid ${previous.pid}): not starting a second one`);
       const proc = stack.spawnScheduler({
         ...(clockAheadMs === 0 ? {} : { env: fastClockEnv(clockAheadMs) }),
         id,

@@ -18,17 +18,17 @@ export async function currentLeader(record: FaultRecord, ctx: FaultContext): Pro
     record.skipped = 'no replica answered as leader';
     return null;
   }
-  if (ctx.busy.has(leader.id)) {
-    record.skipped = `leader ${leader.id} is under another fault`;
-    return null;
-  }
   if (healthyOthers(ctx, leader.id).length === 0) {
     record.skipped = 'no healthy standby to take over';
     return null;
   }
-  // claimed before the next wait, not after it: two kill-leader faults that both looked while the
-  // other waited both killed s1 and both started it again (two processes as s1 fought over the
-  // lease for the rest of an hour soak)
+  // looked at and claimed in one step, before the next wait: two kill-leader faults that both
+  // looked while the other waited both killed s1 and both started it again (two processes as s1
+  // fought over the lease for the rest of an hour soak)
+  if (ctx.busy.has(leader.id)) {
+    record.skipped = `leader ${leader.id} is under another fault`;
+    return null;
+  }
   ctx.busy.add(leader.id);
   // and one that says it stands by: not one still rebuilding (no answer yet), nor one that still
   // believes it leads an older term, nor one that refuses to lead
