@@ -60,7 +60,8 @@ describe('a node agent whose consumer skips a stored bind', () => {
     };
   };
 
-  const start = (nodeId: string, lost: () => number | null, counted: string[] = []): { lines: string[] } => {
+  type Read = (subject: string, fromSeq: number, signal: AbortSignal) => AsyncGenerator<StreamMessage>;
+  const start = (nodeId: string, lost: () => number | null, counted: string[] = [], read: Read = holeyReader(lost)): { lines: string[] } => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -82,7 +83,7 @@ describe('a node agent whose consumer skips a stored bind', () => {
         outputDir: null,
         stallMs: 200,
         censusMs: 600,
-        read: holeyReader(lost),
+        read,
         count: (subject) => {
           counted.push(subject);
           return subjectCount(bus.bus, DECISIONS_STREAM, subject);
@@ -149,6 +150,40 @@ describe('a node agent whose consumer skips a stored bind', () => {
     const warned = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(warned).toContain('bind or stop reader stalled; resubscribing');
     expect(warned).toContain('bind or stop reader skipped messages; reading the subject again from its start');
+  });
+
+  it('when its resubscribed consumer delivers the subject again from its start: the re-delivery does not hide the skipped bind', async () => {
+    await publishBind('gap-redelivered', 'first');
+    const lost = await publishBind('gap-redelivered', 'skipped');
+    await publishBind('gap-redelivered', 'last');
+    // the first read skips the bind; the second (the resubscription, asked to start after 'last')
+    // delivers from sequence 1 instead, still without it, as a consumer on a NATS node refilling its
+    // store did in a drill at 200 gangs/s (50 gangs stopped at their runtime limit)
+    let bindReads = 0;
+    const read = async function* (subject: string, fromSeq: number, signal: AbortSignal): AsyncGenerator<StreamMessage> {
+      if (!subject.startsWith('muster.bind.')) {
+        yield* subjectMessages(bus.bus, DECISIONS_STREAM, subject, { fromSeq, signal });
+        return;
+      }
+      bindReads += 1;
+      const from = bindReads === 2 ? 1 : fromSeq;
+      for await (const m of subjectMessages(bus.bus, DECISIONS_STREAM, subject, { fromSeq: from, signal })) {
+        if (bindReads <= 2 && m.seq === lost) continue;
+        yield m;
+      }
+    };
+    const { lines } = start('gap-redelivered', () => null, [], read);
+    const jobs = await eventually(
+      async () => {
+        const all = await doneJobs('gap-redelivered');
+        return all.includes('skipped') ? all : null;
+      },
+      15_000,
+      'the skipped bind run',
+    );
+    expect(jobs.sort()).toEqual(['first', 'last', 'skipped']);
+    expect(bindReads).toBeGreaterThanOrEqual(3);
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain('bind or stop reader skipped messages; reading the subject again from its start');
   });
 
   it('while nothing comes and nothing is missing: its counts back off, doubling up to censusMs', async () => {

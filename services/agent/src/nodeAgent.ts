@@ -245,6 +245,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   // message given; still short after that, its consumer skipped messages (one served from a copy
   // with a hole, as a NATS node refilling its store has), and the subject is read again from its
   // start. That replay is idempotent: the ledger, the running members and the stops seen decide.
+  // A message before the next one expected (re-delivered) is neither handled nor counted.
   const follow = async (subject: string, fromSeq: number, until?: number): Promise<number> => {
     let census = censuses.get(subject);
     if (census === undefined) censuses.set(subject, (census = new DeliveryCensus()));
@@ -303,6 +304,10 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       try {
         if (until === 0) return next;
         for await (const m of read(subject, next, attempt.signal)) {
+          // given already: a consumer placed on a NATS node refilling its store can deliver from the
+          // subject's start whatever it was asked for (nats-server 2.9.10); counted again, such a
+          // re-delivery would cover a message the reader skipped, and the census would miss it
+          if (m.seq < next) continue;
           lastMessage = performance.now();
           next = m.seq + 1;
           judge(census.record(m.seq));
