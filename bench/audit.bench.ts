@@ -20,6 +20,7 @@ import { shardSize } from '@muster/core';
 import type { State } from '@muster/core';
 import { startScheduler } from '@muster/scheduler';
 import { startNatsServer } from '@muster/stack';
+import { line as printLine } from './benchLog.ts';
 import { prng } from './realisticLog.ts';
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 6000);
@@ -32,7 +33,7 @@ interface BindPart {
 }
 
 function line(label: string, value: string): void {
-  console.log(`${label.padEnd(44)} ${value}`);
+  printLine(label, value, 44);
 }
 
 function rate(n: number, ms: number): string {

@@ -12,7 +12,6 @@ import {
   lastLogSequence,
   openLeaderLease,
   publishInput,
-  readLog,
   saveSnapshot,
   subjects,
 } from '@muster/bus';
@@ -23,6 +22,7 @@ import { HeartbeatMonitor, Replica, resolveOptions } from '@muster/scheduler';
 import { spawnScheduler, startNatsServer } from '@muster/stack';
 import type { NatsServerHandle, SchedulerProcess } from '@muster/stack';
 import { NatsAdmin } from '../test/support/natsAdmin.ts';
+import { line, logShape } from './benchLog.ts';
 import { realisticEvents } from './realisticLog.ts';
 
 const GANGS = Number(process.env.BENCH_GANGS ?? 5000);
@@ -55,10 +55,6 @@ const CLOCK_TICKS = 100;
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function line(label: string, value: string): void {
-  console.log(`${label.padEnd(52)} ${value}`);
 }
 
 async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
@@ -226,17 +222,6 @@ async function coldRebuild(): Promise<{ without: number; withSnapshot: number; e
     await bus.close();
     await server.stop();
   }
-}
-
-/** Sessions, transactions and events in the log from `fromSeq` to its end now (how the leader batched a run). */
-async function logShape(bus: Bus, fromSeq: number): Promise<{ sessions: number; txs: number; events: number }> {
-  const shape = { sessions: 0, txs: 0, events: 0 };
-  for await (const { tx } of readLog(bus, { fromSeq, verifyChain: false })) {
-    shape.txs++;
-    shape.events += tx.events.length;
-    if (tx.kind === 'session' && tx.part === 1) shape.sessions++;
-  }
-  return shape;
 }
 
 /** The environment of a profiled scheduler (none unless BENCH_PROFILE is set). */
