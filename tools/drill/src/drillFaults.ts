@@ -6,7 +6,7 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import type { DrillOptions, FaultKind } from './drillOptions.ts';
 import type { DrillRandom } from './drillRandom.ts';
 import { sleep } from './drillSleep.ts';
-import { COPY_STALL_MS, awaitNodeCurrent, catchUpOrRestart, currentLeader, pickNatsNode, restartNatsNode, restartNatsNodeEmpty } from './drillTargets.ts';
+import { awaitNodeCurrent, currentLeader, pickNatsNode, recoverStalledNode, restartNatsNode } from './drillTargets.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */
 export interface FaultRecord {
@@ -153,23 +153,7 @@ async function restartNats(record: FaultRecord, ctx: FaultContext): Promise<void
   await node.kill('SIGKILL');
   await sleep(ctx.opts.natsDownMs);
   await restartNatsNode(node);
-  // a copy whose catch-up stopped is restarted on its store once (that has resumed one at once),
-  // then on an empty store, as an operator would: nats-server 2.9.10 left one at 7,843 of 8,839
-  // through three restarts on its store (docs/drills.md)
-  await catchUpOrRestart(
-    ctx.cluster.bus,
-    node,
-    async (attempt) => {
-      if (attempt > 1) return restartNatsNodeEmpty(node);
-      await node.kill('SIGKILL');
-      await restartNatsNode(node);
-    },
-    (attempt) => {
-      record.stalledRestarts = attempt;
-      ctx.progress(`restart-nats ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
-    },
-    ctx.cutShort,
-  );
+  await recoverStalledNode('restart-nats', node, record, ctx);
 }
 
 async function restartStandby(record: FaultRecord, ctx: FaultContext): Promise<void> {

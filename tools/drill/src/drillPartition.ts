@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 import { sleep } from './drillSleep.ts';
-import { currentLeader, pickNatsNode } from './drillTargets.ts';
+import { currentLeader, pickNatsNode, recoverStalledNode } from './drillTargets.ts';
 
 // the cgroup v2 hierarchy: beside v1 controllers (hybrid), or on its own
 const CGROUP2 = existsSync('/sys/fs/cgroup/unified/cgroup.procs') ? '/sys/fs/cgroup/unified' : existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/cgroup' : null;
@@ -179,4 +179,8 @@ export async function partitionNats(record: FaultRecord, ctx: FaultContext): Pro
     ['OUTPUT', '-o', 'lo', '-m', 'cgroup', '--path', rel, '-p', 'tcp', '-m', 'multiport', '--dports', [...others].join(','), '-j', 'DROP'],
   ];
   await cutOff(record, node, others, rules, () => sleep(ctx.opts.natsPartitionMs));
+  // healed: its copy of a stream it led while cut off can keep appends that never committed, and
+  // nats-server 2.9.10 left such a copy where it was (docs/drills.md); restarted like a NATS node
+  // whose store stopped catching up, it is not free for the next NATS fault until it holds every stream
+  await recoverStalledNode('partition-nats', node, record, ctx);
 }
