@@ -101,6 +101,17 @@ describe('a node agent whose consumer skips a stored bind', () => {
     return jobs;
   };
 
+  // every job done on `nodeId`, once the one named 'skipped' is among them
+  const skippedRun = (nodeId: string): Promise<string[]> =>
+    eventually(
+      async () => {
+        const all = await doneJobs(nodeId);
+        return all.includes('skipped') ? all : null;
+      },
+      15_000,
+      'the skipped bind run',
+    );
+
   it('while binds keep coming: it runs the skipped bind, and every other member once', async () => {
     let lost: number | null = null;
     const { lines } = start('gap-busy', () => lost);
@@ -138,14 +149,7 @@ describe('a node agent whose consumer skips a stored bind', () => {
     const lost = await publishBind('gap-quiet', 'skipped');
     await publishBind('gap-quiet', 'last');
     const { lines } = start('gap-quiet', () => lost);
-    const jobs = await eventually(
-      async () => {
-        const all = await doneJobs('gap-quiet');
-        return all.includes('skipped') ? all : null;
-      },
-      15_000,
-      'the skipped bind run',
-    );
+    const jobs = await skippedRun('gap-quiet');
     expect(jobs.sort()).toEqual(['first', 'last', 'skipped']);
     const warned = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(warned).toContain('bind or stop reader stalled; resubscribing');
@@ -173,14 +177,7 @@ describe('a node agent whose consumer skips a stored bind', () => {
       }
     };
     const { lines } = start('gap-redelivered', () => null, [], read);
-    const jobs = await eventually(
-      async () => {
-        const all = await doneJobs('gap-redelivered');
-        return all.includes('skipped') ? all : null;
-      },
-      15_000,
-      'the skipped bind run',
-    );
+    const jobs = await skippedRun('gap-redelivered');
     expect(jobs.sort()).toEqual(['first', 'last', 'skipped']);
     expect(bindReads).toBeGreaterThanOrEqual(3);
     expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain('bind or stop reader skipped messages; reading the subject again from its start');
