@@ -6,6 +6,8 @@
 export interface BusMessage {
   subject: string;
   data: Uint8Array;
+  /** Where an answer goes, when the sender asked for one (`publish` with a reply subject). */
+  reply?: string;
   /** The body as UTF-8 text. */
   text(): string;
   /** The body parsed as JSON (throws when it is not JSON). */
@@ -45,8 +47,10 @@ export interface Bus {
    * (`isNoResponders`) or no reply comes within `timeoutMs` (`isTimeout`).
    */
   request(subject: string, body: string | Uint8Array, opts: { timeoutMs: number }): Promise<BusMessage>;
-  /** Publishes on core NATS: no stream, no acknowledgement. */
-  publish(subject: string, body: string | Uint8Array): void;
+  /** Publishes on core NATS: no stream, no acknowledgement; `reply` names where an answer may go. */
+  publish(subject: string, body: string | Uint8Array, reply?: string): void;
+  /** A new reply subject of this connection's own (under its inbox prefix), to subscribe to and name in `publish`. */
+  inbox(): string;
   /** Resolves once the server has processed everything published and subscribed so far. */
   flush(): Promise<void>;
   /** The same connection, with JetStream calls and acks bounded by `timeoutMs` instead. */

@@ -1,6 +1,7 @@
 // The Bus over nats.js v3, and the one way the package's operations reach its connection.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { createInbox } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
 
@@ -72,8 +73,12 @@ export class NatsBus implements Bus {
     return messageOf(await this.nc.request(subject, body, { timeout: opts.timeoutMs }));
   }
 
-  publish(subject: string, body: string | Uint8Array): void {
-    this.nc.publish(subject, body);
+  publish(subject: string, body: string | Uint8Array, reply?: string): void {
+    this.nc.publish(subject, body, reply === undefined ? undefined : { reply });
+  }
+
+  inbox(): string {
+    return createInbox(this.inboxPrefix);
   }
 
   flush(): Promise<void> {
@@ -110,9 +115,10 @@ export function natsOf(bus: Bus): NatsBus {
 const decoder = new TextDecoder();
 
 /** A nats.js message as a BusMessage. */
-export function messageOf(msg: Pick<Msg, 'subject' | 'data'>): BusMessage {
+export function messageOf(msg: Pick<Msg, 'subject' | 'data'> & { reply?: string }): BusMessage {
   const text = (): string => decoder.decode(msg.data);
-  return { subject: msg.subject, data: msg.data, text, json: <T>() => JSON.parse(text()) as T };
+  const reply = msg.reply === undefined || msg.reply === '' ? {} : { reply: msg.reply };
+  return { subject: msg.subject, data: msg.data, ...reply, text, json: <T>() => JSON.parse(text()) as T };
 }
 
 function subscription(sub: Subscription): BusSubscription {

@@ -81,6 +81,9 @@ const KILL_WAIT_MS = 5_000;
 
 const RESUBSCRIBE_MS = 1_000;
 
+/** Heartbeats between two registers of a node the leader answered as lost (a register is ingested well within them). */
+const REJOIN_GAP_HEARTBEATS = 10;
+
 /**
  * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
  * `muster.bind.<id>` and `muster.stop.<id>` from the start, running bound members (skipping those
@@ -350,10 +353,38 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     await Promise.all([follow(subjects.bind(nodeId), 1), follow(stopSubject, stopsFrom)]);
   };
 
+  // The leader answers a heartbeat from a node it holds as lost (heartbeats that stopped reaching
+  // it during a partition or a pause, or an operator's `lost`): only a register brings the node
+  // back, so the agent sends one, one at a time and at most every REJOIN_GAP_HEARTBEATS beats.
+  const lostInbox = deps.bus.inbox();
+  let rejoinedAt = -Infinity;
+  let rejoining = false;
+  const rejoin = (): void => {
+    if (rejoining || abort.signal.aborted || performance.now() - rejoinedAt < REJOIN_GAP_HEARTBEATS * deps.heartbeatMs) return;
+    rejoining = true;
+    rejoinedAt = performance.now();
+    log.warn('the leader holds this node as lost: registering it again');
+    track(
+      reporter
+        .send('register', deps.node)
+        .then((seq) => {
+          if (seq !== null) log.info({ inputSeq: seq }, 'node registered again');
+        })
+        .finally(() => {
+          rejoining = false;
+        }),
+    );
+  };
+  // only the leader's answer counts: with no replica listening, the server itself answers a
+  // heartbeat's reply subject (an empty "no responders" status)
+  const lostAnswers = deps.bus.subscribe(lostInbox, (msg) => {
+    if (isLostAnswer(msg.text())) rejoin();
+  });
+
   const heartbeat = (): void => {
     if (deps.bus.isClosed()) return;
     try {
-      deps.bus.publish(subjects.heartbeat(nodeId), '{}');
+      deps.bus.publish(subjects.heartbeat(nodeId), '{}', lostInbox);
     } catch (err) {
       log.debug({ err }, 'heartbeat not sent');
     }
@@ -375,6 +406,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     running: () => [...running.values()].filter((r) => r.handle !== null).length,
     async stop() {
       clearInterval(timer);
+      lostAnswers.unsubscribe();
       abort.abort();
       for (const entry of running.values()) {
         entry.stopped = true;
@@ -386,4 +418,14 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       await Promise.allSettled([...pending]);
     },
   };
+}
+
+/** Whether a heartbeat's answer is the leader's `{"status":"lost"}`. */
+function isLostAnswer(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return typeof parsed === 'object' && parsed !== null && (parsed as { status?: unknown }).status === 'lost';
+  } catch {
+    return false;
+  }
 }

@@ -4,19 +4,35 @@ import { shardEntriesSorted } from '@muster/core';
 import type { State } from '@muster/core';
 import { monotonicMs } from './config.ts';
 
+/** What the leader answers a heartbeat from a node it holds as lost: its agent then registers the node again. */
+export const LOST_ANSWER = '{"status":"lost"}';
+
 /**
  * Last-seen times of nodes from their heartbeats on core NATS `muster.hb.<nodeId>`, kept in memory
- * only (heartbeats are not stored); the leader asks which nodes are overdue.
+ * only (heartbeats are not stored); the leader asks which nodes are overdue. While a leader lets it
+ * (`answerLost`), a heartbeat that names a reply subject and comes from a node the leader's state
+ * holds as lost is answered with `LOST_ANSWER`: the node is alive again after a partition or a
+ * pause, and only its agent can bring it back (by registering it).
  */
 export class HeartbeatMonitor {
   private readonly seen = new Map<string, number>();
   private sub: BusSubscription | null = null;
+  private isLost: ((nodeId: string) => boolean) | null = null;
 
   constructor(private readonly timeoutMs: number) {}
 
   /** Starts listening. */
   start(bus: Bus): void {
-    this.sub = bus.subscribe(subjects.allHeartbeats, (msg) => this.seen.set(idOf(msg.subject), monotonicMs()));
+    this.sub = bus.subscribe(subjects.allHeartbeats, (msg) => {
+      const nodeId = idOf(msg.subject);
+      this.seen.set(nodeId, monotonicMs());
+      if (msg.reply !== undefined && this.isLost?.(nodeId) === true) bus.publish(msg.reply, LOST_ANSWER);
+    });
+  }
+
+  /** Answers heartbeats of nodes `isLost` names (a leader, for its term), or none (null). */
+  answerLost(isLost: ((nodeId: string) => boolean) | null): void {
+    this.isLost = isLost;
   }
 
   /** Gives every node a fresh grace period (a new leader does this at takeover). */

@@ -9,6 +9,6 @@ export { Replica } from './replica.ts';
 export { Ledger } from './ledger.ts';
 export type { CheckpointMismatch } from './ledger.ts';
 export type { RebuildReport, ReplicaDeps } from './replica.ts';
-export { HeartbeatMonitor } from './heartbeatMonitor.ts';
+export { HeartbeatMonitor, LOST_ANSWER } from './heartbeatMonitor.ts';
 export { resolveOptions } from './config.ts';
 export type { ReplicaStatus } from './statusResponder.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
-import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, turnSteps } from '@muster/core';
+import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, shardGet, turnSteps } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
@@ -104,6 +104,7 @@ export class LeaderTerm {
     if (!elected) return this.end();
     this.log.child({ component: 'append' }).info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
+    this.deps.heartbeats.answerLost((nodeId) => shardGet(this.pipeline.tip.state.nodes, nodeId)?.status === 'lost');
     const readers = [this.reader.run(), this.refreshLease()];
     while (this.ended === null) {
       // timeouts and limits held back by inputs not yet taken (InputReader.ingestCut) wait for them:
@@ -134,6 +135,7 @@ export class LeaderTerm {
   }
 
   private end(): TermEnd {
+    this.deps.heartbeats.answerLost(null);
     this.stopController.abort();
     return this.ended ?? 'fenced';
   }
