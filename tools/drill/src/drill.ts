@@ -13,7 +13,7 @@ import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
 import { numbersByKind } from './drillByKind.ts';
 import { drillLoad } from './drillCapacity.ts';
 import { checkClock } from './drillClock.ts';
-import { checkDecisions, nodesByStatus, whereJobsAre } from './drillDecisions.ts';
+import { checkDecisions, nodeChurn, nodesByStatus, whereJobsAre } from './drillDecisions.ts';
 import type { LiveRead } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { checkLiveness } from './drillLiveness.ts';
@@ -275,6 +275,7 @@ async function check(
       unsettled: whereJobsAre(settled.unsettled, replay.final, stream),
       nodes: nodesByStatus(replay.final),
     },
+    nodeChurn: nodeChurn(log),
   };
   report.byKind = numbersByKind(
     report.faults,
@@ -327,6 +328,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
       settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [], nodes: '' },
+      nodeChurn: { lostByHeartbeat: 0, lostByOperator: 0, registeredAgain: 0 },
     },
     auditor: null,
     auditorError: null,

@@ -3,7 +3,7 @@ import type { StoredDecision } from '@muster/bus';
 import { TurnContext, canonicalJson, ingest, initialState, turn, validateJobSpec } from '@muster/core';
 import type { GangAborted, GangCommitted, LoggedTransaction, SchedulerEvent, State, TransactionKind, TurnCommand } from '@muster/core';
 import type { InputMessage } from '@muster/bus';
-import { checkDecisions, lostJobs } from './drillDecisions.ts';
+import { checkDecisions, lostJobs, nodeChurn } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import { drillJob } from './drillJobs.ts';
 import { checkLiveness } from './drillLiveness.ts';
@@ -121,6 +121,18 @@ describe('drill: decisions, lost, duplicated, contradicted', () => {
     expect(f.contradicted.some((c) => c.startsWith('muster:2:1: two different bodies'))).toBe(true);
     expect(f.contradicted.some((c) => c.includes('differs from log 2 event 1'))).toBe(true);
     expect(f.contradicted.some((c) => c.includes('names log 4, past the end (3) of a log read after it'))).toBe(true);
+  });
+});
+
+describe('drill: nodes lost and registered again', () => {
+  it('counts losses by cause and the registers of nodes already registered', () => {
+    const registered = (id: string, inputSeq: number): SchedulerEvent => ({ type: 'NodeRegistered', v: 1, inputSeq, node: { ...node, id } });
+    const log = logOf([
+      { at: 1, kind: 'ingest', events: [registered('n1', 1), registered('n2', 2)] },
+      { at: 2, kind: 'fact', events: [{ type: 'NodeLost', nodeId: 'n1', cause: 'heartbeat' }, { type: 'NodeLost', nodeId: 'n2', cause: 'heartbeat' }] },
+      { at: 3, kind: 'ingest', events: [registered('n1', 3), { type: 'NodeLost', inputSeq: 4, nodeId: 'n1', cause: 'operator' }] },
+    ]);
+    expect(nodeChurn(log)).toEqual({ lostByHeartbeat: 2, lostByOperator: 1, registeredAgain: 1 });
   });
 });
 

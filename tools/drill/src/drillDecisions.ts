@@ -277,6 +277,31 @@ export function whereJobsAre(ids: readonly string[], state: State, stream: reado
   });
 }
 
+/** How nodes came and went in the log: losses by cause, and registers of a node seen before (an agent registering it again). */
+export interface NodeChurn {
+  lostByHeartbeat: number;
+  lostByOperator: number;
+  registeredAgain: number;
+}
+
+/** Counts `NodeLost` events by cause and `NodeRegistered` events of nodes already registered, over the whole log. */
+export function nodeChurn(log: readonly LoggedTransaction[]): NodeChurn {
+  const churn: NodeChurn = { lostByHeartbeat: 0, lostByOperator: 0, registeredAgain: 0 };
+  const seen = new Set<string>();
+  for (const { tx } of log) {
+    for (const e of tx.events) {
+      if (e.type === 'NodeLost') {
+        if (e.cause === 'heartbeat') churn.lostByHeartbeat++;
+        else churn.lostByOperator++;
+      } else if (e.type === 'NodeRegistered') {
+        if (seen.has(e.node.id)) churn.registeredAgain++;
+        seen.add(e.node.id);
+      }
+    }
+  }
+  return churn;
+}
+
 /**
  * The nodes of the log's state by status, e.g. `6 lost (sim-1, sim-2, sim-3, …)`: a settle that
  * failed with every node lost is the scheduler's view of the agents, not lost work.

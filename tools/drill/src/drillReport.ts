@@ -3,6 +3,7 @@ import type { DrillAuditSummary } from './drillAudit.ts';
 import type { KindNumbers } from './drillByKind.ts';
 import type { ClockResult } from './drillClock.ts';
 import type { ReplicaStatus } from './drillCluster.ts';
+import type { NodeChurn } from './drillDecisions.ts';
 import type { FaultRecord } from './drillFaults.ts';
 import type { LivenessResult } from './drillLiveness.ts';
 import type { InputLoss } from './drillInputLoss.ts';
@@ -103,6 +104,8 @@ export interface DrillReport {
     natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
     /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are, `nodes` the log's nodes by status (`28 up, 2 lost (sim-4, sim-9)`). */
     settle: { trouble: string | null; pending: number; running: number; progressing: boolean; logRate: number; unsettled: string[]; nodes: string };
+    /** Nodes lost and registered again over the run (a lost node whose agent is heard again registers it). */
+    nodeChurn: NodeChurn;
   };
   auditor: DrillAuditSummary | null;
   /** Why the auditor did not run, or null. */
@@ -218,6 +221,7 @@ export function drillTable(r: DrillReport): string {
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
     ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
+    ['nodes', `${c.nodeChurn.lostByHeartbeat} lost by heartbeat, ${c.nodeChurn.lostByOperator} by an operator, ${c.nodeChurn.registeredAgain} registered again; at the end ${c.settle.nodes}`],
     ['audit', auditor],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
