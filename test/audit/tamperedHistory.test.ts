@@ -34,6 +34,17 @@ function writeHistory(name: string, log: readonly LoggedTransaction[], inputs = 
 }
 
 describe('a tampered history', () => {
+  it('that ends before the last sequence known when the audit began is not clean (a read served by a copy behind its stream)', async () => {
+    const log = copyLog(lifecycle.log);
+    const end = log.at(-1)!.seq;
+    const whole = await auditLog({ ...offline(log, lifecycle.inputs), lastSeq: end });
+    expect(whole.clean).toBe(true);
+    const short = await auditLog({ ...offline(log.slice(0, -3), lifecycle.inputs), lastSeq: end });
+    expect(short.clean).toBe(false);
+    expect(short.failures[0]).toMatchObject({ seq: end - 2, check: 'structure' });
+    expect(short.failures[0]?.message).toMatch(new RegExp(`ended at ${end - 3}, but MUSTER_LOG's last sequence was ${end}`));
+  });
+
   it('with a preemption victim spared, or its preemptor named wrongly, fails at that session (contract v1.1, DESIGN.md §12)', async () => {
     const log = copyLog(queued.log);
     const at = log.findIndex((l) => l.tx.events.some((e) => e.type === 'GangAborted' && e.reason.category === 'preempted'));

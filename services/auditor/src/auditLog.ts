@@ -46,6 +46,8 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   reading.catch(() => undefined);
   const meter = opts.onProgress === undefined ? null : new ProgressMeter(Math.max(fromSeq, Math.min(toSeq, feed.lastSeq ?? toSeq)), opts.onProgress);
 
+  // the read stopped at a transaction it could not fold or at a broken chain (each a failure already)
+  let readFailed = false;
   try {
     for await (const entry of feed.entries()) {
       if (entry.seq > toSeq) break;
@@ -56,6 +58,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
         if (!threwFolding(err)) throw err;
         // folding threw (the core met a state it cannot have made): say so, and judge what was read
         auditor.fail(entry.seq, 'structure', `the audit cannot go on past log ${entry.seq}: folding it threw (${(err as Error).message})`);
+        readFailed = true;
         break;
       }
       if (share !== null) await share.backpressure();
@@ -70,10 +73,17 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
       throw err;
     }
     auditor.breakChain({ seq: err.seq, message: err.message });
+    readFailed = true;
   }
   share?.end();
   await auditor.finish();
   meter?.done(auditor.lastSeq);
+  // a read served by a copy behind its stream (a NATS node whose copy stopped catching up) ends
+  // early and would audit a prefix as if it were the whole log
+  const end = Math.min(toSeq, feed.lastSeq ?? 0);
+  if (!readFailed && auditor.lastSeq < end) {
+    auditor.fail(auditor.lastSeq + 1, 'structure', `the read of the log ended at ${auditor.lastSeq}, but MUSTER_LOG's last sequence was ${end} when the audit began: the copy it was read from is behind its stream (a NATS node whose copy stopped catching up); audit again`);
+  }
 
   let decisionsStream: DecisionsStreamReport = { available: false, checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
   if (decisions !== null) {

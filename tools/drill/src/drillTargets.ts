@@ -174,11 +174,17 @@ export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Pr
 /** How long a restarted node's copy may stay behind without a new message before it is restarted again. */
 export const COPY_STALL_MS = 10_000;
 
+/** How many times `recoverStalledNode` restarts a node whose copy stopped catching up (once on its store, then empty). */
+const STALLED_RESTARTS = 5;
+
 /**
  * After `kind` brought NATS node `node` back: waits until its own store has caught up, restarting
  * it when a copy stops filling, on its store once (that has resumed one at once), then on an empty
  * store, as an operator would: nats-server 2.9.10 left one at 7,843 of 8,839 through three restarts
- * on its store, and a node cut off from the others kept appends that never committed (docs/drills.md).
+ * on its store, and a node cut off from the others kept appends that never committed. A copy that
+ * catches up from the stream's snapshot stops at the first chained append after it ("A copy wedged
+ * by the fence", docs/drills.md) and resumes only when that entry was not chained, so an empty
+ * start is tried up to `STALLED_RESTARTS` times.
  */
 export async function recoverStalledNode(kind: string, node: NatsServerHandle, record: FaultRecord, ctx: FaultContext): Promise<void> {
   await catchUpOrRestart(
@@ -194,6 +200,7 @@ export async function recoverStalledNode(kind: string, node: NatsServerHandle, r
       ctx.progress(`${kind} ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
     },
     ctx.cutShort,
+    STALLED_RESTARTS,
   );
 }
 
