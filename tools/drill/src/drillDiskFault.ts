@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaults.ts';
 import { sleep } from './drillSleep.ts';
-import { COPY_STALL_MS, catchUpOrRestart, pickNatsNode, restartNatsNode, restartNatsNodeEmpty, storedLastSeqs } from './drillTargets.ts';
+import { COPY_STALL_MS, STALLED_RESTARTS, catchUpOrRestart, pickNatsNode, restartNatsNode, restartNatsNodeEmpty, storedLastSeqs } from './drillTargets.ts';
 
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 
@@ -118,6 +118,7 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
       ctx.progress(`full-disk ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
     },
     ctx.cutShort,
+    STALLED_RESTARTS,
   );
 }
 

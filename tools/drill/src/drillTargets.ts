@@ -174,8 +174,8 @@ export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Pr
 /** How long a restarted node's copy may stay behind without a new message before it is restarted again. */
 export const COPY_STALL_MS = 10_000;
 
-/** How many times `recoverStalledNode` restarts a node whose copy stopped catching up (once on its store, then empty). */
-const STALLED_RESTARTS = 5;
+/** How many times a node whose copy stopped catching up is restarted (`recoverStalledNode`: once on its store, then empty; a full disk's: empty). */
+export const STALLED_RESTARTS = 5;
 
 /**
  * After `kind` brought NATS node `node` back: waits until its own store has caught up, restarting
