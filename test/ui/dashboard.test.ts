@@ -42,7 +42,7 @@ describe('the dashboard in a real browser', () => {
     url = `http://127.0.0.1:${port}/`;
     await eventually(async () => (await fetch(url)).ok, 30_000, `muster ui to serve ${url}:\n${ui.log()}`);
     await eventually(async () => (await client.nodes()).filter((n) => n.status === 'up').length === 3, 30_000, 'three simulated nodes');
-    browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'], timeout: 30_000 });
+    browser = await chromium.launch({ executablePath: await chromiumPath(), args: ['--no-sandbox', '--disable-gpu'], timeout: 30_000 });
     page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
     // every request the page makes must go to the dashboard itself
