@@ -2,42 +2,38 @@
 // below; every error becomes one line on stderr and an exit code scripts can rely on (cliError.ts).
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { agentCommand } from './commands/agent.ts';
-import { auditCommand } from './commands/audit.ts';
-import { cancelCommand } from './commands/cancel.ts';
-import { closeCommand } from './commands/close.ts';
-import { drillCommand } from './commands/drill.ts';
-import { explainCommand } from './commands/explain.ts';
-import { jobsCommand } from './commands/jobs.ts';
-import { nodesCommand } from './commands/nodes.ts';
-import { policyCommand } from './commands/policy.ts';
-import { queueCommand, queuesCommand } from './commands/queue.ts';
-import { schedulerCommand } from './commands/scheduler.ts';
-import { simulateCommand } from './commands/simulate.ts';
-import { submitCommand } from './commands/submit.ts';
-import { uiCommand } from './commands/ui.ts';
-import { upCommand } from './commands/up.ts';
 import { errorExit } from './errorExit.ts';
 
-/** The subcommands, in the order `muster --help` lists them. */
-const COMMANDS: (() => Command)[] = [
-  upCommand,
-  uiCommand,
-  submitCommand,
-  jobsCommand,
-  nodesCommand,
-  explainCommand,
-  cancelCommand,
-  closeCommand,
-  policyCommand,
-  queueCommand,
-  queuesCommand,
-  schedulerCommand,
-  agentCommand,
-  simulateCommand,
-  auditCommand,
-  drillCommand,
-];
+/**
+ * The subcommands, in the order `muster --help` lists them, each with the module that defines it:
+ * a command loads only its own module (and what that module imports when it runs), so `--help`
+ * and a quick `muster jobs` never load the drill, the scheduler, NATS or pino.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  up: async () => (await import('./commands/up.ts')).upCommand(),
+  ui: async () => (await import('./commands/ui.ts')).uiCommand(),
+  submit: async () => (await import('./commands/submit.ts')).submitCommand(),
+  jobs: async () => (await import('./commands/jobs.ts')).jobsCommand(),
+  nodes: async () => (await import('./commands/nodes.ts')).nodesCommand(),
+  explain: async () => (await import('./commands/explain.ts')).explainCommand(),
+  cancel: async () => (await import('./commands/cancel.ts')).cancelCommand(),
+  close: async () => (await import('./commands/close.ts')).closeCommand(),
+  policy: async () => (await import('./commands/policy.ts')).policyCommand(),
+  queue: async () => (await import('./commands/queue.ts')).queueCommand(),
+  queues: async () => (await import('./commands/queue.ts')).queuesCommand(),
+  scheduler: async () => (await import('./commands/scheduler.ts')).schedulerCommand(),
+  agent: async () => (await import('./commands/agent.ts')).agentCommand(),
+  simulate: async () => (await import('./commands/simulate.ts')).simulateCommand(),
+  audit: async () => (await import('./commands/audit.ts')).auditCommand(),
+  drill: async () => (await import('./commands/drill.ts')).drillCommand(),
+};
+
+/** The subcommand argv names (`muster NAME …` or `muster help NAME`), or null: then every one is defined (the overview, a typo's suggestions). */
+function invoked(argv: string[]): string | null {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const name = words[0] === 'help' ? words[1] : words[0];
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? name : null;
+}
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -45,7 +41,9 @@ const program = new Command('muster')
   .description('muster: an event-sourced gang scheduler on NATS JetStream')
   .version(version)
   .showSuggestionAfterError(true);
-for (const make of COMMANDS) program.addCommand(make());
+const only = invoked(process.argv.slice(2));
+const names = only === null ? Object.keys(COMMANDS) : [only];
+for (const command of await Promise.all(names.map((name) => COMMANDS[name]!()))) program.addCommand(command);
 const everyCommand = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(everyCommand)];
 for (const cmd of everyCommand(program)) {
   // commander would print its own error and exit: report it our way instead (one line, exit 2)

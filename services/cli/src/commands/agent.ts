@@ -36,7 +36,7 @@ export function agentCommand(): Command {
       // loaded here, so the other subcommands start fast and do not depend on the agent's code
       const [{ isAgentError, simulatedNodes, startAgent }, { validateNodeSpec }] = await Promise.all([import('@muster/agent'), import('@muster/core')]);
       const nodes = flags.node === undefined ? simulatedNodes(flags.simulate ?? 0) : readNodes(flags.node, validateNodeSpec);
-      const logger = serviceLogger(flags.logLevel);
+      const logger = await serviceLogger(flags.logLevel);
       const target = natsTarget(flags);
       const stateDir = flags.stateDir ?? (flags.node === undefined ? null : '.muster/agent');
       // Ctrl-C while starting still ends in a clean stop once started

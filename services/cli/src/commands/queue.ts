@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { MusterClient, QueueView } from '@muster/client';
-import { queueSetIssue, validateQueueSpec } from '@muster/core';
 import type { QueueSpec } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { withClient, withNatsOptions } from '../natsOptions.ts';
@@ -20,6 +19,7 @@ export function queueCommand(): Command {
     .argument('<file>', 'QueueSpec JSON file (- reads standard input), e.g. {"name": "team-a", "guaranteed": {"gpus": 8}}')
     .action(async (file: string, flags: NatsFlags) => {
       const body = readJsonFile(file);
+      const { validateQueueSpec } = await import('@muster/core');
       const many = Array.isArray(body);
       const specs = (many ? body : [body]).map((spec, i) => {
         const valid = validateQueueSpec(spec);
@@ -54,6 +54,7 @@ async function checkTree(client: MusterClient, specs: QueueSpec[], file: string,
     if (v.implicit) continue;
     table[v.name] = { name: v.name, ...(v.parent === null ? {} : { parent: v.parent }), weight: v.weight, guaranteed: v.guaranteed, max: v.max, preemption: { withinQueue: 'never', reclaim: true } };
   }
+  const { queueSetIssue } = await import('@muster/core');
   for (const [i, spec] of specs.entries()) {
     const issue = queueSetIssue(table, spec);
     if (issue !== null) throw new CliError(EXIT.usage, 'invalid', `${file}: ${many ? `[${i}].` : ''}${issue.message} (nothing was sent)`);

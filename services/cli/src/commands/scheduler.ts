@@ -38,7 +38,7 @@ export function schedulerCommand(): Command {
     .option('--metrics-host <host>', 'the address the metrics endpoint binds (default 127.0.0.1; 0.0.0.0 for a scraper on another machine)')
     .option('--log-level <level>', 'pino log level (default: $LOG_LEVEL or info)')
     .action(async (flags: SchedulerFlags) => {
-      const logger = serviceLogger(flags.logLevel);
+      const logger = await serviceLogger(flags.logLevel);
       const target = natsTarget(flags);
       const tuning = {
         replicas: flags.replicas,

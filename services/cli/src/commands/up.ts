@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import pino from 'pino';
 import type { MusterClient } from '@muster/client';
 import type { JobSpec, Validated } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
@@ -78,7 +77,7 @@ async function up(flags: UpFlags): Promise<void> {
   mkdirSync(flags.dir, { recursive: true });
   const logFile = join(flags.dir, 'up.log');
   // synchronous writes: nothing to flush when stopping, even after a failed start
-  const logger = serviceLogger(flags.logLevel, pino.destination({ dest: logFile, append: true, sync: true }));
+  const logger = await serviceLogger(flags.logLevel, logFile);
   // Ctrl-C from the first moment on: whatever has started by then is stopped, in reverse order
   const timeUp = new AbortController();
   let interrupted = false;
