@@ -1,5 +1,6 @@
 // ESLint flat config: TypeScript checks everywhere, and the determinism rule that keeps libs/core
 // a pure function of the log (no IO, no clock, no randomness, no environment).
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const coreFiles = ['libs/core/src/**/*.ts'];
@@ -14,6 +15,26 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  // The walls between packages (CONVENTIONS.md): no import cycle, and no reaching into another
+  // package's files; a package offers what others may use in its index (and its tests' helpers in a
+  // `testing` entry, e.g. @muster/core/testing). import-x's no-cycle follows value imports (and
+  // dynamic ones): `import type` is erased from the JavaScript (verbatimModuleSyntax), so it cannot
+  // change the order modules run in. Cycles across packages cannot exist: `tsc -b` rejects circular
+  // project references.
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ conditionNames: ['source', 'import', 'default'], extensions: ['.ts', '.js'] })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-relative-packages': 'error',
+      'import-x/no-internal-modules': ['error', { forbid: ['@muster/*/src', '@muster/*/src/**', '@muster/*/dist', '@muster/*/dist/**'] }],
     },
   },
   {

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { specSchemaFiles } from '../libs/core/src/contract/index.ts';
+import { specSchemaFiles } from '@muster/core';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const [path, text] of Object.entries(specSchemaFiles())) {

@@ -3,7 +3,7 @@
 // sequence is, once it has read past that sequence, wherever the count was asked and answered.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeliveryCensus } from '../../services/agent/src/deliveryCensus.ts';
+import { DeliveryCensus } from '@muster/agent/testing';
 
 // A stream of `length` sequences, the ones on the reader's subject, and one it may skip.
 const streams = fc

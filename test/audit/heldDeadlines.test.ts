@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { auditLog } from '@muster/auditor';
-import { slotNode, job } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, advance, register, schedule, scheduleDueBy, submit } from '../../libs/core/src/testing/given.ts';
+import { slotNode, job } from '@muster/core/testing';
+import { Cluster, advance, register, schedule, scheduleDueBy, submit } from '@muster/core/testing';
 import { copyLog, offline, rechain } from './histories.ts';
 
 // A session whose leader held a runtime limit back (SessionStarted.dueBy: inputs stored before it

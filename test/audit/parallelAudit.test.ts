@@ -7,7 +7,8 @@ import { decisionMessages, foldTransactions, initialState, shardGet } from '@mus
 import type { Input, LoggedTransaction, State } from '@muster/core';
 import { startNatsServer } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
-import { PARALLEL_LOG_BYTES, lastHanded, setMaxQueuedBytes, useWorker } from '../../services/auditor/src/parallelAudit.ts';
+import { PARALLEL_LOG_BYTES } from '@muster/auditor';
+import { lastHanded, setMaxQueuedBytes, useWorker } from '@muster/auditor/testing';
 import { copyLog, golden, rechain } from './histories.ts';
 
 // Over NATS the audit folds the log a second time on a worker thread, which re-derives sessions

@@ -20,7 +20,7 @@ import {
 } from '@muster/bus';
 import { makeTransaction, transactionHash } from '@muster/core';
 import type { Transaction } from '@muster/core';
-import { streamSeqOf } from '../../libs/bus/src/pullBatches.ts';
+import { streamSeqOf } from '@muster/bus/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import { startNatsServer } from '../support/natsServer.ts';
 import type { TestBus } from '../support/natsBus.ts';

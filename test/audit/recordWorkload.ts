@@ -10,7 +10,8 @@ import type { SchedulerHandle } from '@muster/scheduler';
 import { startNatsServer } from '../support/natsServer.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
 import type { Replicas } from './workloadDriver.ts';
-import { WorkloadDriver, sleep } from './workloadDriver.ts';
+import { sleep } from '@muster/bus';
+import { WorkloadDriver } from './workloadDriver.ts';
 import type { Workload } from './workloads.ts';
 
 /** Scheduler tuning for recorded runs: frequent checkpoints and snapshots, quick takeover and loss. */

@@ -1,7 +1,7 @@
 // Drives a real scheduler through MUSTER_IN for recorded histories and live audit tests: inputs
 // with their own msg ids, waits on the leader's folded state, completions as agents report them,
 // and heartbeats on core NATS for the nodes that are meant to stay alive.
-import { publishInput, subjects } from '@muster/bus';
+import { publishInput, sleep, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { needsSession, shardGet } from '@muster/core';
 import type { JobState, State } from '@muster/core';
@@ -106,7 +106,3 @@ export class WorkloadDriver {
   }
 }
 
-/** Waits `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredDecision } from '@muster/bus';
 import type { OutboundMessage } from '@muster/core';
-import { DecisionsCheck } from '../../services/auditor/src/decisionsCheck.ts';
-import type { Failure } from '../../services/auditor/src/auditReport.ts';
+import { DecisionsCheck } from '@muster/auditor/testing';
+import type { Failure } from '@muster/auditor';
 
 const derived = (msgId: string): OutboundMessage => ({ subject: `muster.decision.${msgId}`, payload: { id: msgId }, msgId, logSeq: Number(msgId.split(':')[1]) });
 const stored = (m: OutboundMessage, seq: number): StoredDecision => ({ seq, subject: m.subject, msgId: m.msgId, logSeq: m.logSeq, data: JSON.stringify(m.payload) });

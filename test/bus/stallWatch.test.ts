@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StallWatch } from '../../libs/bus/src/stallWatch.ts';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '@muster/bus';
+import { StallWatch } from '@muster/bus/testing';
 
 /** Milliseconds until `stalls()` is 1 (polling), or null after `withinMs`. */
 async function untilStall(stalls: () => number, withinMs: number): Promise<number | null> {

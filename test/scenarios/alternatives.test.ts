@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { decisionMessages, explain, shardGet, unsatisfiableKey } from '@muster/core';
 import type { BindMessage, GangAborted, GangCommitted, GangReserved, JobRejected, SchedulerEvent } from '@muster/core';
-import { alternativesJob, job, node, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import type { JobOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, advance, close, complete, given, lose, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Outcome, Step } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
+import { alternativesJob, job, node, slotNode } from '@muster/core/testing';
+import type { JobOptions } from '@muster/core/testing';
+import { Cluster, advance, close, complete, given, lose, queue, register, schedule, submit } from '@muster/core/testing';
+import type { Outcome, Step } from '@muster/core/testing';
+import { invariantViolations, releaseViolations } from '@muster/core/testing';
 
 // DESIGN.md §13, contract v1.1: alternative requests, through the real ingest and session. Each
 // test is built so that it fails if only the first variant were checked (the LSF-style reference's

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { foldTransactions, initialState, shardEntriesSorted, stateHash } from '@muster/core';
 import type { SchedulerEvent, State } from '@muster/core';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancelPicked, done, finishPicked, lose, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { job, node } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
+import { Cluster, advance, cancelPicked, done, finishPicked, lose, queue, register, schedule, submit } from '@muster/core/testing';
 
 // DESIGN.md §13 over random workloads of elastic and plain gangs, with reclaim between two queues
 // and lower-priority preemption inside them: an elastic gang never runs below a role's minCount or

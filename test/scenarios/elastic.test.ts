@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { decisionMessages, shardGet } from '@muster/core';
 import type { BindMessage, JobState, OutboundMessage, SchedulerEvent, State, StopMessage } from '@muster/core';
-import type { Cluster } from '../../libs/core/src/testing/given.ts';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
-import type { JobOptions, RoleOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { advance, complete, done, given, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Step } from '../../libs/core/src/testing/given.ts';
+import type { Cluster } from '@muster/core/testing';
+import { job, node } from '@muster/core/testing';
+import type { JobOptions, RoleOptions } from '@muster/core/testing';
+import { advance, complete, done, given, queue, register, schedule, submit } from '@muster/core/testing';
+import type { Step } from '@muster/core/testing';
 
 // DESIGN.md §13, contract v1.1: elastic gangs (role minCount), grown in later sessions and shrunk
 // under preemption before they are stopped.

@@ -1,20 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
-import { foldTransactions } from '../../libs/core/src/evolve.ts';
-import { requestOf } from '../../libs/core/src/jobRequests.ts';
-import { freshIndexFromState, readLabels, releaseSessionIndex, sessionIndex } from '../../libs/core/src/placement/sessionIndex.ts';
-import type { HostIndexCache } from '../../libs/core/src/placement/sessionIndex.ts';
-import { turn, turnSteps } from '../../libs/core/src/turn/turn.ts';
-import { TurnContext } from '../../libs/core/src/turn/turnContext.ts';
-import { shardEntriesSorted, shardGet } from '../../libs/core/src/shard.ts';
-import { initialState } from '../../libs/core/src/state.ts';
-import type { State } from '../../libs/core/src/state.ts';
-import { stateHash } from '../../libs/core/src/stateHash.ts';
-import { alternativesJob, job, node } from '../../libs/core/src/testing/fixtures.ts';
-import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { cancel, close, Cluster, done, drain, lose, register, retire, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
+import type { GangCommitted, SchedulerEvent } from '@muster/core';
+import { foldTransactions } from '@muster/core';
+import { requestOf } from '@muster/core';
+import { freshIndexFromState, readLabels, releaseSessionIndex, sessionIndex } from '@muster/core/testing';
+import type { HostIndexCache } from '@muster/core/testing';
+import { turn, turnSteps } from '@muster/core';
+import { TurnContext } from '@muster/core';
+import { shardEntriesSorted, shardGet } from '@muster/core';
+import { initialState } from '@muster/core';
+import type { State } from '@muster/core';
+import { stateHash } from '@muster/core';
+import { alternativesJob, job, node } from '@muster/core/testing';
+import type { JobOptions, NodeOptions } from '@muster/core/testing';
+import { cancel, close, Cluster, done, drain, lose, register, retire, schedule, submit } from '@muster/core/testing';
+import { invariantViolations, releaseViolations } from '@muster/core/testing';
 
 // DESIGN.md §7 over random clusters and workloads, driven like the leader drives the core: inputs
 // through `ingest` (submits, `done` completions, cancels, closes, drains, node losses, joins) and

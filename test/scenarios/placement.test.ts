@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import type { GangAborted, HostDebited, SchedulerEvent } from '../../libs/core/src/events.ts';
-import { runSession } from '../../libs/core/src/session/runSession.ts';
-import { shardGet } from '../../libs/core/src/shard.ts';
-import type { State } from '../../libs/core/src/state.ts';
-import { job, node, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { given, placement, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Outcome } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
+import type { GangAborted, HostDebited, SchedulerEvent } from '@muster/core';
+import { runSession } from '@muster/core';
+import { shardGet } from '@muster/core';
+import type { State } from '@muster/core';
+import { job, node, slotNode } from '@muster/core/testing';
+import { given, placement, register, schedule, submit } from '@muster/core/testing';
+import type { Outcome } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
 
 // The behaviours of ../shared/reference (co-placement, plan ordering, debit and reversal), each
 // through the real ingest and session code.

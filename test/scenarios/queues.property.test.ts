@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, stateHash } from '@muster/core';
 import type { QueueView, SchedulerEvent, State } from '@muster/core';
-import { alternativesJob, job, node } from '../../libs/core/src/testing/fixtures.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancelPicked, finishPicked, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { alternativesJob, job, node } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
+import { Cluster, advance, cancelPicked, finishPicked, queue, register, schedule, submit } from '@muster/core/testing';
 
 // DESIGN.md §12 over random queue trees and workloads: no queue is ever above its max, a reclaim
 // victim's queue was borrowing and is not taken below its guarantee, no gang is ever partial (§7),

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { explain, shardGet } from '@muster/core';
 import type { GangAborted, GangCommitted, InputRejected, SchedulerEvent } from '@muster/core';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, advance, complete, given, policy, queue, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Step } from '../../libs/core/src/testing/given.ts';
+import { job, node } from '@muster/core/testing';
+import { Cluster, advance, complete, given, policy, queue, register, schedule, submit } from '@muster/core/testing';
+import type { Step } from '@muster/core/testing';
 
 // DESIGN.md §12, contract v1.1: queues, quotas, hierarchical fair share and preemption.
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TurnContext, nextDeadline, shardEntriesSorted, shardGet, turn } from '@muster/core';
 import type { JobState, State } from '@muster/core';
-import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
-import { Cluster, advance, cancel, cancelPicked, finishPicked, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
+import { alternativesJob, job, slotNode } from '@muster/core/testing';
+import { invariantViolations, releaseViolations } from '@muster/core/testing';
+import { Cluster, advance, cancel, cancelPicked, finishPicked, policy, register, schedule, submit } from '@muster/core/testing';
 
 // DESIGN.md §11: no backfilled job ever delays a reservation. Checked against the plan itself:
 // when every gang has a runtime limit (so the expected ends the plan assumes are the ends the

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { decisionMessages, explain, shardGet } from '@muster/core';
 import type { GangReserved, ReservationCleared, SchedulerEvent } from '@muster/core';
-import { alternativesJob, job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, advance, cancel, complete, done, given, policy, register, schedule, scheduleDueBy, submit } from '../../libs/core/src/testing/given.ts';
-import type { Step } from '../../libs/core/src/testing/given.ts';
+import { alternativesJob, job, slotNode } from '@muster/core/testing';
+import { Cluster, advance, cancel, complete, done, given, policy, register, schedule, scheduleDueBy, submit } from '@muster/core/testing';
+import type { Step } from '@muster/core/testing';
 
 // DESIGN.md §11, contract v1.1: runtime limits, reservations and backfill, as given/when/then.
 

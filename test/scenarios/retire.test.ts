@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { canonicalJson, fold, initialState, isRetired, retireProblem, retirement, shardGet, stateHash } from '@muster/core';
 import type { State } from '@muster/core';
-import { job, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { advance, cancel, complete, given, register, retire, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
+import { job, slotNode } from '@muster/core/testing';
+import { advance, cancel, complete, given, register, retire, schedule, submit } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
 
 // Retiring finished jobs (JobsRetired): the state stops keeping them in full after a retention
 // time, while their ids stay known and the log keeps their story.

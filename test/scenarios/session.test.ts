@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { needsSession, nextDeadline } from '../../libs/core/src/session/deadlines.ts';
-import { explain } from '../../libs/core/src/session/explain.ts';
-import { runSession } from '../../libs/core/src/session/runSession.ts';
+import { needsSession, nextDeadline } from '@muster/core';
+import { explain } from '@muster/core';
+import { runSession } from '@muster/core';
 import { foldTransactions, makeTransaction, stateHash } from '@muster/core';
-import { shardGet } from '../../libs/core/src/shard.ts';
-import { job, node, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import { advance, cancel, close, complete, done, drain, given, lose, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations, releaseViolations } from '../../libs/core/src/testing/invariants.ts';
+import { shardGet } from '@muster/core';
+import { job, node, slotNode } from '@muster/core/testing';
+import { advance, cancel, close, complete, done, drain, given, lose, register, schedule, submit } from '@muster/core/testing';
+import { invariantViolations, releaseViolations } from '@muster/core/testing';
 
 describe('order', () => {
   test('higher priority first, whatever the submission order', () => {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { GangCommitted, SchedulerEvent } from '../../libs/core/src/events.ts';
-import { shardGet } from '../../libs/core/src/shard.ts';
-import type { State } from '../../libs/core/src/state.ts';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
-import type { JobOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { Cluster, complete, given, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Step } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
+import type { GangCommitted, SchedulerEvent } from '@muster/core';
+import { shardGet } from '@muster/core';
+import type { State } from '@muster/core';
+import { job, node } from '@muster/core/testing';
+import type { JobOptions } from '@muster/core/testing';
+import { Cluster, complete, given, register, schedule, submit } from '@muster/core/testing';
+import type { Step } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
 
 // DESIGN.md §13 and §7 over random racked clusters: a required topology is never violated, no gang
 // is partial, a required gang is placed exactly when one rack alone could take it, and a preferred

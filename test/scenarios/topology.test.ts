@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { explain, shardGet } from '@muster/core';
 import type { GangCommitted, GangReserved, SchedulerEvent, State } from '@muster/core';
-import { job, node, slotNode } from '../../libs/core/src/testing/fixtures.ts';
-import type { JobOptions, NodeOptions } from '../../libs/core/src/testing/fixtures.ts';
-import { given, placement, policy, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import type { Outcome, Step } from '../../libs/core/src/testing/given.ts';
-import { invariantViolations } from '../../libs/core/src/testing/invariants.ts';
+import { job, node, slotNode } from '@muster/core/testing';
+import type { JobOptions, NodeOptions } from '@muster/core/testing';
+import { given, placement, policy, register, schedule, submit } from '@muster/core/testing';
+import type { Outcome, Step } from '@muster/core/testing';
+import { invariantViolations } from '@muster/core/testing';
 
 // DESIGN.md §13, contract v1.1: placement.topology {key, mode}, through the real ingest and session.
 

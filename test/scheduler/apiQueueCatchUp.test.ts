@@ -2,8 +2,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishInput } from '@muster/bus';
 import type { State } from '@muster/core';
-import { ApiServer } from '../../services/scheduler/src/apiServer.ts';
-import { Cluster, queue } from '../../libs/core/src/testing/given.ts';
+import { ApiServer } from '@muster/scheduler/testing';
+import { Cluster, queue } from '@muster/core/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 

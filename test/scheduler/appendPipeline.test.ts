@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendTransactions, encodeTransaction, lastLogSequence, readLogMessage } from '@muster/bus';
 import { foldTransactions, initialState, makeTransaction } from '@muster/core';
 import type { State, TurnResult } from '@muster/core';
-import { AppendPipeline } from '../../services/scheduler/src/appendPipeline.ts';
-import { Ledger } from '../../services/scheduler/src/ledger.ts';
+import { AppendPipeline } from '@muster/scheduler/testing';
+import { Ledger } from '@muster/scheduler';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 

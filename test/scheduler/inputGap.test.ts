@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { InputReader } from '../../services/scheduler/src/inputReader.ts';
+import { InputReader } from '@muster/scheduler/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 import { eventually } from '../support/schedulerProcess.ts';

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MusterClient } from '@muster/client';
-import { ApiServer } from '../../services/scheduler/src/apiServer.ts';
-import { Cluster, register, submit } from '../../libs/core/src/testing/given.ts';
-import { job, node } from '../../libs/core/src/testing/fixtures.ts';
+import { ApiServer } from '@muster/scheduler/testing';
+import { Cluster, register, submit } from '@muster/core/testing';
+import { job, node } from '@muster/core/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 

@@ -58,3 +58,4 @@ export type { StreamMessage, SubjectReadOptions } from './subjectMessages.ts';
 export { submitMsgId } from './submitMsgId.ts';
 export { idOf, subjects } from './subjects.ts';
 export type { NodeInputKind } from './subjects.ts';
+export { sleep } from './sleep.ts';

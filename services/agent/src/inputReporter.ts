@@ -1,7 +1,6 @@
-import { publishInput, subjects } from '@muster/bus';
+import { publishInput, sleep, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import type { Logger } from 'pino';
-import { sleep } from './sleep.ts';
 
 /** The inputs a node agent sends about its own node. */
 export type NodeInputKind = 'register' | 'drain' | 'done';

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
-import { DECISIONS_STREAM, subjectCount, subjectMessages, subjects } from '@muster/bus';
+import { DECISIONS_STREAM, sleep, subjectCount, subjectMessages, subjects } from '@muster/bus';
 import type { Bus, StreamMessage, SubjectCount } from '@muster/bus';
 import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
 import type { Logger } from 'pino';
@@ -10,7 +10,6 @@ import { createInputReporter } from './inputReporter.ts';
 import type { MemberKey, MemberLedger } from './memberLedger.ts';
 import { launchMember } from './memberProcess.ts';
 import type { MemberHandle } from './memberProcess.ts';
-import { sleep } from './sleep.ts';
 
 /** What one node's agent needs; every dependency is handed in. */
 export interface NodeAgentDeps {

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import { lastInputSequence, readInputs } from '@muster/bus';
+import { lastInputSequence, readInputs, sleep } from '@muster/bus';
 import type { Bus, InputMessage } from '@muster/bus';
-import { sleep } from './replica.ts';
 import { runRestartable } from './restartable.ts';
 
 const INPUT_WATCHDOG_MS = 2000;

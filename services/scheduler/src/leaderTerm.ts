@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, streamInfo } from '@muster/bus';
+import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, sleep, streamInfo } from '@muster/bus';
 import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, shardGet, turnSteps } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
 import type { DecisionOutboxDeps } from './decisionOutbox.ts';
 import { InputReader } from './inputReader.ts';
-import type { ReplicaDeps } from './replica.ts';
-import { sleep } from './replica.ts';
+import type { ReplicaDeps } from './replicaDeps.ts';
 import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
 import type { Ledger } from './ledger.ts';
 import { WakeSignal } from './wakeSignal.ts';

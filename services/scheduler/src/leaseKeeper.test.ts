@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '@muster/bus';
 import type { LeaderLease } from '@muster/bus';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import type { WonLease } from './leaseKeeper.ts';
@@ -19,7 +20,6 @@ function staleLease(): LeaderLease & { updates: number } {
   return lease as unknown as LeaderLease & { updates: number };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Looks at the lease as a standby does, every `everyMs`, until it is won (at most ten looks); the won lease or null. */
 async function looksUntilWon(keeper: LeaseKeeper, everyMs: number): Promise<WonLease | null> {

@@ -1,45 +1,20 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, streamInfo } from '@muster/bus';
-import type { Bus, LeaderLease, PublishedDecision, ReadTransaction } from '@muster/bus';
+import { LOG_STREAM, lastLogSequence, loadLatestSnapshot, readLog, readLogMessage, sleep, streamInfo } from '@muster/bus';
+import type { Bus, PublishedDecision, ReadTransaction } from '@muster/bus';
 import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { OutboundMessage, State, Transaction } from '@muster/core';
-import type { ResolvedOptions } from './config.ts';
-import type { HeartbeatMonitor } from './heartbeatMonitor.ts';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
-import type { StartupWatch } from './startupWatch.ts';
 import { derivedMessages, publishedEvidence, publishedTail } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
+import type { ReplicaDeps } from './replicaDeps.ts';
 import { Ledger } from './ledger.ts';
 import { StampClock } from './stampClock.ts';
 import { runRestartable } from './restartable.ts';
 
 /** Where a replica is: following the log, leading it, or stopped. */
 export type Role = 'standby' | 'leader' | 'stopped';
-
-/** Everything a replica talks to. */
-export interface ReplicaDeps {
-  bus: Bus;
-  /**
-   * A second connection, for snapshot uploads (default: `bus`): megabytes of chunks on the
-   * appends' socket would queue ahead of them, and hold every decision behind the upload.
-   */
-  bulkBus?: Bus;
-  lease: LeaderLease;
-  /**
-   * The lease for a standby's looks, its calls bounded by `standbyRequestMs(leaseMs)` (default:
-   * `lease`): a standby's tick must not sit in one request for longer than a lease.
-   */
-  standbyLease?: LeaderLease;
-  heartbeats: HeartbeatMonitor;
-  opts: ResolvedOptions;
-  log: Logger;
-  /** Told each step of the rebuild, so a start that takes long says where it is. */
-  startup?: StartupWatch;
-  /** Called with the wall time (seconds) of each leader turn that ran a session (the metrics). */
-  onSession?: (seconds: number) => void;
-}
 
 /** How long one request of a standby's tick may wait: half a lease, so a hung request costs a takeover at most that. */
 export function standbyRequestMs(leaseMs: number): number {
@@ -486,18 +461,4 @@ export class Replica {
     if (verdict === 'shrunk') this.refuse(this.shrink.reason);
     return verdict === 'ok' || verdict === 'unknown';
   }
-}
-
-/** Sleeps `ms`, or less if `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -15,7 +15,7 @@ import { drillLoad } from './drillCapacity.ts';
 import { checkClock } from './drillClock.ts';
 import { checkDecisions, nodeChurn, nodesByStatus, whereJobsAre } from './drillDecisions.ts';
 import type { LiveRead } from './drillDecisions.ts';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { checkInputLoss } from './drillInputLoss.ts';
 import { checkLogLoss } from './drillLogLoss.ts';

@@ -1,6 +1,6 @@
 import { isDecision } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import type { FaultKind } from './drillOptions.ts';
 import { spread } from './drillTakeover.ts';
 import type { Spread, Takeover } from './drillTakeover.ts';

@@ -4,7 +4,7 @@ import { TurnContext, canonicalJson, ingest, initialState, turn, validateJobSpec
 import type { GangAborted, GangCommitted, LoggedTransaction, SchedulerEvent, State, TransactionKind, TurnCommand } from '@muster/core';
 import type { InputMessage } from '@muster/bus';
 import { checkDecisions, lostJobs, nodeChurn } from './drillDecisions.ts';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import { drillJob } from './drillJobs.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { drillRandom } from './drillRandom.ts';

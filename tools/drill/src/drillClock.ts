@@ -1,5 +1,5 @@
 import type { LoggedTransaction } from '@muster/core';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 
 /** Whether the log's time stayed with true time while a replica's clock ran ahead. */
 export interface ClockResult {

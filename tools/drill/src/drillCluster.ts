@@ -11,7 +11,7 @@ import type { NatsClusterHandle, SchedulerProcess, Stack, StackStopReport } from
 import { startLinkProxy } from './drillLinkProxy.ts';
 import type { LinkProxy } from './drillLinkProxy.ts';
 import type { DrillOptions } from './drillOptions.ts';
-import { slowNetworkUnavailable } from './drillPartition.ts';
+import { slowNetworkUnavailable } from './drillNetworkChecks.ts';
 
 /** What `muster.replica.<id>.status` answers (defined by the scheduler that answers it). */
 export type { ReplicaStatus } from '@muster/scheduler';

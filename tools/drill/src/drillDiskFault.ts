@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
-import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
 import { sleep } from './drillSleep.ts';
 import { COPY_STALL_MS, STALLED_RESTARTS, catchUpOrRestart, pickNatsNode, restartNatsNode, restartNatsNodeEmpty, storedLastSeqs } from './drillTargets.ts';
 

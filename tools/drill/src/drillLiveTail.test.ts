@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { InputMessage, StoredDecision } from '@muster/bus';
 import type { LoggedTransaction } from '@muster/core';
 import { checkDecisions, lostJobs } from './drillDecisions.ts';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { replayLog } from './drillReplay.ts';
 import { takeovers } from './drillTakeover.ts';

@@ -1,39 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
-import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
+import { CGROUP2, iptables } from './drillNetworkChecks.ts';
 import { sleep } from './drillSleep.ts';
 import { currentLeader, pickNatsNode, recoverStalledNode } from './drillTargets.ts';
-
-// the cgroup v2 hierarchy: beside v1 controllers (hybrid), or on its own
-const CGROUP2 = existsSync('/sys/fs/cgroup/unified/cgroup.procs') ? '/sys/fs/cgroup/unified' : existsSync('/sys/fs/cgroup/cgroup.controllers') ? '/sys/fs/cgroup' : null;
-const iptables = (args: string[]): void => {
-  execFileSync('iptables', ['-w', ...args], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
-};
-
-/** Why this machine cannot cut a replica off the network (not root, no cgroup v2, no iptables), or null when it can. */
-export function partitionUnavailable(): string | null {
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (iptables and a cgroup of its own)';
-  if (CGROUP2 === null) return 'needs a cgroup v2 hierarchy';
-  try {
-    iptables(['-L', 'OUTPUT', '-n']);
-  } catch {
-    return 'needs iptables (apt-get install -y iptables)';
-  }
-  return null;
-}
-
-/** Why this machine cannot slow the replicas' network (not root, no iptables), or null when it can. */
-export function slowNetworkUnavailable(): string | null {
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (iptables drops the lost packets)';
-  try {
-    iptables(['-L', 'OUTPUT', '-n']);
-  } catch {
-    return 'needs iptables (apt-get install -y iptables)';
-  }
-  return null;
-}
 
 /**
  * Latency and loss between every replica and NATS, for `slowMs`: each chunk a replica sends

@@ -4,7 +4,7 @@ import type { KindNumbers } from './drillByKind.ts';
 import type { ClockResult } from './drillClock.ts';
 import type { ReplicaStatus } from './drillCluster.ts';
 import type { NodeChurn } from './drillDecisions.ts';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import type { LivenessResult } from './drillLiveness.ts';
 import type { InputLoss } from './drillInputLoss.ts';
 import type { LogLoss } from './drillLogLoss.ts';

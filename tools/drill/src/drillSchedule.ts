@@ -1,6 +1,6 @@
 import { within } from '@muster/stack';
 import { injectFault } from './drillFaults.ts';
-import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
 import { recoverCluster } from './drillRecover.ts';
 import { sleepUntil } from './drillSleep.ts';
 

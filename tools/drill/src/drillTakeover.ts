@@ -1,6 +1,6 @@
 import { isDecision } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
-import type { FaultRecord } from './drillFaults.ts';
+import type { FaultRecord } from './drillFaultRecord.ts';
 import { overlapMs } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
 

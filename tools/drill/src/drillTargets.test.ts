@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DrillCluster, ReplicaStatus } from './drillCluster.ts';
-import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
 import { currentLeader } from './drillTargets.ts';
 
 // Two kill-leader faults an instant apart both looked for the leader while the other waited for

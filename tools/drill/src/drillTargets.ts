@@ -3,7 +3,7 @@ import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
-import type { FaultContext, FaultRecord } from './drillFaults.ts';
+import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
 import { sleep } from './drillSleep.ts';
 
 /** A replica other than `id` that runs, is not paused and is not under a fault: someone who can take over. */

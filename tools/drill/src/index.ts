@@ -8,7 +8,7 @@ export { drillFailures, drillNotes, drillTable, drillVerdict, isSaturated } from
 export type { DrillReport, DrillVerdict, Finding } from './drillReport.ts';
 export type { DrillAuditSummary } from './drillAudit.ts';
 export type { ReplicaStatus } from './drillCluster.ts';
-export type { FaultRecord } from './drillFaults.ts';
+export type { FaultRecord } from './drillFaultRecord.ts';
 export type { LivenessResult, LivenessViolation } from './drillLiveness.ts';
 export type { Spread, Takeover } from './drillTakeover.ts';
 export { runSoak } from './soak.ts';
@@ -23,4 +23,4 @@ export { numbersByKind } from './drillByKind.ts';
 export type { DrillFindings, KindNumbers } from './drillByKind.ts';
 export { libfaketime } from './drillCluster.ts';
 export { diskFaultUnavailable } from './drillDiskFault.ts';
-export { partitionUnavailable, slowNetworkUnavailable } from './drillPartition.ts';
+export { partitionUnavailable, slowNetworkUnavailable } from './drillNetworkChecks.ts';

@@ -1,0 +1,6 @@
+// @muster/agent/testing: an agent's parts the cross-package tests drive directly.
+
+export { DeliveryCensus } from '../deliveryCensus.ts';
+export { MemberLedger } from '../memberLedger.ts';
+export { startNodeAgent } from '../nodeAgent.ts';
+export type { NodeAgent } from '../nodeAgent.ts';

@@ -1,0 +1,5 @@
+// @muster/scheduler/testing: a replica's parts the cross-package tests drive directly.
+
+export { ApiServer } from '../apiServer.ts';
+export { AppendPipeline } from '../appendPipeline.ts';
+export { InputReader } from '../inputReader.ts';
