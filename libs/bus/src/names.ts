@@ -15,8 +15,5 @@ export const LEADER_BUCKET = 'muster_leader';
 export const LEADER_KEY = 'leader';
 /** The object store that holds state snapshots. */
 export const SNAPSHOT_BUCKET = 'muster_snapshots';
-/**
- * The largest encoded transaction `appendTransactions` accepts, in bytes: well under the streams'
- * `max_msg_size` and the server's default `max_payload` (both 1 MiB), leaving room for headers.
- */
-export const MAX_TRANSACTION_BYTES = 1_000_000;
+/** The largest encoded transaction `appendTransactions` accepts, in bytes (the core's wire limit). */
+export { MAX_TRANSACTION_BYTES } from '@muster/core';

@@ -3,11 +3,10 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { createInbox } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { MAX_PAYLOAD_BYTES } from '@muster/core';
 import type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
-// nats-server's default max_payload, for a connection that has not heard the server's yet
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 /** A Bus over one nats.js connection; JetStream calls are bounded by `timeoutMs`. */
 export class NatsBus implements Bus {
@@ -90,7 +89,8 @@ export class NatsBus implements Bus {
   }
 
   maxPayload(): number {
-    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+    // the server's default, for a connection that has not heard the server's yet
+    return this.nc.info?.max_payload ?? MAX_PAYLOAD_BYTES;
   }
 
   isClosed(): boolean {

@@ -1,3 +1,5 @@
+import { parseDecisionMsgId } from '@muster/core';
+
 /**
  * Where a message on MUSTER_DECISIONS comes in a leader's publishing, from its msg id
  * `muster:<logSeq>:<index>[:<node>]`: its log sequence, event index and node ('' for a decision,
@@ -7,8 +9,8 @@ export type PublishOrder = readonly [number, number, string];
 
 /** The publishing order of a decision msg id, or null for an id not of that form. */
 function publishOrderOf(msgId: string): PublishOrder | null {
-  const match = /^muster:(\d+):(\d+)(?::(.+))?$/.exec(msgId);
-  return match === null ? null : [Number(match[1]), Number(match[2]), match[3] ?? ''];
+  const id = parseDecisionMsgId(msgId);
+  return id === null ? null : [id.logSeq, id.index, id.node ?? ''];
 }
 
 /** Negative when `a` is published before `b`, positive after, 0 for the same message. */

@@ -2,6 +2,8 @@ import type { Transaction } from './envelope.ts';
 import type { Allocation, GangCommitted, GangResized } from './events.ts';
 import type { JobState } from './state.ts';
 import { requestOf } from './jobRequests.ts';
+import { decisionMsgId } from './wire/msgIds.ts';
+import { subjects } from './wire/subjects.ts';
 
 /** A message the leader publishes on MUSTER_DECISIONS for a logged transaction. */
 export interface OutboundMessage {
@@ -64,18 +66,17 @@ export function decisionMessages(logSeq: number, tx: Transaction, jobOf: (jobId:
   for (let index = 0; index < events.length; index++) {
     const event = events[index]!;
     if (event.type !== 'GangCommitted' && event.type !== 'GangAborted' && event.type !== 'GangReserved' && event.type !== 'GangResized' && event.type !== 'AllocationReleased') continue;
-    const id = `muster:${logSeq}:${index}`;
     if (event.type === 'AllocationReleased') {
       if (event.cause === 'completed') continue;
       const stop: StopMessage = { type: 'Stop', jobId: event.jobId, members: event.members, reason: event.cause };
-      out.push({ subject: `muster.stop.${event.node}`, payload: stop, msgId: `${id}:${event.node}`, logSeq });
+      out.push({ subject: subjects.stop(event.node), payload: stop, msgId: decisionMsgId(logSeq, index, event.node), logSeq });
       continue;
     }
     // a reservation goes where decisions go, so a publisher watching its job learns its expected start
-    out.push({ subject: `muster.decision.${event.jobId}`, payload: event, msgId: id, logSeq });
+    out.push({ subject: subjects.decision(event.jobId), payload: event, msgId: decisionMsgId(logSeq, index), logSeq });
     if (event.type === 'GangCommitted' || event.type === 'GangResized') {
       for (const [node, bind] of bindsOf(event, jobOf(event.jobId), memberGpus?.get(event.jobId))) {
-        out.push({ subject: `muster.bind.${node}`, payload: bind, msgId: `${id}:${node}`, logSeq });
+        out.push({ subject: subjects.bind(node), payload: bind, msgId: decisionMsgId(logSeq, index, node), logSeq });
       }
     }
   }

@@ -35,3 +35,5 @@ export { turn, turnSteps } from './turn/turn.ts';
 export { runSteps } from './steps.ts';
 export type { Steps } from './steps.ts';
 export type { TurnCommand, TurnOptions, TurnResult, TurnStamp, TurnTransaction } from './turn/turn.ts';
+export { MAX_PAYLOAD_BYTES, MAX_TRANSACTION_BYTES, decisionMsgId, idOf, nodeInputOf, parseDecisionMsgId, queueSetOf, subjects } from './wire/index.ts';
+export type { DecisionMsgId, NodeInputKind } from './wire/index.ts';

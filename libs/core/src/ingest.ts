@@ -7,6 +7,8 @@ import { ID_PATTERN, QUEUE_NAME_PATTERN, alternativeFingerprints, jobFingerprint
 import { jobInQueue, queueSetIssue } from './queues/queueTree.ts';
 import { canonicalJson } from './canonical.ts';
 import type { CanonicalHasher } from './canonical.ts';
+import { MAX_PAYLOAD_BYTES } from './wire/limits.ts';
+import { nodeInputOf, queueSetOf, subjects } from './wire/subjects.ts';
 
 /** One message read from MUSTER_IN. */
 export interface Input {
@@ -18,7 +20,7 @@ export interface Input {
 }
 
 /** Largest input body accepted (the MUSTER_IN stream refuses larger messages too). */
-export const MAX_INPUT_BYTES = 1024 * 1024;
+export const MAX_INPUT_BYTES = MAX_PAYLOAD_BYTES;
 
 /**
  * Turns one input into the events it causes, against the state it arrives in: an accepted fact and
@@ -32,25 +34,25 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
   ];
   if (input.data.length > MAX_INPUT_BYTES) {
     const reason = invalid('', `body of ${input.data.length} bytes exceeds ${MAX_INPUT_BYTES}`);
-    return input.subject === 'muster.in.submit' ? [{ type: 'JobRejected', inputSeq, jobId: null, reason }] : reject(reason);
+    return input.subject === subjects.submit ? [{ type: 'JobRejected', inputSeq, jobId: null, reason }] : reject(reason);
   }
   const body = parseBody(input.data);
-  if (input.subject === 'muster.in.submit') return ingestSubmit(state, inputSeq, body, hasher);
+  if (input.subject === subjects.submit) return ingestSubmit(state, inputSeq, body, hasher);
   if (!body.ok) return reject(body.error);
 
   switch (input.subject) {
-    case 'muster.in.policy': {
+    case subjects.policy: {
       const policy = validatePolicySpec(body.value);
       if (!policy.ok) return reject({ category: 'invalid', ...policy.error });
       return [{ type: 'PolicySet', inputSeq, policy: policy.value }];
     }
-    case 'muster.in.cancel':
-    case 'muster.in.close': {
+    case subjects.cancel:
+    case subjects.close: {
       const jobId = jobIdBody(body.value);
       if (!jobId.ok) return reject(jobId.error);
       const job = shardGet(state.jobs, jobId.value);
       if (job === undefined) return reject(unknownJob(state, jobId.value));
-      if (input.subject === 'muster.in.cancel') {
+      if (input.subject === subjects.cancel) {
         if (job.status !== 'pending' && job.status !== 'running') {
           return reject(invalid('jobId', `job ${jobId.value} is already ${job.status}`));
         }
@@ -65,13 +67,12 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
     }
   }
 
-  const queueSubject = /^muster\.in\.queue\.([^.]+)\.set$/.exec(input.subject);
-  if (queueSubject !== null) return ingestQueue(state, inputSeq, queueSubject[1]!, body.value);
+  const queueName = queueSetOf(input.subject);
+  if (queueName !== null) return ingestQueue(state, inputSeq, queueName, body.value);
 
-  const nodeSubject = /^muster\.in\.node\.([^.]+)\.(register|drain|lost|done)$/.exec(input.subject);
-  if (nodeSubject === null) return reject({ category: 'unknown', path: '', message: `unknown subject ${input.subject}` });
-  const nodeId = nodeSubject[1]!;
-  const verb = nodeSubject[2]!;
+  const nodeInput = nodeInputOf(input.subject);
+  if (nodeInput === null) return reject({ category: 'unknown', path: '', message: `unknown subject ${input.subject}` });
+  const { nodeId, kind: verb } = nodeInput;
   if (!ID_PATTERN.test(nodeId)) return reject(invalid('id', `node id in subject must match ${ID_PATTERN.source}`));
   const node = shardGet(state.nodes, nodeId);
 
@@ -147,7 +148,7 @@ function ingestSubmit(state: State, inputSeq: number, body: Parsed<unknown>, has
 
 /** `muster.in.queue.<name>.set`: a QueueSpec whose name is the subject's, that keeps the queues a tree. */
 function ingestQueue(state: State, inputSeq: number, name: string, value: unknown): SchedulerEvent[] {
-  const reject = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'InputRejected', inputSeq, subject: `muster.in.queue.${name}.set`, reason }];
+  const reject = (reason: RejectionReason): SchedulerEvent[] => [{ type: 'InputRejected', inputSeq, subject: subjects.queueSet(name), reason }];
   if (!QUEUE_NAME_PATTERN.test(name)) return reject(invalid('name', `queue name in subject must match ${QUEUE_NAME_PATTERN.source}`));
   const spec = validateQueueSpec(value);
   if (!spec.ok) return reject({ category: 'invalid', ...spec.error });

@@ -1,6 +1,6 @@
 import { decisionLogSeq, idOf, laterPublished, publishedBefore, subjects } from '@muster/bus';
 import type { InputMessage, PublishOrder, StoredDecision } from '@muster/bus';
-import { canonicalJson, isDecision, shardEntriesSorted, shardGet } from '@muster/core';
+import { canonicalJson, decisionMsgId, isDecision, parseDecisionMsgId, shardEntriesSorted, shardGet } from '@muster/core';
 import type { LoggedTransaction, State } from '@muster/core';
 
 /**
@@ -107,7 +107,7 @@ export function checkDecisions(accepted: Iterable<string>, read: LiveRead): Deci
         return;
       }
       f.decisionsInLog++;
-      logDecisions.set(event.jobId, [...(logDecisions.get(event.jobId) ?? []), `muster:${logged.seq}:${index}`]);
+      logDecisions.set(event.jobId, [...(logDecisions.get(event.jobId) ?? []), decisionMsgId(logged.seq, index)]);
       const was = phase.get(event.jobId);
       if (event.type === 'GangCommitted') {
         commitsInLog.set(event.jobId, (commitsInLog.get(event.jobId) ?? 0) + 1);
@@ -222,14 +222,14 @@ export function lostJobs(f: DecisionFindings): string[] {
 
 // a message under `muster:<logSeq>:<index>` for a decision must carry exactly that log event
 function logMismatch(m: StoredDecision, bySeq: Map<number, LoggedTransaction>, lastLogSeq: number): string | null {
-  const match = /^muster:(\d+):(\d+)$/.exec(m.msgId);
-  if (match === null) return `stream ${m.seq}: decision msg id ${JSON.stringify(m.msgId)} is not muster:<logSeq>:<index>`;
-  const logSeq = Number(match[1]);
+  const id = parseDecisionMsgId(m.msgId);
+  if (id === null || id.node !== null) return `stream ${m.seq}: decision msg id ${JSON.stringify(m.msgId)} is not muster:<logSeq>:<index>`;
+  const { logSeq, index } = id;
   // the log was read after the stream: a decision past its end was published with no transaction behind it
   if (logSeq > lastLogSeq) return `stream ${m.seq} (${m.msgId}): names log ${logSeq}, past the end (${lastLogSeq}) of a log read after it`;
-  const event = bySeq.get(logSeq)?.tx.events[Number(match[2])];
+  const event = bySeq.get(logSeq)?.tx.events[index];
   if (event === undefined) return `stream ${m.seq} (${m.msgId}): no such event in the log`;
-  if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${match[2]}`;
+  if (canonicalJson(event) !== m.data) return `stream ${m.seq} (${m.msgId}): differs from log ${logSeq} event ${index}`;
   return null;
 }
 

@@ -4,6 +4,7 @@ import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
 import { Simulation } from './simulation.ts';
 import { runWorkload } from './runWorkload.ts';
+import { subjects } from '../wire/subjects.ts';
 
 /**
  * Runs a scenario's text through the same ingest and session code the leader uses, with no NATS:
@@ -38,8 +39,8 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
   const sim = new Simulation();
   // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
   sim.start();
-  if (scenario.policy !== undefined) sim.input('muster.in.policy', scenario.policy);
-  if (options.policy !== undefined) sim.input('muster.in.policy', options.policy);
+  if (scenario.policy !== undefined) sim.input(subjects.policy, scenario.policy);
+  if (options.policy !== undefined) sim.input(subjects.policy, options.policy);
   const queues = setQueues(sim, scenario.queues ?? []);
   if (queues !== null) return { ok: false, error: queues };
   for (const node of scenario.nodes) sim.register(node);
@@ -50,16 +51,16 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
 
 /** One step of a steps scenario (DESIGN.md §8). */
 function runStep(sim: Simulation, step: Step): void {
-  if ('submit' in step) sim.input('muster.in.submit', step.submit);
-  else if ('policy' in step) sim.input('muster.in.policy', step.policy);
+  if ('submit' in step) sim.input(subjects.submit, step.submit);
+  else if ('policy' in step) sim.input(subjects.policy, step.policy);
   else if ('queue' in step) sim.setQueue(step.queue);
   else if ('schedule' in step) sim.schedule();
   else if ('complete' in step) sim.complete(step.complete.jobId);
   else if ('done' in step) sim.done(step.done.jobId, step.done.member, step.done.ok ?? true);
-  else if ('cancel' in step) sim.input('muster.in.cancel', step.cancel);
-  else if ('close' in step) sim.input('muster.in.close', step.close);
+  else if ('cancel' in step) sim.input(subjects.cancel, step.cancel);
+  else if ('close' in step) sim.input(subjects.close, step.close);
   else if ('node' in step) sim.register(step.node);
-  else if ('nodeLost' in step) sim.input(`muster.in.node.${step.nodeLost.nodeId}.lost`, {});
+  else if ('nodeLost' in step) sim.input(subjects.nodeInput(step.nodeLost.nodeId, 'lost'), {});
   else sim.now += step.advanceMs;
 }
 

@@ -7,6 +7,7 @@ import type { Simulation } from './simulation.ts';
 import { UsageMeter } from './usageMeter.ts';
 import type { Utilisation } from './usageMeter.ts';
 import type { WorkloadScenario } from './workloadScenario.ts';
+import { subjects } from '../wire/subjects.ts';
 
 /** Bounded slowdown's floor on the run time (DESIGN.md §11): (wait + run) / max(run, 10 s). */
 const SLOWDOWN_FLOOR_MS = 10_000;
@@ -79,12 +80,12 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
       if (!runs(c)) continue;
       sim.complete(c.jobId);
       // a kept-warm gang holds its hosts until closed: its run time is how long it holds them
-      if (shardGet(sim.state.jobs, c.jobId)!.spec.minInstances > 0) sim.input('muster.in.close', { jobId: c.jobId });
+      if (shardGet(sim.state.jobs, c.jobId)!.spec.minInstances > 0) sim.input(subjects.close, { jobId: c.jobId });
     }
     while (next < entries.length && entries[next]!.at === t) {
       const entry = entries[next++]!;
       arriving = entry.runMs;
-      sim.input('muster.in.submit', entry.submit);
+      sim.input(subjects.submit, entry.submit);
       arriving = null;
     }
     sim.schedule();

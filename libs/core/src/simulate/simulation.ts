@@ -6,6 +6,7 @@ import { stateHash } from '../stateHash.ts';
 import { turn } from '../turn/turn.ts';
 import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
 import { TurnContext } from '../turn/turnContext.ts';
+import { subjects } from '../wire/subjects.ts';
 
 /** The leader name simulated transactions carry. */
 const SIMULATOR = 'simulator';
@@ -55,7 +56,7 @@ export class Simulation {
   /** A node registers (its subject names its id, or `_` when it has none). */
   register(node: unknown): void {
     const id = typeof node === 'object' && node !== null ? (node as { id?: unknown }).id : undefined;
-    this.input(`muster.in.node.${typeof id === 'string' && id !== '' ? id : '_'}.register`, node);
+    this.input(subjects.nodeInput(typeof id === 'string' && id !== '' ? id : '_', 'register'), node);
   }
 
   /**
@@ -64,7 +65,7 @@ export class Simulation {
    */
   setQueue(spec: unknown): void {
     const name = typeof spec === 'object' && spec !== null ? (spec as { name?: unknown }).name : undefined;
-    this.input(`muster.in.queue.${typeof name === 'string' && /^[^.*>\s]+$/.test(name) ? name : '_'}.set`, spec);
+    this.input(subjects.queueSet(typeof name === 'string' && /^[^.*>\s]+$/.test(name) ? name : '_'), spec);
   }
 
   /** Finishes every running member of a job, each as its node's agent would report it. */
@@ -72,19 +73,19 @@ export class Simulation {
     const job = shardGet(this.state.jobs, jobId);
     const members = job?.members ?? [];
     if (job === undefined || job.status !== 'running') {
-      this.input('muster.in.node._.done', { jobId, member: 0, ok: true });
+      this.input(subjects.nodeInput('_', 'done'), { jobId, member: 0, ok: true });
       return;
     }
     for (const [index, member] of members.entries()) {
       if (member === null || member.done) continue;
-      this.input(`muster.in.node.${member.node}.done`, { jobId, member: index, ok: true });
+      this.input(subjects.nodeInput(member.node, 'done'), { jobId, member: index, ok: true });
     }
   }
 
   /** One member of a job finished, reported by the agent of the node it is bound to (any node when it is bound to none). */
   done(jobId: string, member: number, ok: boolean): void {
     const bound = shardGet(this.state.jobs, jobId)?.members[member];
-    this.input(`muster.in.node.${bound === null || bound === undefined ? '_' : bound.node}.done`, { jobId, member, ok });
+    this.input(subjects.nodeInput(bound === null || bound === undefined ? '_' : bound.node, 'done'), { jobId, member, ok });
   }
 
   /** One scheduling session at the current time (nothing when nothing changed and nothing is due). */

@@ -7,6 +7,7 @@ import { initialState } from '../state.ts';
 import { turn } from '../turn/turn.ts';
 import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
 import { TurnContext } from '../turn/turnContext.ts';
+import { subjects } from '../wire/subjects.ts';
 
 // given / when / then over the core, data first: steps are inputs as the leader reads them from
 // MUSTER_IN, scheduling sessions and time, each run as the leader runs it: a turn of the core.
@@ -27,42 +28,42 @@ export function policy(spec: Record<string, unknown>): Step {
 
 /** An operator creates or replaces a queue (DESIGN.md §12), on `muster.in.queue.<name>.set`. */
 export function queue(spec: Record<string, unknown>): Step {
-  return { kind: 'input', subject: `muster.in.queue.${String(spec.name)}.set`, body: spec };
+  return { kind: 'input', subject: subjects.queueSet(String(spec.name)), body: spec };
 }
 
 /** Registers a node (body from `node()`). */
 export function register(body: Record<string, unknown>): Step {
-  return { kind: 'input', subject: `muster.in.node.${String(body.id)}.register`, body };
+  return { kind: 'input', subject: subjects.nodeInput(String(body.id), 'register'), body };
 }
 
 /** Submits a job (body from `job()`). */
 export function submit(body: Record<string, unknown>): Step {
-  return { kind: 'input', subject: 'muster.in.submit', body };
+  return { kind: 'input', subject: subjects.submit, body };
 }
 
 /** Cancels a job. */
 export function cancel(jobId: string): Step {
-  return { kind: 'input', subject: 'muster.in.cancel', body: { jobId } };
+  return { kind: 'input', subject: subjects.cancel, body: { jobId } };
 }
 
 /** Closes a kept-warm job. */
 export function close(jobId: string): Step {
-  return { kind: 'input', subject: 'muster.in.close', body: { jobId } };
+  return { kind: 'input', subject: subjects.close, body: { jobId } };
 }
 
 /** Drains a node. */
 export function drain(nodeId: string): Step {
-  return { kind: 'input', subject: `muster.in.node.${nodeId}.drain`, body: {} };
+  return { kind: 'input', subject: subjects.nodeInput(nodeId, 'drain'), body: {} };
 }
 
 /** An operator declares a node lost. */
 export function lose(nodeId: string): Step {
-  return { kind: 'input', subject: `muster.in.node.${nodeId}.lost`, body: {} };
+  return { kind: 'input', subject: subjects.nodeInput(nodeId, 'lost'), body: {} };
 }
 
 /** One member of a job finished on its node. */
 export function done(nodeId: string, jobId: string, member: number, ok = true): Step {
-  return { kind: 'input', subject: `muster.in.node.${nodeId}.done`, body: { jobId, member, ok } };
+  return { kind: 'input', subject: subjects.nodeInput(nodeId, 'done'), body: { jobId, member, ok } };
 }
 
 /** A scheduling session at the current time (or at `at`, which also moves the clock). */
@@ -140,7 +141,7 @@ export class Cluster {
       case 'retire':
         return this.turn([{ retire: { retainMs: step.retainMs, limit: 1000 } }]);
       case 'policy':
-        return this.run({ kind: 'input', subject: 'muster.in.policy', body: step.spec });
+        return this.run({ kind: 'input', subject: subjects.policy, body: step.spec });
     }
   }
 
