@@ -17,6 +17,3 @@ export const policySpecSchema = z.strictObject({
   fairShareHalfLifeMs: z.int().min(1).optional()
     .meta({ description: 'Sibling queues are ordered by usage decayed with this half-life (ms) instead of their current use.' }),
 }).meta({ description: 'Scheduling policy: the fields given replace the ones in force.' });
-
-/** The PolicySpec wire shape. */
-export type PolicySpecWire = z.output<typeof policySpecSchema>;

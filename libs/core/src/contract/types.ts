@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { policySpecSchema } from './policySpecSchema.ts';
+
 /** Resources one member of a role asks for (cpu in millicores; GPUs are whole devices). */
 export interface MemberResources {
   cpu: number;
@@ -128,17 +131,11 @@ export interface SpecIssue {
   message: string;
 }
 
-/** A PolicySpec (DESIGN.md §11): the fields an operator sets; those it leaves out stay as they are. */
-export interface PolicySpec {
-  /** How many of the first blocked jobs of a session get a reservation (0: none). */
-  reserveDepth?: number;
-  /** How long a running gang without a limit is assumed to run, for planning. */
-  assumedRuntimeMs?: number;
-  /** A gang that started less than this long ago is not a victim of preemption (absent: 0). */
-  minRuntimeBeforePreemptionMs?: number;
-  /** Half-life of the decayed usage that orders sibling queues (absent: current use). */
-  fairShareHalfLifeMs?: number;
-}
+/**
+ * A PolicySpec (DESIGN.md §11): the fields an operator sets; those it leaves out stay as they are.
+ * The schema's output type: each field, its bounds and its description are declared there once.
+ */
+export type PolicySpec = z.output<typeof policySpecSchema>;
 
 /**
  * The policy in force: the fields of contract v1.1's first defaults always set; the later ones

@@ -8,14 +8,6 @@ const SUBJECT = 'policy';
 export function validatePolicySpec(input: unknown): Validated<PolicySpec> {
   const parsed = policySpecSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) return { ok: false, error: specIssueFromZod(parsed.error.issues, policySpecSchema, SUBJECT) };
-  const wire = parsed.data;
-  return {
-    ok: true,
-    value: {
-      ...(wire.reserveDepth === undefined ? {} : { reserveDepth: wire.reserveDepth }),
-      ...(wire.assumedRuntimeMs === undefined ? {} : { assumedRuntimeMs: wire.assumedRuntimeMs }),
-      ...(wire.minRuntimeBeforePreemptionMs === undefined ? {} : { minRuntimeBeforePreemptionMs: wire.minRuntimeBeforePreemptionMs }),
-      ...(wire.fairShareHalfLifeMs === undefined ? {} : { fairShareHalfLifeMs: wire.fairShareHalfLifeMs }),
-    },
-  };
+  // a field given as undefined (from code, never from JSON) is a field not named
+  return { ok: true, value: Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as PolicySpec };
 }
