@@ -9,7 +9,7 @@ export { connect } from './connect.ts';
 export type { ConnectOptions, ConnectionChange } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';
-export { isAppendConflict, isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
+export { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
 export { jetStreamPublisher } from './jetStreamPublisher.ts';
 export type { PublishOptions, StreamAck, StreamPublisher } from './jetStreamPublisher.ts';
 export { lastInputSequence, lastLogSequence } from './lastLogSequence.ts';
