@@ -58,3 +58,5 @@ export type { StreamMessage, SubjectReadOptions } from './subjectMessages.ts';
 export { submitMsgId } from './submitMsgId.ts';
 export { idOf, subjects } from './subjects.ts';
 export type { NodeInputKind } from './subjects.ts';
+export { serverFeatures } from './serverFeatures.ts';
+export type { ServerFeatures } from './serverFeatures.ts';

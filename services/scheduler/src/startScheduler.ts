@@ -1,4 +1,4 @@
-import { connect, ensureStreams, lastLogSequence, openLeaderLease } from '@muster/bus';
+import { connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
 import type { ResolvedOptions, SchedulerOptions } from './config.ts';
@@ -52,6 +52,9 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
       onConnection: ({ kind, server, what }) => log.warn({ connection: name, kind, server }, what),
     });
   const bus = await connectAs(`muster-scheduler-${opts.id}`);
+  // appends are fenced by sequence alone, one message at a time, on every server; a 2.12+ server
+  // could take a turn as one atomic batch (not used yet: docs/scheduler.md)
+  log.info({ nats: serverFeatures(bus) }, 'connected');
   let bulk: Bus | null = null;
   try {
     startup.phase('applying the stream definitions');
