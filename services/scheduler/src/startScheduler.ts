@@ -10,7 +10,7 @@ import { Replica, standbyRequestMs } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import { StartupWatch } from './startupWatch.ts';
 import type { Role } from './replica.ts';
-import type { Bus } from '@muster/bus';
+import type { Bus, ConnectionChange } from '@muster/bus';
 import type { State } from '@muster/core';
 import type { Logger } from 'pino';
 
@@ -44,14 +44,19 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
 
 // What startScheduler does, telling `startup` each step.
 async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch): Promise<SchedulerHandle> {
-  const connectAs = (name: string) =>
+  const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
+  const connectAs = (name: string, heard?: (change: ConnectionChange) => void) =>
     connect({
       servers: opts.natsUrl,
       name,
       ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
-      onConnection: ({ kind, server, what }) => log.warn({ connection: name, kind, server }, what),
+      onConnection: (change) => {
+        log.warn({ connection: name, kind: change.kind, server: change.server }, change.what);
+        heard?.(change);
+      },
     });
-  const bus = await connectAs(`muster-scheduler-${opts.id}`);
+  // heartbeats arrive on this connection: silence while it is away from NATS is not a node's
+  const bus = await connectAs(`muster-scheduler-${opts.id}`, (change) => heartbeats.connection(change));
   // appends are fenced by sequence alone, one message at a time, on every server; a 2.12+ server
   // could take a turn as one atomic batch (not used yet: docs/scheduler.md)
   log.info({ nats: serverFeatures(bus) }, 'connected');
@@ -63,7 +68,6 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
     const lease = await openLeaderLease(bus.withTimeout(Math.max(500, opts.leaseMs)));
     const standbyLease = await openLeaderLease(bus.withTimeout(standbyRequestMs(opts.leaseMs)));
-    const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(bus);
     startup.phase('connecting for snapshots');
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
