@@ -2,6 +2,7 @@
 // logger, signals. `muster scheduler` runs the same thing; tests spawn this file to kill it.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { logDestination } from './logDestination.ts';
 import { startScheduler } from './startScheduler.ts';
 
 function parseFlags(): ReturnType<typeof parse> {
@@ -43,7 +44,7 @@ function numberFlag(name: string, raw: string | undefined, least = 0): number | 
   return n;
 }
 
-const logger = pino({ level: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' });
+const logger = pino({ level: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' }, logDestination(1));
 const optional = {
   leaseMs: numberFlag('lease-ms', values['lease-ms'] ?? process.env.MUSTER_LEASE_MS),
   heartbeatTimeoutMs: numberFlag('heartbeat-timeout-ms', values['heartbeat-timeout-ms'] ?? process.env.MUSTER_HEARTBEAT_TIMEOUT_MS),
