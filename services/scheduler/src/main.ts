@@ -29,6 +29,7 @@ const parse = () => parseArgs({
     'metrics-port': { type: 'string' },
     'metrics-host': { type: 'string' },
     'log-level': { type: 'string' },
+    'stream-check-ms': { type: 'string' },
   },
   strict: true,
 });
@@ -56,6 +57,7 @@ const optional = {
   replicas: numberFlag('replicas', values.replicas ?? process.env.MUSTER_REPLICAS),
   metricsPort: numberFlag('metrics-port', values['metrics-port'] ?? process.env.MUSTER_METRICS_PORT),
   metricsHost: values['metrics-host'] ?? process.env.MUSTER_METRICS_HOST,
+  streamCheckMs: numberFlag('stream-check-ms', values['stream-check-ms'] ?? process.env.MUSTER_STREAM_CHECK_MS),
 };
 const handle = await startScheduler({
   natsUrl: (values.nats ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),

@@ -9,6 +9,7 @@ import { SchedulerMetrics } from './schedulerMetrics.ts';
 import { Replica, standbyRequestMs } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import { StartupWatch } from './startupWatch.ts';
+import { StreamWatch } from './streamWatch.ts';
 import type { Role } from './replica.ts';
 import type { Bus, ConnectionChange } from '@muster/bus';
 import type { State } from '@muster/core';
@@ -74,6 +75,8 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     let metrics: SchedulerMetrics | null = null;
     const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, startup, onSession: (seconds) => metrics?.sessionRan(seconds) });
     await replica.start();
+    const streams = new StreamWatch(bus, opts.replicas, opts.streamCheckMs, log.child({ component: 'streams' }));
+    streams.start();
     startup.phase('serving');
     let metricsServer: MetricsServer | null = null;
     if (opts.metricsPort > 0) {
@@ -86,6 +89,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
       const m = metrics;
       replica.ledger.onAdopted = (txs, state) => m.folded(txs, state);
       metricsServer = await serveMetrics(metrics.registry, { host: opts.metricsHost, port: opts.metricsPort }).catch(async (err: unknown) => {
+        await streams.stop();
         await replica.stop();
         heartbeats.stop();
         throw new Error(`cannot serve metrics on ${opts.metricsHost}:${opts.metricsPort}: ${(err as Error).message}`, { cause: err });
@@ -105,6 +109,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
           await metricsServer?.close();
           for (const sub of statusSubs) sub.unsubscribe();
           await api.stop();
+          await streams.stop();
           await replica.stop();
           heartbeats.stop();
           await Promise.all([bus, bulk].map((c) => c?.drain().catch(() => c.close())));
