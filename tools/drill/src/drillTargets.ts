@@ -1,4 +1,3 @@
-import { mkdirSync, rmSync } from 'node:fs';
 import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
