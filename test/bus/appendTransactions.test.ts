@@ -103,11 +103,18 @@ describe('appendTransactions (R1)', () => {
     expect(await lastLogSequence(bus.bus)).toBe(0);
   });
 
-  it('treats a repeat of an append whose ack was lost as landed, and a repeat elsewhere as a conflict', async () => {
+  it('fences by sequence alone: no msg id, no expected last msg id, so a repeat of a landed append is a conflict', async () => {
     const txs = chain(2);
     expect(await appendTransactions(bus.bus, txs, 0)).toEqual({ ok: true, seqs: [1, 2] });
+    for (const seq of [1, 2]) {
+      const raw = await bus.admin.message(LOG_STREAM, seq);
+      expect(raw?.header('Nats-Msg-Id')).toBe('');
+      expect(raw?.header('Nats-Expected-Last-Msg-Id')).toBe('');
+    }
+    // no msg-id dedupe: an append whose ack was lost and is sent again is fenced off; the writer
+    // steps down and reads from the log what landed
     const repeat = await appendTransactions(bus.bus, txs, 0);
-    expect(repeat).toEqual({ ok: true, seqs: [1, 2] });
+    expect(repeat).toMatchObject({ ok: false, code: 'conflict', committed: [] });
     const misplaced = await appendTransactions(bus.bus, txs.slice(1), 5);
     expect(misplaced).toMatchObject({ ok: false, code: 'conflict', committed: [] });
     expect(await lastLogSequence(bus.bus)).toBe(2);
@@ -134,19 +141,18 @@ describe('appendTransactions (R1)', () => {
   });
 });
 
-describe('appendTransactions: a pipelined append after a foreign write of as many transactions', () => {
-  it('lands by sequence alone, and is fenced off when chained on the append before it (issue 16, the soak)', async () => {
+describe('appendTransactions: a stale append after a foreign write of as many transactions', () => {
+  it('lands by sequence alone: why a writer never sends an append before the one before it landed (AppendPipeline)', async () => {
     const base = chain(2);
     expect((await appendTransactions(bus.bus, base, 0)).ok).toBe(true);
-    // the stale writer planned 3 transactions after 2 (they never land) and a 4th pipelined on them
+    // the stale writer planned 3 transactions after 2 (they never land) and a 4th after them
     const planned = chain(3, lastHash(base), 'stale', 10);
     const tail = chain(1, lastHash(planned), 'stale', 20);
     // meanwhile a new leader wrote 3 transactions of its own
     expect((await appendTransactions(bus.bus, chain(3, lastHash(base), 'new', 30), 2)).ok).toBe(true);
-    const fenced = await appendTransactions(bus.bus, tail, 5, { chained: true });
-    expect(fenced.ok).toBe(false);
-    expect(await lastLogSequence(bus.bus)).toBe(5);
-    // without the chain the stale tail finds exactly the sequence it expects: the hole that broke the log's chain
+    expect((await appendTransactions(bus.bus, planned, 2)).ok).toBe(false);
+    // the stale tail finds exactly the sequence it expects: had it been in flight with `planned`, it
+    // would have broken the log's chain (test/scheduler/appendPipeline.test.ts: it is never sent)
     expect((await appendTransactions(bus.bus, tail, 5)).ok).toBe(true);
   });
 });

@@ -45,11 +45,13 @@ describe('the append pipeline after a failed append', () => {
     const foreign = makeTransaction(ledger.lastHash, { kind: 'election', term: 23, leader: 's3', at: 1_100, session: 0 }, []);
     expect((await appendTransactions(other, [foreign], 1)).ok).toBe(true);
     const sent = pipeline.send(planned);
-    // s2 planned the turn after it while that append was in flight, and sends it once it was answered
-    const after = factTurn(pipeline.tip.state, pipeline.tip.lastHash, 's2', 22);
+    // s2 plans the turn after it and hands it over while that append is in flight: fenced by
+    // sequence alone (it expects 2, which the foreign write made true), it would land if it went
+    // out before the append before it was answered
+    const after = pipeline.send(factTurn(pipeline.tip.state, pipeline.tip.lastHash, 's2', 22));
     expect(await sent).toBe(false);
+    expect(await after).toBe(false);
     expect(failures).toEqual(['conflict']);
-    expect(await pipeline.send(after)).toBe(false);
 
     // its fence alone (last sequence 2) would have held: the log ends at the foreign write
     expect(await lastLogSequence(bus.bus)).toBe(2);

@@ -2,8 +2,7 @@ import { canonicalBytes } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
-import { isAppendConflict, isTimeout } from './isWrongLastSequence.ts';
-import type { StreamAck } from './jetStreamPublisher.ts';
+import { isWrongLastSequence, isTimeout } from './isWrongLastSequence.ts';
 import { MAX_TRANSACTION_BYTES } from './names.ts';
 import { natsOf } from './natsBus.ts';
 import { payloadHash } from './payloadHash.ts';
@@ -24,16 +23,9 @@ export type AppendResult =
 export interface AppendOptions {
   /** Milliseconds to wait for each ack before the outcome counts as unknown (default: the bus's). */
   timeoutMs?: number;
-  /**
-   * The append is pipelined on an earlier one of the same writer still in flight: its first
-   * message also expects, as the last msg id, the hash of the transaction before it (DESIGN.md §3).
-   * Without it, if another writer appended as many messages as the earlier append carried, the
-   * first message here would find exactly the sequence it expects and land after a foreign write.
-   */
-  chained?: boolean;
 }
 
-/** A transaction with its canonical bytes and their hash (its msg id, the next one's `prev`). */
+/** A transaction with its canonical bytes and their hash (the next one's `prev`). */
 export interface EncodedTransaction {
   tx: Transaction;
   payload: Uint8Array;
@@ -48,11 +40,17 @@ export function encodeTransaction(tx: Transaction): EncodedTransaction {
 }
 
 /**
- * Appends transactions to MUSTER_LOG, one message each, fenced: the first expects the stream's
- * last sequence to be `expectLastSeq`, each next one the sequence before it and, as its last msg
- * id, the hash of the transaction before it (each message's msg id is its own hash). All are
- * published before any ack is awaited; only a clean prefix of the batch can land. Transactions
- * may come encoded already (`encodeTransaction`), so a writer that hashed them serialises once.
+ * Appends transactions to MUSTER_LOG, one message each, fenced by sequence alone (DESIGN.md §3,
+ * contract v1.2): the first expects the stream's last sequence to be `expectLastSeq`, each next one
+ * the sequence of the one before it, and each is published only once the one before it is
+ * acknowledged. No message carries a msg id or expects a last msg id: every copy of the stream
+ * re-checks that expectation when it applies a message, and a copy that caught up from a stream
+ * snapshot does not know the last msg id, so it would stop for good (test/bus/lastMsgIdCatchup).
+ * Published one at a time, a message can only land right after its acknowledged predecessor: had
+ * two been in flight and another writer appended one message in between, the second would find
+ * exactly the sequence it expects and land after the foreign write. Only a clean prefix can land.
+ * Transactions may come encoded already (`encodeTransaction`), so a writer that hashed them
+ * serialises once.
  */
 export async function appendTransactions(
   bus: Bus,
@@ -79,36 +77,22 @@ export async function appendTransactions(
     messages.push(encoded);
   }
   const { js } = natsOf(bus);
-  const pending = messages.map((m, i) =>
-    js.publish(subjects.log, m.payload, {
-      msgID: m.hash,
-      // The sequence alone would let a stale batch land its tail: if another writer appended k
-      // messages, our k-th transaction finds exactly the sequence it expects. The last msg id
-      // check fails it, since the message before it is not our previous transaction.
-      expect: i === 0 && !(opts.chained === true && m.tx.prev !== null) ? { lastSequence: expectLastSeq } : { lastSequence: expectLastSeq + i, lastMsgID: m.tx.prev ?? '' },
-      ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
-    }),
-  );
-  const settled = await Promise.allSettled(pending);
-  const outcomes = settled.map((s, i): Outcome => {
-    if (s.status === 'fulfilled') return landedWhereExpected(s.value, expectLastSeq + i + 1);
-    const cause: unknown = s.reason;
-    return { landed: false, code: isAppendConflict(cause) ? 'conflict' : isTimeout(cause) ? 'timeout' : 'error', cause };
-  });
-  // an ack at index k proves 0..k landed, since each expected the one before it
-  const lastLanded = outcomes.findLastIndex((o) => o.landed);
-  const committed = outcomes.slice(0, lastLanded + 1).map((_, i) => expectLastSeq + i + 1);
-  const failure = outcomes.slice(lastLanded + 1).find((o) => !o.landed);
-  if (failure === undefined || failure.landed) return { ok: true, seqs: committed };
-  return { ok: false, code: failure.code, committed, cause: failure.cause };
-}
-
-type Outcome = { landed: true } | { landed: false; code: AppendFailureCode; cause: unknown };
-
-function landedWhereExpected(ack: StreamAck, seq: number): Outcome {
-  // a duplicate ack means this very transaction is already stored (msg id = its hash):
-  // a repeat of an append whose ack was lost is fine where expected, a conflict anywhere else
-  if (!ack.duplicate || ack.seq === seq) return { landed: true };
-  const cause = new BusError('CHAIN_BROKEN', `transaction already in the log at ${ack.seq}, expected at ${seq}`, { seq: ack.seq });
-  return { landed: false, code: 'conflict', cause };
+  const committed: number[] = [];
+  for (const m of messages) {
+    const seq = expectLastSeq + committed.length + 1;
+    try {
+      const ack = await js.publish(subjects.log, m.payload, {
+        expect: { lastSequence: seq - 1 },
+        ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
+      });
+      if (ack.seq !== seq) {
+        const cause = new BusError('CHAIN_BROKEN', `transaction stored at ${ack.seq}, expected at ${seq}`, { seq: ack.seq });
+        return { ok: false, code: 'conflict', committed, cause };
+      }
+    } catch (cause) {
+      return { ok: false, code: isWrongLastSequence(cause) ? 'conflict' : isTimeout(cause) ? 'timeout' : 'error', committed, cause };
+    }
+    committed.push(seq);
+  }
+  return { ok: true, seqs: committed };
 }

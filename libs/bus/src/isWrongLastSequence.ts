@@ -13,16 +13,6 @@ export function isWrongLastSequence(err: unknown): boolean {
   );
 }
 
-const WRONG_LAST_MSG_ID = 10070;
-
-/**
- * Whether `err` lost a fenced append: a wrong last sequence, or (for the second and later
- * transactions of a batch) a wrong last msg id (API code 10070) because another writer got in between.
- */
-export function isAppendConflict(err: unknown): boolean {
-  return isWrongLastSequence(err) || (err instanceof JetStreamApiError && err.code === WRONG_LAST_MSG_ID);
-}
-
 /** Whether `err` is a request that got no answer in time (or failed by one): its outcome is unknown. */
 export function isTimeout(err: unknown): boolean {
   return err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError);

@@ -1,10 +1,11 @@
 import { Kvm } from '@nats-io/kv';
-import type { KvEntry } from '@nats-io/kv';
+import type { StoredMsg } from '@nats-io/jetstream';
 import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { isTimeout, isWrongLastSequence } from './isWrongLastSequence.ts';
 import { LEADER_BUCKET, LEADER_KEY } from './names.ts';
 import { natsOf } from './natsBus.ts';
+import { bucketStream } from './streamInfo.ts';
 
 /** The lease's value: who leads and in which term. */
 export interface LeaseValue {
@@ -43,11 +44,17 @@ export interface LeaderLease {
   releaseLease(revision: number): Promise<{ ok: true } | LeaseFailure>;
 }
 
-/** Opens the leader lease of the `muster_leader` bucket (created by `ensureStreams`). */
+/**
+ * Opens the leader lease of the `muster_leader` bucket (created by `ensureStreams`). The lease is
+ * read from the bucket stream's leader (`STREAM.MSG.GET`), not by the direct get the bucket allows,
+ * which any copy answers: a lagging copy would show a standby an old revision (no refresh seen).
+ */
 export async function openLeaderLease(bus: Bus): Promise<LeaderLease> {
-  const kv = await new Kvm(natsOf(bus).js).open(LEADER_BUCKET);
+  const nats = natsOf(bus);
+  const kv = await new Kvm(nats.js).open(LEADER_BUCKET);
+  const jsm = await nats.jsm;
   return {
-    readLease: async () => toRecord(await kv.get(LEADER_KEY)),
+    readLease: async () => toRecord(await jsm.streams.getMessage(bucketStream.kv(LEADER_BUCKET), { last_by_subj: LEASE_SUBJECT })),
     createLease: (id, term) => attempt(() => kv.create(LEADER_KEY, encode({ id, term }))),
     updateLease: (revision, value) => attempt(() => kv.update(LEADER_KEY, encode(value), revision)),
     async releaseLease(revision) {
@@ -72,17 +79,22 @@ function encode(value: LeaseValue): string {
   return JSON.stringify({ id: value.id, term: value.term });
 }
 
-function toRecord(entry: KvEntry | null): LeaseRecord | null {
-  if (entry === null || entry.operation !== 'PUT') return null;
+const LEASE_SUBJECT = `$KV.${LEADER_BUCKET}.${LEADER_KEY}`;
+
+// the last message of the lease's key: a put, or a delete or purge marker (`KV-Operation`)
+function toRecord(sm: StoredMsg | null): LeaseRecord | null {
+  const operation = sm?.header.get('KV-Operation') ?? '';
+  if (sm === null || (operation !== '' && operation !== 'PUT')) return null;
+  const revision = sm.seq;
   let value: unknown;
   try {
-    value = entry.json();
+    value = sm.json();
   } catch (err) {
-    throw new BusError('BAD_MESSAGE', `lease revision ${entry.revision} is not JSON`, { seq: entry.revision, cause: err });
+    throw new BusError('BAD_MESSAGE', `lease revision ${revision} is not JSON`, { seq: revision, cause: err });
   }
   const lease = value as Partial<LeaseValue> | null;
   if (typeof lease !== 'object' || lease === null || typeof lease.id !== 'string' || typeof lease.term !== 'number') {
-    throw new BusError('BAD_MESSAGE', `lease revision ${entry.revision} is not {id, term}`, { seq: entry.revision });
+    throw new BusError('BAD_MESSAGE', `lease revision ${revision} is not {id, term}`, { seq: revision });
   }
-  return { id: lease.id, term: lease.term, revision: entry.revision };
+  return { id: lease.id, term: lease.term, revision };
 }

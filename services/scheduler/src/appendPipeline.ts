@@ -16,19 +16,18 @@ export interface AppendPipelineEvents {
 }
 
 /**
- * Fenced, pipelined appends of the leader's turns: a turn's transactions go out at once, fenced on
- * the sequence before them, and the tip moves past them, so the next turn is planned while they are
- * in flight. Turns are adopted strictly in log order; a failed fence fails everything after it
- * (each append expects the one before it), and nothing after a failure is adopted.
+ * Fenced appends of the leader's turns, one at a time (DESIGN.md §3, contract v1.2): the tip moves
+ * past a turn's transactions as soon as it is handed over, so the next turn is planned while they
+ * are in flight, but its append goes out only once the one before it landed. Fenced by sequence
+ * alone, an append sent while its predecessor was unanswered could land after a foreign write of as
+ * many transactions; fenced also by the last msg id, it wedged a copy that caught up from a stream
+ * snapshot (test/bus/lastMsgIdCatchup). Turns are adopted in log order; after a failure nothing
+ * more is sent or adopted.
  */
 export class AppendPipeline {
   private tipNow: Tip;
-  // the last append sent: it resolves, after those before it, once its turn is adopted (false: it or one before it failed)
+  // the last append handed over: it resolves, after those before it, once its turn is adopted (false: it or one before it failed)
   private last: Promise<boolean> = Promise.resolve(true);
-  // appends sent and not yet answered
-  private inFlight = 0;
-  // an append was answered with a failure (fenced, timed out): nothing is sent after it
-  private broken = false;
 
   constructor(
     private readonly bus: Bus,
@@ -48,36 +47,24 @@ export class AppendPipeline {
     this.tipNow = { state: this.ledger.state, lastHash: this.ledger.lastHash };
   }
 
-  /** Resolves once every append sent so far settled: true when all were adopted. */
+  /** Resolves once every append handed over so far settled: true when all were adopted. */
   settled(): Promise<boolean> {
     return this.last;
   }
 
   /**
-   * Sends a turn's transactions now and moves the tip past them; the promise resolves after every
-   * earlier send, once the log took them (the ledger adopts the turn's state), or false once this
-   * or an earlier one failed. After an append was answered with a failure nothing more is sent:
-   * a turn planned on the tip of that append (while it was in flight) would be fenced by sequence
-   * alone, and a foreign writer that appended as many transactions makes that sequence true.
+   * Moves the tip past a turn's transactions and appends them once every earlier append landed;
+   * the promise resolves once the log took them (the ledger adopts the turn's state), or false once
+   * this or an earlier one failed (then this one is never sent).
    */
   send(result: TurnResult): Promise<boolean> {
-    if (this.broken) return this.last.then(() => false);
     const txs = result.transactions;
-    // pipelined on an append still in flight: fence on that append's last message too, or a
-    // foreign writer that appended as many transactions would let this one land after its own
-    const sent = appendTransactions(this.bus, txs, txs[0]!.seq - 1, { chained: this.inFlight > 0 });
-    this.inFlight++;
-    const answered = (ok: boolean): void => {
-      this.inFlight--;
-      if (!ok) this.broken = true;
-    };
-    sent.then((outcome) => answered(outcome.ok), () => answered(false));
     this.tipNow = { state: result.state, lastHash: result.lastHash };
     const before = this.last;
     const done = (async () => {
-      const outcome = await sent;
-      // a later append can only land if this one did: adopt in log order, or not at all
+      // a later append can only land right after this one: never in flight before it landed
       if (!(await before)) return false;
+      const outcome = await appendTransactions(this.bus, txs, txs[0]!.seq - 1);
       if (!outcome.ok) {
         this.events.failed(outcome, txs.length);
         return false;

@@ -54,6 +54,11 @@ export interface SchedulerOptions {
    * for good (ms; default 30 s, longer than a deposed stream leader's stale answers last).
    */
   logLossConfirmMs?: number;
+  /**
+   * Every this many ms the replica applies the stream and bucket definitions again, so one deleted
+   * or lost under a running cluster is created again (said at error); 0: only at start (default 5 s).
+   */
+  streamCheckMs?: number;
   /** A start (connect, streams, rebuild) that takes longer than this says at warn where it is, and again as often (ms; default 15 s). */
   startupReportMs?: number;
 }
@@ -78,6 +83,7 @@ export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
     metricsHost: '127.0.0.1',
     logLossConfirmMs: SHRINK_CONFIRM_MS,
     startupReportMs: 15_000,
+    streamCheckMs: 5_000,
     ...opts,
   };
 }

@@ -1,5 +1,5 @@
 import { idOf, subjects } from '@muster/bus';
-import type { Bus, BusSubscription } from '@muster/bus';
+import type { Bus, BusSubscription, ConnectionChange } from '@muster/bus';
 import { shardEntriesSorted } from '@muster/core';
 import type { State } from '@muster/core';
 import { monotonicMs } from './config.ts';
@@ -12,12 +12,16 @@ export const LOST_ANSWER = '{"status":"lost"}';
  * only (heartbeats are not stored); the leader asks which nodes are overdue. While a leader lets it
  * (`answerLost`), a heartbeat that names a reply subject and comes from a node the leader's state
  * holds as lost is answered with `LOST_ANSWER`: the node is alive again after a partition or a
- * pause, and only its agent can bring it back (by registering it).
+ * pause, and only its agent can bring it back (by registering it). Only what the leader could hear
+ * counts: while its own connection is down no node is overdue, and once it is back every node
+ * starts a fresh timeout (silence it could not have heard is no evidence), as at a takeover.
  */
 export class HeartbeatMonitor {
   private readonly seen = new Map<string, number>();
   private sub: BusSubscription | null = null;
   private isLost: ((nodeId: string) => boolean) | null = null;
+  // the connection heartbeats arrive on is away from NATS (disconnected, or its server went stale)
+  private deaf = false;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -35,6 +39,12 @@ export class HeartbeatMonitor {
     this.isLost = isLost;
   }
 
+  /** Hears the heartbeats' connection leave NATS (deaf until it is back) and come back (every node graced). */
+  connection(change: Pick<ConnectionChange, 'kind'>): void {
+    this.deaf = change.kind !== 'reconnect';
+    if (!this.deaf) this.graceAll();
+  }
+
   /** Gives every node a fresh grace period (a new leader does this at takeover). */
   graceAll(): void {
     const now = monotonicMs();
@@ -49,7 +59,7 @@ export class HeartbeatMonitor {
 
   /** Up or drained nodes silent for longer than the timeout, in id order. */
   overdue(state: State): string[] {
-    if (this.timeoutMs <= 0) return [];
+    if (this.timeoutMs <= 0 || this.deaf) return [];
     const now = monotonicMs();
     const out: string[] = [];
     for (const [id, node] of shardEntriesSorted(state.nodes)) {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, saveSnapshot, sleep, streamInfo } from '@muster/bus';
+import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, readLogMessage, saveSnapshot, sleep, streamInfo } from '@muster/bus';
 import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, shardGet, turnSteps } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
@@ -13,7 +13,7 @@ import { WakeSignal } from './wakeSignal.ts';
 import { stepInSlices } from './stepInSlices.ts';
 
 /** Why a leadership term ended. */
-export type TermEnd = 'stopped' | 'fenced' | 'unknown-outcome' | 'lease-lost' | 'error';
+export type TermEnd = 'stopped' | 'fenced' | 'diverged' | 'unknown-outcome' | 'lease-lost' | 'error';
 
 // ids in one JobsRetired: a few tens of kB, so the transaction stays small
 const MAX_RETIRED_PER_TURN = 2000;
@@ -98,6 +98,7 @@ export class LeaderTerm {
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
+    if (!(await this.foldedEndIsTheLogs())) return this.end();
     // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
     const elected = await this.pipeline.send(await this.turn([{ elect: true }, { start: true }]));
     if (!elected) return this.end();
@@ -123,6 +124,23 @@ export class LeaderTerm {
     await this.snapshotting;
     if (this.ended === 'stopped') await this.keeper.release(this.won).catch(() => undefined);
     return this.end();
+  }
+
+  /**
+   * Whether the stream's leader holds, at the folded end, the transaction this replica folded there
+   * (DESIGN.md §3, contract v1.2). The fence checks sequences only: without this look, a replica
+   * that folded another history of the same length (a copy that lost writes since written over)
+   * would chain LeaderElected onto a transaction the log does not hold.
+   */
+  private async foldedEndIsTheLogs(): Promise<boolean> {
+    const seq = this.ledger.seq;
+    if (seq === 0) return true;
+    // the stream's leader answers STREAM.MSG.GET (not a direct get, which any copy may answer)
+    const stored = await readLogMessage(this.deps.bus, seq);
+    if (stored !== null && stored.hash === this.ledger.lastHash) return true;
+    this.log.child({ component: 'append' }).error({ seq, folded: this.ledger.lastHash, stored: stored?.hash ?? null }, 'ALARM: the log\'s transaction at the folded end is not the one folded: not leading');
+    this.finish('diverged');
+    return false;
   }
 
   /** Ends the term after the transaction in flight. */

@@ -2,6 +2,7 @@
 // logger, signals. `muster scheduler` runs the same thing; tests spawn this file to kill it.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { logDestination } from './logDestination.ts';
 import { startScheduler } from './startScheduler.ts';
 
 function parseFlags(): ReturnType<typeof parse> {
@@ -28,6 +29,7 @@ const parse = () => parseArgs({
     'metrics-port': { type: 'string' },
     'metrics-host': { type: 'string' },
     'log-level': { type: 'string' },
+    'stream-check-ms': { type: 'string' },
   },
   strict: true,
 });
@@ -43,7 +45,7 @@ function numberFlag(name: string, raw: string | undefined, least = 0): number | 
   return n;
 }
 
-const logger = pino({ level: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' });
+const logger = pino({ level: values['log-level'] ?? process.env.LOG_LEVEL ?? 'info' }, logDestination(1));
 const optional = {
   leaseMs: numberFlag('lease-ms', values['lease-ms'] ?? process.env.MUSTER_LEASE_MS),
   heartbeatTimeoutMs: numberFlag('heartbeat-timeout-ms', values['heartbeat-timeout-ms'] ?? process.env.MUSTER_HEARTBEAT_TIMEOUT_MS),
@@ -55,6 +57,7 @@ const optional = {
   replicas: numberFlag('replicas', values.replicas ?? process.env.MUSTER_REPLICAS),
   metricsPort: numberFlag('metrics-port', values['metrics-port'] ?? process.env.MUSTER_METRICS_PORT),
   metricsHost: values['metrics-host'] ?? process.env.MUSTER_METRICS_HOST,
+  streamCheckMs: numberFlag('stream-check-ms', values['stream-check-ms'] ?? process.env.MUSTER_STREAM_CHECK_MS),
 };
 const handle = await startScheduler({
   natsUrl: (values.nats ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),

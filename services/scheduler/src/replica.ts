@@ -234,6 +234,8 @@ export class Replica {
         this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, { published, recentTx: (seq) => this.recentTx(seq) });
         const why = await this.term.run();
         this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
+        // the log holds another transaction where this replica's fold ends: what it folded is not the log
+        if (why === 'diverged') this.refuse(`the log's transaction at ${this.ledger.seq} is not the one folded there`);
       } catch (err) {
         // a replica never gives up: NATS comes back, and the log says where we are
         this.log.error({ err }, 'replica loop failed: standing by again');

@@ -1,4 +1,4 @@
-import { connect, ensureStreams, lastLogSequence, openLeaderLease } from '@muster/bus';
+import { connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
 import type { ResolvedOptions, SchedulerOptions } from './config.ts';
@@ -9,8 +9,9 @@ import { SchedulerMetrics } from './schedulerMetrics.ts';
 import { Replica, standbyRequestMs } from './replica.ts';
 import { serveStatus } from './statusResponder.ts';
 import { StartupWatch } from './startupWatch.ts';
+import { StreamWatch } from './streamWatch.ts';
 import type { Role } from './replica.ts';
-import type { Bus } from '@muster/bus';
+import type { Bus, ConnectionChange } from '@muster/bus';
 import type { State } from '@muster/core';
 import type { Logger } from 'pino';
 
@@ -44,14 +45,22 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
 
 // What startScheduler does, telling `startup` each step.
 async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch): Promise<SchedulerHandle> {
-  const connectAs = (name: string) =>
+  const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
+  const connectAs = (name: string, heard?: (change: ConnectionChange) => void) =>
     connect({
       servers: opts.natsUrl,
       name,
       ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
-      onConnection: ({ kind, server, what }) => log.warn({ connection: name, kind, server }, what),
+      onConnection: (change) => {
+        log.warn({ connection: name, kind: change.kind, server: change.server }, change.what);
+        heard?.(change);
+      },
     });
-  const bus = await connectAs(`muster-scheduler-${opts.id}`);
+  // heartbeats arrive on this connection: silence while it is away from NATS is not a node's
+  const bus = await connectAs(`muster-scheduler-${opts.id}`, (change) => heartbeats.connection(change));
+  // appends are fenced by sequence alone, one message at a time, on every server; a 2.12+ server
+  // could take a turn as one atomic batch (not used yet: docs/scheduler.md)
+  log.info({ nats: serverFeatures(bus) }, 'connected');
   let bulk: Bus | null = null;
   try {
     startup.phase('applying the stream definitions');
@@ -60,13 +69,14 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     // lease calls wait no longer than a lease: a standby must not sit out a takeover on one timeout
     const lease = await openLeaderLease(bus.withTimeout(Math.max(500, opts.leaseMs)));
     const standbyLease = await openLeaderLease(bus.withTimeout(standbyRequestMs(opts.leaseMs)));
-    const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
     heartbeats.start(bus);
     startup.phase('connecting for snapshots');
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
     let metrics: SchedulerMetrics | null = null;
     const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, startup, onSession: (seconds) => metrics?.sessionRan(seconds) });
     await replica.start();
+    const streams = new StreamWatch(bus, opts.replicas, opts.streamCheckMs, log.child({ component: 'streams' }));
+    streams.start();
     startup.phase('serving');
     let metricsServer: MetricsServer | null = null;
     if (opts.metricsPort > 0) {
@@ -79,6 +89,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
       const m = metrics;
       replica.ledger.onAdopted = (txs, state) => m.folded(txs, state);
       metricsServer = await serveMetrics(metrics.registry, { host: opts.metricsHost, port: opts.metricsPort }).catch(async (err: unknown) => {
+        await streams.stop();
         await replica.stop();
         heartbeats.stop();
         throw new Error(`cannot serve metrics on ${opts.metricsHost}:${opts.metricsPort}: ${(err as Error).message}`, { cause: err });
@@ -98,6 +109,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
           await metricsServer?.close();
           for (const sub of statusSubs) sub.unsubscribe();
           await api.stop();
+          await streams.stop();
           await replica.stop();
           heartbeats.stop();
           await Promise.all([bus, bulk].map((c) => c?.drain().catch(() => c.close())));

@@ -33,6 +33,7 @@ import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
 import type { SettleResult } from './drillSettle.ts';
 import { sleepUntil } from './drillSleep.ts';
+import { leaseWins } from './drillLeaseWins.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { startDrillWorkload } from './drillWorkload.ts';
 import type { DrillWorkload } from './drillWorkload.ts';
@@ -179,7 +180,14 @@ async function check(
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
   const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
-  const leaderFaults = takeovers(report.faults, log, unavailable);
+  // each replica's lease wins, read from its log once
+  const wins = new Map<string, number[]>();
+  const winsOf = (id: string): number[] => {
+    let w = wins.get(id);
+    if (w === undefined) wins.set(id, (w = cluster.replicaIds.includes(id) ? leaseWins(cluster.replica(id).log()) : []));
+    return w;
+  };
+  const leaderFaults = takeovers(report.faults, log, unavailable, winsOf);
   let auditor: DrillAuditSummary | null = null;
   try {
     // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever.
@@ -239,6 +247,9 @@ async function check(
     elected: spread(leaderFaults.map((t) => t.electedMs)),
     jetStream: spread(leaderFaults.map((t) => t.jetStreamMs)),
     muster: spread(leaderFaults.map((t) => t.musterMs)),
+    detection: spread(leaderFaults.map((t) => t.detectionMs)),
+    rebuild: spread(leaderFaults.map((t) => t.rebuildMs)),
+    firstDecision: spread(leaderFaults.map((t) => t.firstDecisionMs)),
     missing: leaderFaults.filter((t) => t.decisionMs === null).length,
     each: leaderFaults,
   };
@@ -319,7 +330,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
     ms: 0,
     workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, completed: 0, offeredRate: 0, achievedRate: 0, load: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
     faults: [],
-    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, missing: 0, each: [] },
+    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, detection: none, rebuild: none, firstDecision: none, missing: 0, each: [] },
     byKind: [],
     checks: {
       lost: nothing,

@@ -9,6 +9,7 @@ import { drillJob } from './drillJobs.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { drillRandom } from './drillRandom.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
+import { leaseWins } from './drillLeaseWins.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { checkClock } from './drillClock.ts';
 import { numbersByKind } from './drillByKind.ts';
@@ -287,6 +288,14 @@ describe('drill: takeover split, numbers per kind, the clock', () => {
   it('splits a takeover into JetStream\'s recovery and muster\'s own time', () => {
     const [t] = takeovers([fault(1, 'kill-leader', 's1', 1_500)], log, [{ from: 2_000, to: 7_000 }]);
     expect([t?.decisionMs, t?.jetStreamMs, t?.musterMs]).toEqual([5_800, 5_000, 800]);
+  });
+
+  it('splits a takeover into detection, rebuild and first decision along the replica that decided, naming the faults overlapping it', () => {
+    const faults = [fault(1, 'kill-leader', 's1', 1_500, 2_000), fault(2, 'restart-nats', 'n2', 3_000, 9_000), fault(3, 'restart-standby', 's3', 8_000, 8_500)];
+    const wins = new Map([['s2', leaseWins(['{"level":30,"time":900,"msg":"took the free lease"}', '{"level":30,"time":2100,"component":"lease","msg":"took over the lease","from":"s1"}', '{"level":30,"time":2200,"msg":"elected: leading"}'].join('\n'))]]);
+    const [t] = takeovers(faults, log, [{ from: 3_000, to: 6_000 }], (id) => wins.get(id) ?? []);
+    expect([t?.detectionMs, t?.rebuildMs, t?.firstDecisionMs, t?.jetStreamMs]).toEqual([600, 4_900, 300, 3_000]);
+    expect(t?.overlapping).toEqual(['2 restart-nats n2']);
   });
 
   it('gives each kind its count, takeovers and the findings that fall in its windows', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NatsServerHandle } from '@muster/stack';
 import type { FaultContext, FaultRecord } from './drillFaultRecord.ts';
 import { sleep } from './drillSleep.ts';
-import { COPY_STALL_MS, STALLED_RESTARTS, catchUpOrRestart, pickNatsNode, restartNatsNode, restartNatsNodeEmpty, storedLastSeqs } from './drillTargets.ts';
+import { COPY_STALL_MS, STALLED_RESTARTS, catchUpOrRestart, pickNatsNode, restartNatsNode, restartNatsNodeAgain, storedLastSeqs } from './drillTargets.ts';
 
 const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
 
@@ -38,7 +38,7 @@ const FREED_WATCH_MS = 1_000;
  * itself?). Then the recovery (`diskRecovery: 'empty-store'`, the default): the node is killed,
  * the tmpfs unmounted, its JetStream store discarded, and the node started on an empty store, from
  * which it catches up from the other two; the fault ends once the node's own store holds every
- * stream whole to its leader's last sequence, and starts it empty again (twice at most) when a copy
+ * stream whole to its leader's last sequence, and restarts it on the store it has when a copy
  * stops filling while behind. Restarting it on
  * the store the full disk left behind is what lost acknowledged writes twice on nats-server 2.9.10
  * (docs/drills.md, "A full disk, and an operator's recovery"): a node whose writes failed cannot be
@@ -108,14 +108,14 @@ export async function fillDisk(record: FaultRecord, ctx: FaultContext): Promise<
     }
     await restartNatsNode(node);
   }
-  // its copies must fill again from its peers; one that stops filling is started empty again
+  // its copies must fill again from its peers; one that stops filling is restarted on the store it has
   await catchUpOrRestart(
     ctx.cluster.bus,
     node,
-    () => restartNatsNodeEmpty(node),
+    () => restartNatsNodeAgain(node),
     (attempt) => {
       record.stalledRestarts = attempt;
-      ctx.progress(`full-disk ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it on an empty store again`);
+      ctx.progress(`full-disk ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again on its store`);
     },
     ctx.cutShort,
     STALLED_RESTARTS,

@@ -64,6 +64,10 @@ export interface DrillReport {
     /** The part of each takeover when JetStream could not serve muster's streams, and the rest (muster's own time). */
     jetStream: Spread;
     muster: Spread;
+    /** The takeover split along the replica that decided first: fault to its lease won, to its LeaderElected, to its first decision. */
+    detection: Spread;
+    rebuild: Spread;
+    firstDecision: Spread;
     /** Leader faults after which no other replica took over. */
     missing: number;
     each: Takeover[];
@@ -206,6 +210,9 @@ export function drillTable(r: DrillReport): string {
     ['  elected', spreadText(r.takeover.elected)],
     ['  JetStream', spreadText(r.takeover.jetStream)],
     ['  muster', spreadText(r.takeover.muster)],
+    ['  detection', spreadText(r.takeover.detection)],
+    ['  rebuild', spreadText(r.takeover.rebuild)],
+    ['  1st decision', spreadText(r.takeover.firstDecision)],
     ['workload', `${r.workload.submitted} submitted, ${r.workload.accepted} accepted, ${r.workload.unacknowledged} unacknowledged, ${r.workload.committed} committed, ${r.workload.completed} completed`],
     ['rate', `offered ${r.workload.offeredRate}/s, committed ${r.workload.achievedRate}/s during the workload, on ${r.options.nodes} nodes (expected load ${r.workload.load})`],
     ['log', `${r.workload.logTransactions} transactions, ${r.workload.decisionsInLog} decisions (${r.workload.decisionsOnStream} on MUSTER_DECISIONS)`],
@@ -220,6 +227,7 @@ export function drillTable(r: DrillReport): string {
     ['divergence', `${d.replicas} between replicas, ${d.replay} from replay, ${d.notAtEnd} not at end, ${d.auditor} re-derived`],
     ['liveness', `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits (longest gap between decisions ${c.liveness.longestGapMs} ms, ${c.liveness.longestAttributableMs} ms of it with JetStream up)`],
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
+    ['nats restarts', natsRestarts(r.faults)],
     ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
     ['nodes', `${c.nodeChurn.lostByHeartbeat} lost by heartbeat, ${c.nodeChurn.lostByOperator} by an operator, ${c.nodeChurn.registeredAgain} registered again; at the end ${c.settle.nodes}`],
     ['audit', auditor],
@@ -229,7 +237,29 @@ export function drillTable(r: DrillReport): string {
   const head = `muster drill: ${r.options.schedule}, ${r.options.durationS} s, fault every ${r.options.faultEveryS} s, seed ${r.options.seed}: ${verdict} in ${(r.ms / 1000).toFixed(1)} s`;
   const body = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
   body.push(...kindTable(r.byKind));
+  body.push(...slowTakeovers(r.takeover.each));
   return [head, ...body, ...r.notes.map((n) => `NOTE ${n}`), ...r.failures.map((f) => `FAIL ${f}`)].join('\n');
+}
+
+/** NATS nodes started on an empty store (a full disk's planned recovery; a stalled copy never is) and stalled copies restarted on their own store. */
+function natsRestarts(faults: readonly FaultRecord[]): string {
+  const empty = faults.filter((f) => f.disk?.recovery === 'empty-store').length;
+  const stalled = faults.reduce((n, f) => n + (f.stalledRestarts ?? 0), 0);
+  return `${empty} on an empty store (the full-disk recovery; never for a copy that stopped catching up), ${stalled} of a node whose copy stopped catching up, on its own store`;
+}
+
+// a takeover slower than this is listed with its split and the faults overlapping it
+const SLOW_TAKEOVER_MS = 1_000;
+
+/** One line per takeover slower than a second: where its time went, and what else was going on. */
+function slowTakeovers(each: readonly Takeover[]): string[] {
+  return each
+    .filter((t) => t.decisionMs === null || t.decisionMs > SLOW_TAKEOVER_MS)
+    .map((t) => {
+      const split = `detection ${ms(t.detectionMs)}, rebuild ${ms(t.rebuildMs)}, first decision ${ms(t.firstDecisionMs)}; JetStream down ${ms(t.jetStreamMs)} of it`;
+      const over = t.overlapping.length === 0 ? 'no other fault' : `overlapping fault ${t.overlapping.join(', ')}`;
+      return `slow takeover after fault ${t.fault} ${t.kind} ${t.from} -> ${t.to ?? 'none'}: ${ms(t.decisionMs)} (${split}; ${over})`;
+    });
 }
 
 const triple = (s: Spread): string => (s.count === 0 ? '-' : `${s.p50}/${s.p99}/${s.max}`);

@@ -20,7 +20,18 @@ export interface Takeover {
   jetStreamMs: number | null;
   /** The rest: muster's own time (lease wait, catch-up, election, re-publishing, the first session), ms. */
   musterMs: number | null;
+  /** Detection: fault to the lease won by the replica that decided first (its log's `took … lease`), ms; null when its log does not say. */
+  detectionMs: number | null;
+  /** Rebuild: lease won to that replica's LeaderElected (catch-up, the look at the published decisions and the log's end, the fenced append), ms. */
+  rebuildMs: number | null;
+  /** First decision: that replica's LeaderElected to its first decision (re-publishing, the first session), ms. */
+  firstDecisionMs: number | null;
+  /** Other faults whose time overlapped the takeover's (`<n> <kind>`). */
+  overlapping: string[];
 }
+
+/** When a replica won the lease, from its log: the times (ms) it did, in order. */
+export type LeaseWins = (replica: string) => readonly number[];
 
 /** Count, median, 99th percentile and maximum of some durations (nearest rank), null when there are none. */
 export interface Spread {
@@ -36,7 +47,7 @@ export interface Spread {
  * logged after that election. All processes run on one machine, so the stamped times of the log
  * and the drill's clock are the same clock.
  */
-export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[], unavailable: readonly Interval[] = []): Takeover[] {
+export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[], unavailable: readonly Interval[] = [], leaseWins: LeaseWins = () => []): Takeover[] {
   const out: Takeover[] = [];
   for (const f of faults) {
     const hit = leaderHit(f);
@@ -47,15 +58,25 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
     const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader !== from && l.tx.events.some(isDecision));
     const decisionMs = decided === undefined ? null : decided.tx.at - at;
     const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
+    const to = decided?.tx.leader ?? null;
+    // the split, along the replica that decided first: its last lease won and its last election before that decision
+    const decidedAt = decided?.tx.at ?? null;
+    const won = to === null || decidedAt === null ? undefined : leaseWins(to).findLast((t) => t >= at && t <= decidedAt);
+    const ownElection = to === null || decided === undefined ? undefined : log.findLast((l) => l.seq < decided.seq && l.tx.kind === 'election' && l.tx.leader === to && l.tx.at >= at);
+    const end = decidedAt ?? Number.POSITIVE_INFINITY;
     out.push({
       fault: f.n,
       kind: hit.kind,
       from,
-      to: decided?.tx.leader ?? null,
+      to,
       electedMs: elected === undefined ? null : elected.tx.at - at,
       decisionMs,
       jetStreamMs,
       musterMs: decisionMs === null || jetStreamMs === null ? null : decisionMs - jetStreamMs,
+      detectionMs: won === undefined ? null : won - at,
+      rebuildMs: won === undefined || ownElection === undefined ? null : Math.max(0, ownElection.tx.at - won),
+      firstDecisionMs: ownElection === undefined || decidedAt === null ? null : decidedAt - ownElection.tx.at,
+      overlapping: faults.filter((g) => g !== f && g.skipped === null && g.at < end && g.endedAt > at).map((g) => `${g.n} ${g.kind}${g.target === null ? '' : ` ${g.target}`}`),
     });
   }
   return out;

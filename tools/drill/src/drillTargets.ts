@@ -1,4 +1,3 @@
-import { mkdirSync, rmSync } from 'node:fs';
 import { DECISIONS_STREAM, IN_STREAM, LEADER_BUCKET, LOG_STREAM, SNAPSHOT_BUCKET, bucketStream, streamCopies, streamInfo } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { within } from '@muster/stack';
@@ -68,11 +67,9 @@ export async function restartNatsNode(node: NatsServerHandle): Promise<void> {
   if ((await within(node.restart().then(() => true), 45_000)) === null) throw new Error(`nats ${node.name} not ready 45 s after its restart`);
 }
 
-/** Kills NATS node `node`, discards its JetStream store and starts it on an empty one (its copies fill again from its peers). */
-export async function restartNatsNodeEmpty(node: NatsServerHandle): Promise<void> {
+/** Kills NATS node `node` and starts it again on the store it has (a copy that stopped filling resumes). */
+export async function restartNatsNodeAgain(node: NatsServerHandle): Promise<void> {
   await node.kill('SIGKILL');
-  rmSync(node.storeDir, { recursive: true, force: true });
-  mkdirSync(node.storeDir, { recursive: true });
   await restartNatsNode(node);
 }
 
@@ -174,30 +171,25 @@ export async function storedLastSeqs(monitorPort: number, timeoutMs = 2_000): Pr
 /** How long a restarted node's copy may stay behind without a new message before it is restarted again. */
 export const COPY_STALL_MS = 10_000;
 
-/** How many times a node whose copy stopped catching up is restarted (`recoverStalledNode`: once on its store, then empty; a full disk's: empty). */
+/** How many times a node whose copy stopped catching up is restarted (`recoverStalledNode`, a full disk's recovery), each time on its own store. */
 export const STALLED_RESTARTS = 5;
 
 /**
  * After `kind` brought NATS node `node` back: waits until its own store has caught up, restarting
- * it when a copy stops filling, on its store once (that has resumed one at once), then on an empty
- * store, as an operator would: nats-server 2.9.10 left one at 7,843 of 8,839 through three restarts
- * on its store, and a node cut off from the others kept appends that never committed. A copy that
- * catches up from the stream's snapshot stops at the first chained append after it ("A copy wedged
- * by the fence", docs/drills.md) and resumes only when that entry was not chained, so an empty
- * start is tried up to `STALLED_RESTARTS` times.
+ * it on its own store when a copy stops filling, as an operator would: nats-server 2.9.10 left one
+ * at 7,843 of 8,839 through three restarts on its store. Never on an empty store any more: that was
+ * the remedy for a copy that caught up from the stream's snapshot and then stopped at the first
+ * append expecting a last msg id ("A copy wedged by the fence", docs/drills.md); muster's appends
+ * expect only the last sequence since contract v1.2, and such a copy catches up.
  */
 export async function recoverStalledNode(kind: string, node: NatsServerHandle, record: FaultRecord, ctx: FaultContext): Promise<void> {
   await catchUpOrRestart(
     ctx.cluster.bus,
     node,
-    async (attempt) => {
-      if (attempt > 1) return restartNatsNodeEmpty(node);
-      await node.kill('SIGKILL');
-      await restartNatsNode(node);
-    },
+    () => restartNatsNodeAgain(node),
     (attempt) => {
       record.stalledRestarts = attempt;
-      ctx.progress(`${kind} ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again${attempt > 1 ? ' on an empty store' : ''}`);
+      ctx.progress(`${kind} ${node.name}: its store stopped catching up (${COPY_STALL_MS} ms without a message while behind the leaders): restarting it again on its store`);
     },
     ctx.cutShort,
     STALLED_RESTARTS,
@@ -240,8 +232,8 @@ async function awaitStoreCaughtUp(bus: Bus, node: NatsServerHandle, stallMs: num
   // each stream's highest last sequence seen in the node's store, and when it last grew
   const seen = new Map<string, { last: number; at: number }>();
   // twice: to where the leaders were at the first look, then to where they were once it got
-  // there. A copy that caught up from the stream's snapshot can stop at the first append after it
-  // (the fence's last-msg-id, docs/drills.md), just past the first target
+  // there. A copy that caught up from the stream's snapshot stopped at the first append after it
+  // while appends expected a last msg id (docs/drills.md), just past the first target
   let targets = new CatchUpTargets();
   let round = 1;
   let behind: string[] = STREAMS;

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import { ensureStreams } from '@muster/bus';
+import type { Bus } from '@muster/bus';
+
+/**
+ * Keeps muster's streams and buckets in place while a replica runs: every `everyMs` it applies
+ * their definitions again (`ensureStreams`: idempotent, never deletes or purges), so a lease bucket
+ * or a stream deleted under a running cluster, or lost with a NATS node's store, is created again
+ * by the running replicas, not only when one starts. A stream created again is said at error: what
+ * it held is gone (a new MUSTER_LOG is a log that lost every write, which the replicas refuse).
+ */
+export class StreamWatch {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private checking: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly replicas: number,
+    private readonly everyMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Looks every `everyMs` until stopped (0: never). */
+  start(): void {
+    if (this.everyMs <= 0 || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.checking = this.check().finally(() => this.start());
+    }, this.everyMs);
+  }
+
+  /** Applies the definitions once, saying what was missing or changed. */
+  async check(): Promise<void> {
+    try {
+      for (const r of await ensureStreams(this.bus, { replicas: this.replicas })) {
+        if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
+        else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
+      }
+    } catch (err) {
+      // NATS away or a stream without quorum: the next look tries again
+      this.log.debug({ err }, 'the streams could not be checked');
+    }
+  }
+
+  /** Stops looking, after a look in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.checking;
+  }
+}
