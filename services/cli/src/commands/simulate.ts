@@ -38,7 +38,7 @@ export function simulateCommand(): Command {
     .option('--limit <n>', 'with --swf: only the first N jobs of the trace')
     .action(async (file: string | undefined, flags: SimulateFlags) => {
       const sources = [file !== undefined, flags.fromLog === true, flags.swf !== undefined].filter(Boolean).length;
-      if (sources > 1) throw new CliError(EXIT.usage, 'usage', 'give one of a scenario file, --from-log or --swf');
+      if (sources > 1) throw new CliError(EXIT.usage, 'usage', 'give one of a scenario file, --from-log or --swf, not both');
       if (sources === 0) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, --from-log to take the workload from a live log, or --swf to take it from a trace');
       if (flags.saveWorkload !== undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', '--save-workload writes the workload of --from-log');
       if (flags.swf === undefined && (flags.hosts !== undefined || flags.limit !== undefined)) throw new CliError(EXIT.usage, 'usage', '--hosts and --limit shape the workload of --swf');
