@@ -336,12 +336,17 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
   const laterGpus = later.reduce((n, r) => n + r.count * r.resources.gpus, 0);
   // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
   const exact = new Map<number, number>();
-  let rank = -1;
-  for (const plan of planIterator(role.count, shape.placement)) {
+  // plans before `from` put more members on one host than any host here could take now: their
+  // first (largest) bucket's search would fail before any debit, so they are not built at all
+  // (on one-slot hosts every plan but the last)
+  const from = balancedFrom(index, role, classes, locality, shape.placement.ptile === undefined, firstPlan);
+  if (from < 0) return -1;
+  counters.plansSkipped += from;
+  let rank = from - 1;
+  for (const plan of planIterator(role.count, shape.placement, from)) {
     // plans after `maxPlan` would rank after a placement already found (topology domains)
     if (++rank > maxPlan) break;
-    // plans before `firstPlan` put more members on one host than any host here could take
-    if (rank < firstPlan || provablyInfeasible(plan, exact)) {
+    if (provablyInfeasible(plan, exact)) {
       counters.plansSkipped++;
       continue;
     }
@@ -378,6 +383,33 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
     stmt.reverseTo(mark);
   }
   return -1;
+}
+
+/**
+ * The first balanced plan of a packed role worth trying: at least `firstPlan`, and no plan whose
+ * largest bucket ⌈count / h⌉ is more members than any host of the classes could take now
+ * (`HostIndex.mostMembers`, a bound a host search never beats), nor any plan at all (-1) when the
+ * classes' summed free capacity (`HostClass.room`) cannot hold the role's members. With `ptile` (one plan): `firstPlan`.
+ */
+function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostClass[], locality: boolean, balanced: boolean, firstPlan: number): number {
+  if (!balanced) return firstPlan;
+  const r = role.resources;
+  const gpuLocal = locality && r.gpus > 0;
+  let most = 0;
+  let cpu = 0;
+  let mem = 0;
+  let slots = 0;
+  let gpus = 0;
+  for (const c of classes) {
+    most = Math.max(most, index.mostMembers(c, r, gpuLocal));
+    cpu += c.room[0]!;
+    mem += c.room[1]!;
+    slots += c.room[2]!;
+    gpus += c.room[3]!;
+  }
+  const n = role.count;
+  if (most <= 0 || cpu < r.cpu * n || mem < r.memoryMb * n || slots < n || gpus < r.gpus * n) return -1;
+  return Math.max(firstPlan, Math.ceil(n / Math.min(most, n)) - 1);
 }
 
 /**

@@ -61,6 +61,11 @@ export interface HostClass {
   domains: number[];
   /** Demands no host of the class can take for the rest of the session (free only shrinks). */
   negatives: BucketDemand[];
+  /**
+   * Free CPU, memory, slots (Infinity without a slot limit) and GPU devices summed over the class's
+   * hosts, each host's counted from 0 (a host over its capacity adds nothing): kept with every leaf.
+   */
+  room: Float64Array;
 }
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
@@ -550,6 +555,7 @@ function newClass(index: number, spec: NodeSpec): HostClass {
     minGpuMem: gpus.length === 0 ? 0 : Math.min(...gpus.map((g) => g.memoryMb)),
     domains,
     negatives: [],
+    room: Float64Array.of(0, 0, slotLimited ? 0 : NO_LIMIT, 0),
   };
 }
 
@@ -575,6 +581,12 @@ function buildTree(index: HostIndex, c: HostClass): void {
 function setLeaf(index: HostIndex, c: HostClass, pos: number): void {
   const h = c.hosts[pos]!;
   const node = c.leafBase + pos;
+  // the class's room: this host's old leaf values (-1 before its first) out, its new ones in
+  const room = c.room;
+  room[0] = room[0]! + Math.max(0, index.freeCpu[h]!) - Math.max(0, c.maxCpu[node]!);
+  room[1] = room[1]! + Math.max(0, index.freeMem[h]!) - Math.max(0, c.maxMem[node]!);
+  if (c.slotLimited) room[2] = room[2]! + Math.max(0, index.freeSlots[h]!) - Math.max(0, c.maxSlots[node]!);
+  room[3] = room[3]! + Math.max(0, index.freeGpu[h]!) - Math.max(0, c.maxGpu[node]!);
   c.maxCpu[node] = index.freeCpu[h]!;
   c.maxMem[node] = index.freeMem[h]!;
   c.maxSlots[node] = index.freeSlots[h]!;
@@ -593,19 +605,35 @@ function setLeaf(index: HostIndex, c: HostClass, pos: number): void {
   }
 }
 
-function pull(c: HostClass, node: number): void {
+/** Sets a tree node from its two children; whether any of its values changed (if none did, no ancestor's can). */
+function pull(c: HostClass, node: number): boolean {
   const l = 2 * node;
   const r = l + 1;
-  c.maxCpu[node] = Math.max(c.maxCpu[l]!, c.maxCpu[r]!);
-  c.maxMem[node] = Math.max(c.maxMem[l]!, c.maxMem[r]!);
-  c.maxSlots[node] = Math.max(c.maxSlots[l]!, c.maxSlots[r]!);
-  c.maxGpu[node] = Math.max(c.maxGpu[l]!, c.maxGpu[r]!);
-  c.maxDom[node] = Math.max(c.maxDom[l]!, c.maxDom[r]!);
-  c.minKey[node] = Math.min(c.minKey[l]!, c.minKey[r]!);
-  c.firstRank[node] = Math.min(c.firstRank[l]!, c.firstRank[r]!);
-  for (const m of c.ratioMax) m[node] = Math.max(m[l]!, m[r]!);
-  for (const m of c.cpuLevelKey) m[node] = Math.min(m[l]!, m[r]!);
-  for (const m of c.memLevelKey) m[node] = Math.min(m[l]!, m[r]!);
+  let changed = setMax(c.maxCpu, node, l, r);
+  changed = setMax(c.maxMem, node, l, r) || changed;
+  changed = setMax(c.maxSlots, node, l, r) || changed;
+  changed = setMax(c.maxGpu, node, l, r) || changed;
+  changed = setMax(c.maxDom, node, l, r) || changed;
+  changed = setMin(c.minKey, node, l, r) || changed;
+  changed = setMin(c.firstRank, node, l, r) || changed;
+  for (const m of c.ratioMax) changed = setMax(m, node, l, r) || changed;
+  for (const m of c.cpuLevelKey) changed = setMin(m, node, l, r) || changed;
+  for (const m of c.memLevelKey) changed = setMin(m, node, l, r) || changed;
+  return changed;
+}
+
+function setMax(a: Float64Array, node: number, l: number, r: number): boolean {
+  const v = Math.max(a[l]!, a[r]!);
+  if (a[node] === v) return false;
+  a[node] = v;
+  return true;
+}
+
+function setMin(a: Float64Array, node: number, l: number, r: number): boolean {
+  const v = Math.min(a[l]!, a[r]!);
+  if (a[node] === v) return false;
+  a[node] = v;
+  return true;
 }
 
 function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {
@@ -614,5 +642,5 @@ function updateLeaf(index: HostIndex, c: HostClass, pos: number): void {
     index.deferred.add(c);
     return;
   }
-  for (let node = (c.leafBase + pos) >> 1; node >= 1; node >>= 1) pull(c, node);
+  for (let node = (c.leafBase + pos) >> 1; node >= 1 && pull(c, node); node >>= 1);
 }

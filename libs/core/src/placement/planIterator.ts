@@ -11,8 +11,10 @@ export type Plan = readonly number[];
  * - `pack` with `ptile = N`: one plan, buckets of N, the last one takes the remainder.
  * - `spread`: one plan, every member on its own host (buckets of 1).
  * - `same-node`: one plan, one bucket of every member.
+ * Under `pack` without `ptile`, the plans before index `from` are left out (a caller that knows
+ * they cannot fit starts later, without building them).
  */
-export function* planIterator(count: number, placement: PlacementSpec): Generator<Plan, void, undefined> {
+export function* planIterator(count: number, placement: PlacementSpec, from = 0): Generator<Plan, void, undefined> {
   if (count <= 0) return;
   switch (placement.policy) {
     case 'same-node':
@@ -26,7 +28,7 @@ export function* planIterator(count: number, placement: PlacementSpec): Generato
         yield ptilePlan(count, placement.ptile);
         return;
       }
-      for (let hosts = 1; hosts <= count; hosts++) yield balancedPlan(count, hosts);
+      for (let hosts = from + 1; hosts <= count; hosts++) yield balancedPlan(count, hosts);
       return;
   }
 }

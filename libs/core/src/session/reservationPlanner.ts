@@ -4,7 +4,7 @@ import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
-import { shardLeaves } from '../shard.ts';
+import { shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { expectedEnd } from './runtimeLimits.ts';
 import { change, heldUses } from './hostUses.ts';
@@ -266,12 +266,18 @@ export class ReservationPlanner {
     }
     const index = this.index;
     const out: Running[] = [];
-    for (const [, leaf] of shardLeaves(this.state.jobs)) {
-      for (const job of leaf) {
-        if (job.status !== 'running') continue;
-        const uses = heldUses(index, job);
-        if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId: job.spec.id, uses });
-      }
+    // a gang holds something on the index only through members bound on its hosts: the jobs those
+    // hosts' nodes list are every candidate (not every job the state still keeps)
+    const ids = new Set<string>();
+    for (const id of index.ids) {
+      const node = shardGet(this.state.nodes, id);
+      if (node !== undefined) for (const jobId in node.jobs) ids.add(jobId);
+    }
+    for (const jobId of ids) {
+      const job = shardGet(this.state.jobs, jobId);
+      if (job === undefined || job.status !== 'running') continue;
+      const uses = heldUses(index, job);
+      if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId, uses });
     }
     out.sort(byEnd);
     this.running = out;

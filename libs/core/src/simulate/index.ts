@@ -5,3 +5,5 @@ export type { Scenario, Step } from './scenario.ts';
 export type { WorkloadEntry, WorkloadScenario } from './workloadScenario.ts';
 export { WorkloadRecorder } from './workloadRecorder.ts';
 export type { RecordedWorkload } from './workloadRecorder.ts';
+export { swfWorkload } from './swfWorkload.ts';
+export type { SwfOptions, SwfRun } from './swfWorkload.ts';

@@ -1,8 +1,10 @@
+import { jobRequests } from '../jobRequests.ts';
 import { nextDeadline } from '../session/deadlines.ts';
 import { shardGet } from '../shard.ts';
 import { CompletionQueue } from './completionQueue.ts';
 import type { Completion } from './completionQueue.ts';
 import { distribution } from './distribution.ts';
+import { sizeCounts } from './sizeClasses.ts';
 import type { Simulation } from './simulation.ts';
 import { UsageMeter } from './usageMeter.ts';
 import type { Utilisation } from './usageMeter.ts';
@@ -97,14 +99,16 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
   return [...sim.lines, ...jobStats(sim, tracks, end, meter.utilisation())];
 }
 
-/** One JobStats line per accepted job, in submission order, then the Summary with the run's figures. */
+/** One JobStats line per accepted job, in submission order, then the Summary with the run's figures and the job count by size class (the first request's members). */
 function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: number, utilisation: Utilisation): string[] {
   const lines: string[] = [];
   const waits: number[] = [];
   const slowdowns: number[] = [];
+  const sizes: number[] = [];
   for (const [jobId, track] of tracks) {
     // no workload retires a job: every accepted one is in the state
     const job = shardGet(sim.state.jobs, jobId)!;
+    sizes.push(jobRequests(job.spec)[0]!.roles.reduce((n, role) => n + role.count, 0));
     const started = track.startedAt;
     const endedAt = started === null ? null : job.finishedAt;
     const waitMs = started === null ? null : started - job.submittedAt;
@@ -115,6 +119,6 @@ function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: n
     waits.push(waitMs);
     slowdowns.push((waitMs + run) / Math.max(run, SLOWDOWN_FLOOR_MS));
   }
-  lines.push(JSON.stringify(sim.summary({ wait: distribution(waits), slowdown: distribution(slowdowns), utilisation })));
+  lines.push(JSON.stringify(sim.summary({ wait: distribution(waits), slowdown: distribution(slowdowns), utilisation, sizes: sizeCounts(sizes) })));
   return lines;
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Bus } from '@muster/bus';
-import type { RecordedWorkload } from '@muster/core';
+import type { RecordedWorkload, SwfOptions } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { oneLine } from '../errorExit.ts';
 import { natsTarget, withNatsOptions } from '../natsOptions.ts';
@@ -12,6 +12,11 @@ interface SimulateFlags extends NatsFlags {
   fromLog?: boolean;
   policy?: string;
   saveWorkload?: string;
+  swf?: string;
+  hosts?: string;
+  slotsPerHost?: string;
+  estimate?: string;
+  limit?: string;
 }
 
 /**
@@ -26,11 +31,18 @@ export function simulateCommand(): Command {
     .option('--from-log', "take the workload from MUSTER_LOG on --nats (its nodes, arrivals and observed run times) instead of a file")
     .option('--save-workload <file>', 'with --from-log: also write the workload taken from the log as a scenario file, to re-run offline')
     .option('--policy <file|json>', 'a PolicySpec (a file, or JSON such as \'{"reserveDepth":0}\') applied after the scenario\'s own policy')
+    .option('--swf <file>', 'take the workload from a Standard Workload Format trace (a job of P processors: a gang of P one-slot members)')
+    .option('--hosts <n>', "with --swf: hosts of the simulated cluster (default: the trace header's MaxProcs over --slots-per-host)")
+    .option('--slots-per-host <k>', 'with --swf: slots (processors) of each host', '1')
+    .option('--estimate <which>', "with --swf: a job's runtime limit is its actual run time or its requested time, plus 1 s (actual|requested)", 'actual')
+    .option('--limit <n>', 'with --swf: only the first N jobs of the trace')
     .action(async (file: string | undefined, flags: SimulateFlags) => {
-      if (file !== undefined && flags.fromLog === true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file or --from-log, not both');
-      if (file === undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, or --from-log to take the workload from a live log');
+      const sources = [file !== undefined, flags.fromLog === true, flags.swf !== undefined].filter(Boolean).length;
+      if (sources > 1) throw new CliError(EXIT.usage, 'usage', 'give one of a scenario file, --from-log or --swf, not both');
+      if (sources === 0) throw new CliError(EXIT.usage, 'usage', 'give a scenario file, --from-log to take the workload from a live log, or --swf to take it from a trace');
       if (flags.saveWorkload !== undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', '--save-workload writes the workload of --from-log');
-      const { runScenario, runScenarioText, validatePolicySpec } = await import('@muster/core');
+      if (flags.swf === undefined && (flags.hosts !== undefined || flags.limit !== undefined)) throw new CliError(EXIT.usage, 'usage', '--hosts and --limit shape the workload of --swf');
+      const { runScenario, runScenarioText, swfWorkload, validatePolicySpec } = await import('@muster/core');
       const policy = flags.policy === undefined ? undefined : readPolicy(flags.policy);
       // checked before anything is read: a policy the core would refuse is a usage error
       const valid = policy === undefined ? null : validatePolicySpec(policy);
@@ -41,6 +53,12 @@ export function simulateCommand(): Command {
       if (file !== undefined) {
         what = file;
         result = runScenarioText(readUserFile(file), options);
+      } else if (flags.swf !== undefined) {
+        what = flags.swf;
+        const trace = swfWorkload(readUserFile(flags.swf), swfOptions(flags));
+        if (!trace.ok) throw new CliError(EXIT.usage, 'bad-trace', `${what}: ${trace.error}`);
+        for (const note of trace.notes) process.stderr.write(`muster: note: ${note}\n`);
+        result = runScenario(trace.scenario, options);
       } else {
         const recorded = await workloadFromLog(flags);
         for (const note of recorded.notes) process.stderr.write(`muster: note: ${note}\n`);
@@ -51,6 +69,21 @@ export function simulateCommand(): Command {
       if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${what}: ${result.error}`);
       process.stdout.write(result.lines.map((line) => `${line}\n`).join(''));
     });
+}
+
+/** The options of `--swf` from its flags; a count that is not a positive integer, or an unknown estimate, is a usage error. */
+function swfOptions(flags: SimulateFlags): SwfOptions {
+  const count = (name: string, value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(EXIT.usage, 'usage', `${name}: must be an integer ≥ 1, got ${JSON.stringify(value)}`);
+    return n;
+  };
+  const estimate = flags.estimate ?? 'actual';
+  if (estimate !== 'actual' && estimate !== 'requested') throw new CliError(EXIT.usage, 'usage', `--estimate: must be actual or requested, got ${JSON.stringify(estimate)}`);
+  const hosts = count('--hosts', flags.hosts);
+  const limit = count('--limit', flags.limit);
+  return { slotsPerHost: count('--slots-per-host', flags.slotsPerHost) ?? 1, estimate, ...(hosts === undefined ? {} : { hosts }), ...(limit === undefined ? {} : { limit }) };
 }
 
 /** The PolicySpec of `--policy`: JSON given inline (it starts with `{`), or the JSON of a file; checked by the core's validation. */
