@@ -165,7 +165,7 @@ export class LogAuditor {
       this.checkOther(seq, tx);
     }
     this.invariants.afterTransaction(this.state);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
     this.snapshotAt(seq);
   }
 
@@ -184,7 +184,7 @@ export class LogAuditor {
     if (tx.kind === 'session') this.session(seq, tx, work?.kind === 'session');
     else if (tx.kind === 'ingest' && work?.kind === 'ingest') this.foldIngest(seq, tx, work.groups);
     else this.foldWhole(seq, tx);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
   }
 
   private checkOther(seq: number, tx: Transaction): void {

@@ -34,3 +34,22 @@ export const MAX_GPUS_PER_NODE = 1024;
 /** Fewest and most variants a job's `alternatives` may give (DESIGN.md §13). */
 export const MIN_ALTERNATIVES = 2;
 export const MAX_ALTERNATIVES = 8;
+
+/** The rendezvous port range a node lends to gangs when its NodeSpec gives none (DESIGN.md §15). */
+export const DEFAULT_RENDEZVOUS_PORTS: Readonly<{ from: number; to: number }> = Object.freeze({ from: 29500, to: 29999 });
+
+/** Most restarts a job's `failurePolicy` may allow (DESIGN.md §15). */
+export const MAX_RESTARTS = 100;
+
+/** Longest `failurePolicy.backoffMs`: one day. */
+export const MAX_BACKOFF_MS = 86_400_000;
+
+/** Most rules a `failurePolicy` may give, and most exit codes one rule may name. */
+export const MAX_FAILURE_RULES = 32;
+export const MAX_RULE_EXIT_CODES = 256;
+
+/**
+ * A node's address (DESIGN.md §15): a DNS host name (labels of letters, digits and `-`, dots
+ * between, at most 253 characters) or an IPv4 address; IPv6 addresses are checked by zod.
+ */
+export const HOSTNAME_PATTERN = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
