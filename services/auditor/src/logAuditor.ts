@@ -410,10 +410,13 @@ export class LogAuditor {
         continue;
       }
       if (first.type === 'PolicySet' && first.inputSeq === undefined) {
-        // only a new log's start writes a policy of its own: the v1.1 defaults
-        this.compare(seq, tx, this.rederive(seq, state, tx, [{ start: true }])?.flat() ?? null, i, i + 1);
-        state = fold(state, [first]);
-        i++;
+        // only a new log's start writes a policy of its own: the v1.1 defaults, and since contract
+        // v1.2 the ContractSet after it; a log started before v1.2 has the policy alone
+        const to = events[i + 1]?.type === 'ContractSet' ? i + 2 : i + 1;
+        const derived = this.rederive(seq, state, tx, [{ start: true }])?.flat() ?? null;
+        this.compare(seq, tx, derived === null ? null : derived.slice(0, to - i), i, to);
+        state = fold(state, events.slice(i, to));
+        i = to;
         continue;
       }
       if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {

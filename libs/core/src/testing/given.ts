@@ -60,9 +60,9 @@ export function lose(nodeId: string): Step {
   return { kind: 'input', subject: `muster.in.node.${nodeId}.lost`, body: {} };
 }
 
-/** One member of a job finished on its node. */
-export function done(nodeId: string, jobId: string, member: number, ok = true): Step {
-  return { kind: 'input', subject: `muster.in.node.${nodeId}.done`, body: { jobId, member, ok } };
+/** One member of a job finished on its node (`how`: its exit code, signal and attempt, contract v1.2). */
+export function done(nodeId: string, jobId: string, member: number, ok = true, how: { exitCode?: number; signal?: string; attempt?: number } = {}): Step {
+  return { kind: 'input', subject: `muster.in.node.${nodeId}.done`, body: { jobId, member, ok, ...how } };
 }
 
 /** A scheduling session at the current time (or at `at`, which also moves the clock). */
