@@ -9,17 +9,19 @@ import { subjects } from './subjects.ts';
 export interface ReadOutputOptions {
   /** Keep reading what arrives after the stored output (default false: end once it is read). */
   follow?: boolean;
+  /** Only this member's output. */
+  member?: number;
   /** Stops the read; the iterator then ends. */
   signal?: AbortSignal;
 }
 
 /**
- * The stored output batches of one job (every node, every member) in MUSTER_OUTPUT, in stream order;
+ * The stored output batches of one job (every node, every member, or one member) in MUSTER_OUTPUT, in stream order;
  * without `follow` it ends at the last one stored when it looked. Rejects when the stream does not
  * exist (`isStreamNotFound`).
  */
 export async function* readOutput(bus: Bus, jobId: string, opts: ReadOutputOptions = {}): AsyncGenerator<StreamMessage, void, undefined> {
-  const filter = subjects.jobOutput(jobId);
+  const filter = opts.member === undefined ? subjects.jobOutput(jobId) : subjects.memberOutput(jobId, opts.member);
   if (opts.follow !== true) {
     const info = await (await natsOf(bus).jsm).streams.info(OUTPUT_STREAM, { subjects_filter: filter });
     const stored = Object.values(info.state.subjects ?? {}).reduce((n, c) => n + c, 0);

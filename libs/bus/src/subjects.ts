@@ -44,6 +44,8 @@ export const subjects = {
   nodeOutput: (nodeId: string): string => `muster.out.${nodeId}.>`,
   /** Every member's output of one job, on every node. */
   jobOutput: (jobId: string): string => `muster.out.*.${jobId}.*`,
+  /** One member's output of one job, on whichever node it ran. */
+  memberOutput: (jobId: string, member: number): string => `muster.out.*.${jobId}.${member}`,
   /** One node's heartbeat on core NATS. */
   heartbeat: (nodeId: string): string => `muster.hb.${nodeId}`,
   /** Every node's heartbeat. */

@@ -9,6 +9,7 @@ import { closeCommand } from './commands/close.ts';
 import { drillCommand } from './commands/drill.ts';
 import { explainCommand } from './commands/explain.ts';
 import { jobsCommand } from './commands/jobs.ts';
+import { logsCommand } from './commands/logs.ts';
 import { nodesCommand } from './commands/nodes.ts';
 import { policyCommand } from './commands/policy.ts';
 import { queueCommand, queuesCommand } from './commands/queue.ts';
@@ -27,6 +28,7 @@ const COMMANDS: (() => Command)[] = [
   jobsCommand,
   nodesCommand,
   explainCommand,
+  logsCommand,
   cancelCommand,
   closeCommand,
   policyCommand,

@@ -1,0 +1,107 @@
+// A gang runs as one (DESIGN.md §15), end to end on a real nats-server, a real scheduler and two
+// real agents (one node each, address 127.0.0.1): a torch.distributed gloo all-reduce over 4
+// members, 2 per node, submitted through `muster submit`, each member checking the reduced value;
+// two such gangs at once on the same nodes, on distinct MASTER_PORTs; and `muster logs` showing
+// every member's lines. Needs a python with torch (Debian's python3-torch): without one the test
+// fails and says what is missing.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { startAgent } from '@muster/agent';
+import type { Agent } from '@muster/agent';
+import { MusterClient } from '@muster/client';
+import type { JobDetails } from '@muster/client';
+import type { NodeSpec } from '@muster/core';
+import { startScheduler } from '@muster/scheduler';
+import type { SchedulerHandle } from '@muster/scheduler';
+import { runMuster } from '../cli/runMuster.ts';
+import { startTestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
+import { eventually } from '../support/schedulerProcess.ts';
+import { torchPython } from './torchPython.ts';
+
+const logger = pino({ level: 'silent' });
+const SCRIPT = new URL('../../examples/torch/allreduce.py', import.meta.url).pathname;
+
+const node = (id: string): NodeSpec => ({ id, labels: { rack: 'r1' }, capacity: { cpu: 8000, memoryMb: 16384, slots: 8 }, gpus: [] });
+
+describe('a torch.distributed gang on two real agents', () => {
+  const python = torchPython();
+  let bus: TestBus;
+  let scheduler: SchedulerHandle;
+  const agents: Agent[] = [];
+  let client: MusterClient;
+  let dir: string;
+
+  const muster = (args: string[]) => runMuster([...args, '--nats', bus.urls.join(',')], { timeoutMs: 240_000 });
+  const torchJob = (id: string, py: string) => ({
+    id,
+    identity: { user: 'alice', queue: 'default', project: 'torch' },
+    roles: [{ name: 'trainer', count: 4, resources: { cpu: 500, memoryMb: 256 }, command: [py, SCRIPT] }],
+    placement: { policy: 'pack', ptile: 2 },
+  });
+  const finished = (id: string) =>
+    eventually(async () => {
+      const job = (await client.job(id)) as JobDetails;
+      return job.status === 'pending' || job.status === 'running' ? null : job;
+    }, 240_000, `${id} to finish`);
+
+  beforeAll(async () => {
+    if (python instanceof Error) return;
+    dir = mkdtempSync(join(tmpdir(), 'muster-torch-'));
+    bus = await startTestBus();
+    scheduler = await startScheduler({ natsUrl: bus.urls, id: 'torch', logger, leaseMs: 300, heartbeatTimeoutMs: 0 });
+    await eventually(() => scheduler.role() === 'leader', 15_000, 'leadership');
+    for (const id of ['n1', 'n2']) {
+      agents.push(await startAgent({ natsUrl: bus.urls, nodes: [node(id)], address: '127.0.0.1', heartbeatMs: 200, logger, stateDir: join(dir, id), stopGraceMs: 1_000 }));
+    }
+    client = new MusterClient(bus.bus, { timeoutMs: 10_000 });
+    await eventually(async () => (await client.nodes()).length === 2, 15_000, 'both nodes to register');
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(agents.map((a) => a.stop()));
+    await scheduler?.stop();
+    await bus?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds a python with torch (Debian python3-torch)', () => {
+    if (python instanceof Error) throw python;
+    expect(python.version).toMatch(/^\d+\.\d+/);
+  });
+
+  it('runs two 4-member gloo all-reduces at once, 2 members per node, on distinct MASTER_PORTs; muster logs shows every member', async () => {
+    if (python instanceof Error) throw python;
+    const started = Date.now();
+    const submits = await Promise.all(['torch-a', 'torch-b'].map((id) => {
+      const file = join(dir, `${id}.json`);
+      writeFileSync(file, JSON.stringify(torchJob(id, python.python)));
+      return muster(['submit', file]);
+    }));
+    for (const run of submits) expect(run.code, run.stderr).toBe(0);
+    const jobs = await Promise.all(['torch-a', 'torch-b'].map(finished));
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const ports: string[] = [];
+    for (const job of jobs) {
+      const logs = await muster(['logs', job.id]);
+      expect(logs.code, logs.stderr).toBe(0);
+      expect(job.status, `${job.id} after ${seconds} s; its output:\n${logs.stdout}`).toBe('succeeded');
+      // every member printed its check, prefixed with its member number
+      const checks = logs.stdout.split('\n').filter((l) => l.includes('all_reduce'));
+      expect(checks.map((l) => l.split(' | ')[0]).sort()).toEqual(['0', '1', '2', '3']);
+      expect(checks.every((l) => l.endsWith('all_reduce sum 10, expected 10: ok'))).toBe(true);
+      // 2 members per node: local ranks 0 and 1 on node ranks 0 and 1
+      expect(checks.map((l) => / local (\d) node (\d)\/2 /.exec(l)?.slice(1).join('@')).sort()).toEqual(['0@0', '0@1', '1@0', '1@1']);
+      const masters = new Set(checks.map((l) => / master ([^:\s]+):/.exec(l)?.[1] ?? ''));
+      expect(masters).toEqual(new Set(['127.0.0.1']));
+      ports.push(...new Set(checks.map((l) => /:(\d+): all_reduce/.exec(l)?.[1] ?? '')));
+      expect(new Set(job.nodes)).toEqual(new Set(['n1', 'n2']));
+    }
+    // one rendezvous port per gang, and the two gangs' differ
+    expect(ports).toHaveLength(2);
+    expect(ports[0]).not.toBe(ports[1]);
+  }, 300_000);
+});
