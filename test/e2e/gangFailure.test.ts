@@ -14,6 +14,7 @@ import type { JobDetails } from '@muster/client';
 import type { NodeSpec } from '@muster/core';
 import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
+import { freePort } from '@muster/stack';
 import { runMuster } from '../cli/runMuster.ts';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
@@ -61,7 +62,7 @@ describe('a failing member fails its gang (two real agents)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'muster-gang-failure-'));
     bus = await startTestBus();
-    scheduler = await startScheduler({ natsUrl: bus.urls, id: 'fail', logger, leaseMs: 300, heartbeatTimeoutMs: 0 });
+    scheduler = await startScheduler({ natsUrl: bus.urls, id: 'fail', logger, leaseMs: 300, heartbeatTimeoutMs: 0, metricsPort: await freePort() });
     await eventually(() => scheduler.role() === 'leader', 15_000, 'leadership');
     for (const id of ['f1', 'f2']) {
       agents.push(await startAgent({ natsUrl: bus.urls, nodes: [node(id)], address: '127.0.0.1', heartbeatMs: 200, logger, stateDir: join(dir, id), stopGraceMs: 1_000, outputLimits: { flushMs: 50 } }));
@@ -83,7 +84,6 @@ describe('a failing member fails its gang (two real agents)', () => {
     const logs = await muster(['logs', 'fail-restart']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(job.status, logs.stdout).toBe('failed');
-    expect(job).toMatchObject({ attempt: 1, lastFailure: { member: 1, exitCode: 7 } });
 
     // every member started in both attempts, each attempt marked, attempt 1 after attempt 0
     const out = logs.stdout.split('\n');
@@ -104,9 +104,16 @@ describe('a failing member fails its gang (two real agents)', () => {
       expect(late, `stopped ${late} ms after the failure`).toBeLessThan(1_000);
     }
 
+    // the leader counted the one restart
+    const metrics = await (await fetch(scheduler.metricsUrl as string)).text();
+    expect(metrics).toMatch(/^muster_gang_restarts_total\{replica="fail"\} 1$/m);
+
     // --attempt and --member pick lines out
     const one = await muster(['logs', 'fail-restart', '--attempt', '1', '--member', '2']);
     expect(one.stdout.trim().split('\n')).toEqual(['──┼ attempt 1', '2 | member 2 attempt 1 of 4 starts', expect.stringMatching(/^2 \| stopped at \d{13}$/)]);
+
+    // the job view says which attempt failed last, and how
+    expect(job).toMatchObject({ attempt: 1, lastFailure: { member: 1, exitCode: 7 } });
   }, 150_000);
 
   it('a rule {onExitCodes: [7], action: "fail"} fails the gang at its first failure', async () => {
