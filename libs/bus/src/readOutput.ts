@@ -11,6 +11,8 @@ export interface ReadOutputOptions {
   follow?: boolean;
   /** Only this member's output. */
   member?: number;
+  /** Only the latest stored batch of each member (a tail whose cost does not grow with the output). */
+  latest?: boolean;
   /** Stops the read; the iterator then ends. */
   signal?: AbortSignal;
 }
@@ -29,7 +31,7 @@ export async function* readOutput(bus: Bus, jobId: string, opts: ReadOutputOptio
     const last = info.state.last_seq;
     const stop = new AbortController();
     const signal = opts.signal === undefined ? stop.signal : AbortSignal.any([opts.signal, stop.signal]);
-    for await (const m of subjectMessages(bus, OUTPUT_STREAM, filter, { signal })) {
+    for await (const m of subjectMessages(bus, OUTPUT_STREAM, filter, { signal, ...(opts.latest === true ? { deliver: 'last-per-subject' as const } : {}) })) {
       if (m.seq <= last) yield m;
       // nothing more on the filter, or past where the stream ended when it was counted
       if (m.pending === 0 || m.seq >= last) {
@@ -39,5 +41,5 @@ export async function* readOutput(bus: Bus, jobId: string, opts: ReadOutputOptio
     }
     return;
   }
-  yield* subjectMessages(bus, OUTPUT_STREAM, filter, opts.signal === undefined ? {} : { signal: opts.signal });
+  yield* subjectMessages(bus, OUTPUT_STREAM, filter, { ...(opts.signal === undefined ? {} : { signal: opts.signal }), ...(opts.latest === true ? { deliver: 'last-per-subject' as const } : {}) });
 }
