@@ -1,5 +1,6 @@
 import type { Decision, GangAborted, GangCommitted, GangResized, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
+import type { Input } from '../ingest.ts';
 import type { SessionStats } from '../session/runSession.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
@@ -111,6 +112,8 @@ export class Cluster {
   readonly transactions: TurnTransaction[] = [];
   /** Stats of the last session. */
   lastStats: SessionStats | null = null;
+  /** Every input so far, as MUSTER_IN would hold it (an offline audit reads them). */
+  readonly inputs: Input[] = [];
 
   constructor(options: { v1?: boolean } = {}) {
     if (options.v1 !== true) this.turn([{ start: true }]);
@@ -119,8 +122,11 @@ export class Cluster {
   /** Runs one step; returns the events of each transaction it wrote. */
   run(step: Step): SchedulerEvent[][] {
     switch (step.kind) {
-      case 'input':
-        return this.turn([{ inputs: [{ seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }] }]);
+      case 'input': {
+        const input: Input = { seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) };
+        this.inputs.push(input);
+        return this.turn([{ inputs: [input] }]);
+      }
       case 'schedule': {
         if (step.at !== undefined) this.at = Math.max(this.at, step.at);
         return this.turn([step.dueBy === undefined ? { session: true } : { session: true, dueBy: step.dueBy }]);
