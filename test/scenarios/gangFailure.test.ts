@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { decisionMessages, nextDeadline, shardGet } from '@muster/core';
+import { decisionMessages, explain, nextDeadline, shardGet } from '@muster/core';
 import type { BindMessage, GangCommitted, JobFinished, SchedulerEvent } from '@muster/core';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { Cluster, advance, cancel, complete, done, given, lose, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
@@ -218,5 +218,32 @@ describe('old logs decide as v1.1 (DESIGN.md §15)', () => {
     const cluster = new Cluster();
     expect(cluster.log[0]!.map((e) => e.type)).toEqual(['PolicySet', 'ContractSet']);
     expect(cluster.state.contract).toBe('1.2');
+  });
+});
+
+describe('explain tells the restart story (DESIGN.md §15)', () => {
+  test('restarting until T after member M exited 7, then the attempt it runs, then failed after K attempts', () => {
+    const g = given([...nodes, submit(four('a', { maxRestarts: 1, backoffMs: 5000 })), schedule()]);
+    const failing = nodeOf(g.cluster, 'a', 1);
+    g.when(done(failing, 'a', 1, false, { exitCode: 7 }))
+      .then((o) => {
+        const e = explain(o.state, 'a')!;
+        expect(e).toMatchObject({ status: 'pending', attempt: 1, notBefore: 5000, lastFailure: { member: 1, node: failing, exitCode: 7, at: 0 } });
+        expect(e.text).toContain(`restarting: not placed before 5000, after member 1 on ${failing} exited 7 at 0; next is attempt 1 (at most 2 attempts`);
+      })
+      .when(advance(5000))
+      .when(schedule())
+      .then((o) => {
+        const e = explain(o.state, 'a')!;
+        expect(e.rendezvous).toMatchObject({ port: 29500 });
+        expect(e.text).toMatch(/; attempt 1; meets at \S+:29500$/);
+      })
+      .when(done(nodeOf(g.cluster, 'a', 0), 'a', 0, false, { signal: 'SIGSEGV', attempt: 1 }))
+      .then((o) => expect(explain(o.state, 'a')!.text).toMatch(/; failed after 2 attempt\(s\): member 0 on \S+ was killed by SIGSEGV at 5000$/));
+  });
+
+  test('a job waiting for a rendezvous port says so', () => {
+    const o = given([register({ ...node('n1'), ports: { from: 40000, to: 40000 } }), submit(job('a')), schedule(), submit(job('b'))]).when(schedule());
+    expect(explain(o.state, 'b')!.text).toContain('no free rendezvous port on n1');
   });
 });
