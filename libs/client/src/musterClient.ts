@@ -40,6 +40,8 @@ export interface LogsOptions {
   attempt?: number;
   /** Keep giving lines as they come, until `signal` aborts (default: end after the stored ones). */
   follow?: boolean;
+  /** Start from each member's latest stored batch instead of the oldest (a tail whose cost does not grow with the output). */
+  latest?: boolean;
   signal?: AbortSignal;
 }
 
@@ -201,6 +203,7 @@ export class MusterClient {
     const messages = readOutput(this.bus, jobId, {
       ...(opts.follow === undefined ? {} : { follow: opts.follow }),
       ...(opts.member === undefined ? {} : { member: opts.member }),
+      ...(opts.latest === undefined ? {} : { latest: opts.latest }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });
     try {
