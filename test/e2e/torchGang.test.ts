@@ -104,4 +104,29 @@ describe('a torch.distributed gang on two real agents', () => {
     expect(ports).toHaveLength(2);
     expect(ports[0]).not.toBe(ports[1]);
   }, 300_000);
+
+  it("runs docs/job-spec.md's torchrun recipe: one member per node, torchrun starts 2 processes on each", async () => {
+    if (python instanceof Error) throw python;
+    // --redirects 1 --tee 1: torchrun of torch 1.13 under Python 3.11 (Debian bookworm) fails on its
+    // default "0" for both (Std.from_str returns None there); stdout teed to the console works
+    const launch = `exec ${python.python} -m torch.distributed.run --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=2 --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT --redirects 1 --tee 1 ${SCRIPT}`;
+    const file = join(dir, 'torchrun.json');
+    writeFileSync(file, JSON.stringify({
+      id: 'torchrun',
+      identity: { user: 'alice', queue: 'default', project: 'torch' },
+      roles: [{ name: 'node', count: 2, resources: { cpu: 1000, memoryMb: 512 }, command: ['sh', '-c', launch], env: { OMP_NUM_THREADS: '1' } }],
+      placement: { policy: 'spread' },
+    }));
+    const submit = await muster(['submit', file]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const job = await finished('torchrun');
+    const logs = await muster(['logs', 'torchrun']);
+    expect(job.status, logs.stdout).toBe('succeeded');
+    // torchrun gave each of its 4 processes a rank: every one checked the sum over 4
+    const checks = logs.stdout.split('\n').filter((l) => l.includes('all_reduce'));
+    expect(checks.map((l) => /rank (\d)\/4 /.exec(l)?.[1]).sort(), logs.stdout).toEqual(['0', '1', '2', '3']);
+    expect(checks.every((l) => l.endsWith('all_reduce sum 10, expected 10: ok'))).toBe(true);
+    // member 0 (node rank 0) ran ranks 0 and 1, member 1 ranks 2 and 3
+    expect(checks.filter((l) => l.startsWith('0 | ')).map((l) => /rank (\d)/.exec(l)?.[1]).sort()).toEqual(['0', '1']);
+  }, 300_000);
 });
