@@ -247,3 +247,22 @@ describe('explain tells the restart story (DESIGN.md §15)', () => {
     expect(explain(o.state, 'b')!.text).toContain('no free rendezvous port on n1');
   });
 });
+
+describe('binds of an elastic growth carry the gang after it (DESIGN.md §15)', () => {
+  test('the added members see the size after growth, every member, and the commit\'s rendezvous', () => {
+    const elastic = job('e', { roles: [{ name: 'w', count: 4, minCount: 2, cpu: 4000, memoryMb: 1024 }] });
+    const g = given([register({ ...node('n1', { cpu: 8000 }), address: 'h1.example' }), register(node('n2', { cpu: 8000 })), submit(job('busy', { tasks: 2, cpu: 4000, policy: 'spread' })), schedule(), submit(elastic), schedule()]);
+    const commit = g.cluster.log.flat().find((e): e is GangCommitted => e.type === 'GangCommitted' && e.jobId === 'e')!;
+    expect(commit.allocations.flatMap((a) => a.members)).toEqual([0, 1]);
+    const o = g.when(complete('busy')).when(schedule());
+    expect(o.resizes).toHaveLength(1);
+    const tx = g.cluster.transactions.at(-1)!;
+    const binds = decisionMessages(tx.seq, tx.tx, (id) => shardGet(o.state.jobs, id), (id) => shardGet(o.state.nodes, id))
+      .filter((m) => m.subject.startsWith('muster.bind.')).map((m) => m.payload as BindMessage);
+    expect(binds.flatMap((b) => b.parts.flatMap((p) => p.members)).sort()).toEqual([2, 3]);
+    for (const bind of binds) {
+      expect(bind.gang).toMatchObject({ attempt: 0, size: 4, rendezvous: commit.rendezvous });
+      expect(bind.gang!.members.map((m) => m.member)).toEqual([0, 1, 2, 3]);
+    }
+  });
+});

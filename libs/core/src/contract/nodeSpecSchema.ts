@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from './jobSpecSchema.ts';
-import { HOSTNAME_PATTERN, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, NODE_LABEL_PATTERN } from './specLimits.ts';
+import { ADDRESS_PATTERN, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, NODE_LABEL_PATTERN } from './specLimits.ts';
 
 /** One GPU device, on the wire. */
 export const gpuDeviceSchema = z.strictObject({
@@ -19,10 +19,8 @@ export const portRangeSchema = z.strictObject({
 }).meta({ description: 'The ports this node lends to gangs for their rendezvous (contract v1.2); default 29500..29999. A gang whose member 0 is here holds the lowest free one while it runs.' });
 
 /** A host name or an IP address other nodes reach this node at (DESIGN.md §15). */
-export const addressSchema = z.union(
-  [z.ipv4(), z.ipv6(), z.string().regex(HOSTNAME_PATTERN)],
-  { error: 'must be a host name or an IP address' },
-).meta({ description: 'Host name or IP address the gang\'s other nodes reach this node at (contract v1.2; the agent fills it from --address). Absent: the node id is used as its host name.' });
+export const addressSchema = z.string().regex(ADDRESS_PATTERN, { error: 'must be a host name or an IP address' })
+  .meta({ description: 'Host name or IP address the gang\'s other nodes reach this node at (contract v1.2; the agent fills it from --address). Absent: the node id is used as its host name.' });
 
 /**
  * The NodeSpec as agents send it (DESIGN.md §4): every object strict, defaults filled in; unique

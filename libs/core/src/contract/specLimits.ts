@@ -48,8 +48,21 @@ export const MAX_BACKOFF_MS = 86_400_000;
 export const MAX_FAILURE_RULES = 32;
 export const MAX_RULE_EXIT_CODES = 256;
 
-/**
- * A node's address (DESIGN.md §15): a DNS host name (labels of letters, digits and `-`, dots
- * between, at most 253 characters) or an IPv4 address; IPv6 addresses are checked by zod.
- */
-export const HOSTNAME_PATTERN = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+/** A DNS host name: labels of letters, digits and `-` (not at either end), dots between, at most 253 characters. An IPv4 address is one. */
+const HOSTNAME = '(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*';
+
+/** An IPv6 address in any of its compressed forms (no zone id). */
+const IPV6 = [
+  '(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}',
+  '(?:[0-9A-Fa-f]{1,4}:){1,7}:',
+  '(?:[0-9A-Fa-f]{1,4}:){1,6}:[0-9A-Fa-f]{1,4}',
+  '(?:[0-9A-Fa-f]{1,4}:){1,5}(?::[0-9A-Fa-f]{1,4}){1,2}',
+  '(?:[0-9A-Fa-f]{1,4}:){1,4}(?::[0-9A-Fa-f]{1,4}){1,3}',
+  '(?:[0-9A-Fa-f]{1,4}:){1,3}(?::[0-9A-Fa-f]{1,4}){1,4}',
+  '(?:[0-9A-Fa-f]{1,4}:){1,2}(?::[0-9A-Fa-f]{1,4}){1,5}',
+  '[0-9A-Fa-f]{1,4}:(?::[0-9A-Fa-f]{1,4}){1,6}',
+  ':(?:(?::[0-9A-Fa-f]{1,4}){1,7}|:)',
+].join('|');
+
+/** A node's address (DESIGN.md §15): a host name, an IPv4 address or an IPv6 address; one pattern, so the JSON Schema states it too. */
+export const ADDRESS_PATTERN = new RegExp(`^(?:${HOSTNAME}|${IPV6})$`);
