@@ -114,6 +114,8 @@ describe('a failing member fails its gang (two real agents)', () => {
 
     // the job view says which attempt failed last, and how
     expect(job).toMatchObject({ attempt: 1, lastFailure: { member: 1, exitCode: 7 } });
+    const jobs = await muster(['jobs']);
+    expect(jobs.stdout).toMatch(/^fail-restart\s+failed\s.*\s1\s+member 1 exit 7\s/m);
   }, 150_000);
 
   it('a rule {onExitCodes: [7], action: "fail"} fails the gang at its first failure', async () => {
