@@ -40,7 +40,7 @@ export interface LogsOptions {
   attempt?: number;
   /** Keep giving lines as they come, until `signal` aborts (default: end after the stored ones). */
   follow?: boolean;
-  /** Start from each member's latest stored batch instead of the oldest (a tail whose cost does not grow with the output). */
+  /** Start from the latest stored batch of each member on each node instead of the oldest (a tail whose cost does not grow with the output). */
   latest?: boolean;
   signal?: AbortSignal;
 }
