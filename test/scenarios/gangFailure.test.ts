@@ -62,6 +62,21 @@ describe('rendezvous (DESIGN.md §15)', () => {
       });
   });
 
+  test('a gang whose member 0 would land on a node without a free port is placed again without that node', () => {
+    const run = (ports?: { from: number; to: number }) => given([
+      register({ ...node('n1'), ...(ports === undefined ? {} : { ports }) }), register(node('n2')),
+      submit(job('a', { cpu: 1000 })), schedule(),
+    ]).when(submit(job('b', { tasks: 2, cpu: 1000 }))).when(schedule());
+    // with room for its port, b packs onto a's node
+    expect(commitOf(run(), 'b').rendezvous).toMatchObject({ node: 'n1', port: 29501 });
+    // with n1's one port held by a, b is placed without n1, member 0 with it
+    const o = run({ from: 40000, to: 40000 });
+    expect(commitOf(o, 'b').allocations.map((a) => a.node)).toEqual(['n2']);
+    expect(commitOf(o, 'b').rendezvous).toMatchObject({ node: 'n2', port: 29500 });
+    expect(o.aborts).toEqual([]);
+    expect(invariantViolations(o.state)).toEqual([]);
+  });
+
   test('a node whose range is exhausted is a placement failure that names the port', () => {
     given([register({ ...node('n1'), ports: { from: 40000, to: 40000 } }), submit(job('a')), schedule()])
       .when(submit(job('b')))

@@ -432,12 +432,24 @@ class Session {
       return { category: 'reserved', cached: false, classes, reason: () => reason };
     }
     if (stmt !== null) {
-      const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, (s) => this.placeNow(id, s, classes, end).stmt) : { stmt, shape, demand: variant.demand };
-      const meet = this.rendezvousOf(placed.stmt);
-      if (meet !== undefined && 'exhausted' in meet) {
-        // member 0's host has no rendezvous port left (DESIGN.md §15): this placement fails
+      const excluded = new Set<number>();
+      const enlarged = (s: Statement): Placed => (isElastic(variant.request) ? this.enlarge(job, variant, s, leaf, (part) => this.placeNow(id, part, classes, end, excluded).stmt) : { stmt: s, shape, demand: variant.demand });
+      let placed = enlarged(stmt);
+      let meet = this.rendezvousOf(placed.stmt);
+      let exhausted: string | null = null;
+      while (meet !== undefined && 'exhausted' in meet) {
+        // member 0's host has no rendezvous port left (DESIGN.md §15): the gang is placed again
+        // without that host, a few times at most, before the attempt fails for want of a port
         placed.stmt.discard();
-        return { category: 'insufficient-resources', cached: false, classes, reason: () => portReason(meet.exhausted) };
+        exhausted ??= meet.exhausted;
+        excluded.add(this.index.hostOf.get(meet.exhausted)!);
+        const again = excluded.size > PORT_RETRIES ? null : this.placeNow(id, shape, classes, end, excluded).stmt;
+        if (again === null) {
+          const node = exhausted;
+          return { category: 'insufficient-resources', cached: false, classes, reason: () => portReason(node) };
+        }
+        placed = enlarged(again);
+        meet = this.rendezvousOf(placed.stmt);
       }
       planner?.committed(id, placed.stmt.held, end);
       this.commit(job, variant, placed, [], meet?.rendezvous);
@@ -457,15 +469,26 @@ class Session {
    * would be without reservations when it delays none, else the search again passing over the
    * hosts where it would (`delaying`: the hosts of the first placement, when only that one fitted).
    */
-  private placeNow(id: string, shape: GangShape, classes: readonly HostClass[], end: number): { stmt: Statement | null; delaying: number[] | null } {
+  private placeNow(id: string, shape: GangShape, classes: readonly HostClass[], end: number, excluded: ReadonlySet<number> = NO_HOSTS): { stmt: Statement | null; delaying: number[] | null } {
     const planner = this.planner;
-    let stmt = allocateGang(this.index, id, shape, classes, this.stats);
+    // hosts passed over (member 0's hosts without a rendezvous port): such a search says nothing
+    // about the cluster, so it feeds no memo of failures
+    const exclude: Avoid | undefined = excluded.size === 0 ? undefined : (h) => excluded.has(h);
+    let stmt: Statement | null;
+    if (exclude === undefined) stmt = allocateGang(this.index, id, shape, classes, this.stats);
+    else {
+      const memo = this.index.memo;
+      this.index.memo = 'read';
+      stmt = allocateGang(this.index, id, shape, classes, this.stats, exclude);
+      this.index.memo = memo;
+    }
     if (stmt === null || planner === null || !planner.violates(end, stmt.held)) return { stmt, delaying: null };
     const hosts = stmt.held.map((d) => d.host);
     stmt.discard();
     // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
     this.index.memo = 'read';
-    stmt = allocateGang(this.index, id, shape, classes, this.stats, planner.avoid(end));
+    const reserved = planner.avoid(end);
+    stmt = allocateGang(this.index, id, shape, classes, this.stats, exclude === undefined || reserved === null ? reserved ?? exclude : (h, demand) => excluded.has(h) || reserved(h, demand));
     this.index.memo = 'on';
     // roles sharing a host could still add up past an allowance together
     if (stmt !== null && planner.violates(end, stmt.held)) {
@@ -954,6 +977,11 @@ interface Miss {
 // How close a variant that missed came to committing (DESIGN.md §13): it fits but for a
 // reservation; it would fit an emptier cluster; only its queue's max stops it; no plan fits even
 // the empty cluster; no host passes its select.
+/** How many hosts of member 0 without a free rendezvous port an attempt passes over before it fails (DESIGN.md §15). */
+const PORT_RETRIES = 3;
+
+const NO_HOSTS: ReadonlySet<number> = new Set();
+
 /** Why a placement failed for want of a rendezvous port on member 0's host (DESIGN.md §15). */
 function portReason(node: string): AbortReason {
   return { category: 'insufficient-resources', message: `no free rendezvous port on ${node}: every port of its range is held by a running gang`, hosts: { 'no-rendezvous-port': 1 } };
