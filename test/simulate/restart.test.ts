@@ -49,3 +49,35 @@ describe('the restart example scenario', () => {
     expect(run()).toEqual(run());
   });
 });
+
+describe('a workload that fails attempts (contract v1.2)', () => {
+  const workload = (fail: unknown, failurePolicy: unknown = { maxRestarts: 2, backoffMs: 30000 }): string => JSON.stringify({
+    nodes: [{ id: 'n1', capacity: { cpu: 8000, memoryMb: 32768 } }, { id: 'n2', capacity: { cpu: 8000, memoryMb: 32768 } }],
+    workload: [
+      { at: 0, submit: { id: 'train', identity: { user: 'a' }, tasks: 4, resources: { cpu: 4000, memoryMb: 1024 }, failurePolicy }, runMs: 600_000, fail },
+      { at: 10_000, submit: { id: 'small', identity: { user: 'b' }, tasks: 1, resources: { cpu: 4000, memoryMb: 1024 } }, runMs: 60_000 },
+    ],
+  });
+
+  it('restarts the gang after each failing attempt, backfills its backoff, and counts the attempts', () => {
+    const lines = run(workload({ attempts: 2, afterMs: 120_000, member: 1, exitCode: 7 }));
+    const train = lines.filter((l) => l.jobId === 'train');
+    expect(train.filter((l) => l.type === 'GangRestarting')).toMatchObject([{ at: 120_000, attempt: 1, notBefore: 150_000 }, { at: 300_000, attempt: 2, notBefore: 330_000 }]);
+    expect(train.filter((l) => l.type === 'GangCommitted').map((l) => l.attempt)).toEqual([undefined, 1, 2]);
+    // the small job takes the room the stopped gang left during its backoff
+    expect(lines.find((l) => l.type === 'GangCommitted' && l.jobId === 'small')).toMatchObject({ at: 120_000 });
+    expect(train.find((l) => l.type === 'JobStats')).toEqual({ type: 'JobStats', jobId: 'train', submittedAt: 0, startedAt: 0, endedAt: 930_000, waitMs: 0, outcome: 'succeeded', attempts: 3 });
+    expect(lines.find((l) => l.type === 'JobStats' && l.jobId === 'small')).not.toHaveProperty('attempts');
+  });
+
+  it('fails the job when its policy allows fewer restarts than the failures', () => {
+    const lines = run(workload({ attempts: 2, afterMs: 120_000, exitCode: 7 }, { maxRestarts: 0 }));
+    expect(lines.find((l) => l.type === 'JobFinished')).toMatchObject({ jobId: 'train', outcome: 'failed', member: 0, exitCode: 7, attempts: 1 });
+    expect(lines.find((l) => l.type === 'JobStats' && l.jobId === 'train')).toMatchObject({ outcome: 'failed', endedAt: 120_000 });
+  });
+
+  it('a bad fail is a scenario error naming the field', () => {
+    const r = runScenarioText(workload({ attempts: 0, afterMs: 1 }), {});
+    expect(!r.ok && r.error).toBe('workload.0.fail.attempts: must be an integer ≥ 1 (how many attempts fail), got 0');
+  });
+});
