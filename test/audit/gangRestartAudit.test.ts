@@ -3,7 +3,7 @@ import { auditLog } from '@muster/auditor';
 import type { GangCommitted, LoggedTransaction, SchedulerEvent } from '@muster/core';
 import { job, node } from '../../libs/core/src/testing/fixtures.ts';
 import { Cluster, done, register, schedule, submit } from '../../libs/core/src/testing/given.ts';
-import { copyLog, offline, rechain } from './histories.ts';
+import { copyLog, golden, offline, rechain } from './histories.ts';
 
 // The auditor on a contract v1.2 log (DESIGN.md §15): it re-derives rendezvous, restarts and
 // failures with the same core, and checks that a failure stops its attempt whole, that attempts
@@ -72,5 +72,28 @@ describe('auditing a log with restarts', () => {
     const report = await auditLog(offline(rechain(log), c.inputs));
     expect(report.clean).toBe(false);
     expect(report.invariants.violations).toContainEqual(expect.objectContaining({ seq: log[at]!.seq, rule: 'attempts' }));
+  });
+});
+
+describe('the restarts golden history (recorded from a real leader)', () => {
+  const restarts = golden('restarts');
+
+  it('holds a restart, a failure by policy, a refused late report and a port exhaustion', () => {
+    const events = restarts.log.flatMap((l) => l.tx.events);
+    expect(events.filter((e) => e.type === 'GangRestarting')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'JobFinished' && e.member !== undefined)).toHaveLength(2);
+    expect(events.some((e) => e.type === 'InputRejected' && e.reason.path === 'attempt')).toBe(true);
+    expect(events.some((e) => e.type === 'GangAborted' && e.reason.hosts['no-rendezvous-port'] !== undefined)).toBe(true);
+    expect(events.filter((e): e is GangCommitted => e.type === 'GangCommitted').map((c) => c.attempt ?? 0)).toContain(1);
+  });
+
+  it('fails the audit where a member of the failed attempt is left holding resources', async () => {
+    const log = copyLog(restarts.log);
+    const { at } = index(log, 'GangRestarting');
+    log[at]!.tx.events = log[at]!.tx.events.filter((e) => !(e.type === 'AllocationReleased' && e.cause === 'member-failed'));
+    const report = await auditLog(offline(rechain(log), restarts.inputs));
+    expect(report.clean).toBe(false);
+    expect(report.divergence).toMatchObject({ seq: log[at]!.seq, kind: 'ingest' });
+    expect(report.invariants.violations).toContainEqual(expect.objectContaining({ seq: log[at]!.seq, rule: 'gang-failure' }));
   });
 });
