@@ -43,7 +43,7 @@ describe('output publishing never blocks a member', () => {
     try {
       const bind: BindMessage = {
         type: 'Bind', jobId: 'loud-job', session: 1, at: 1,
-        parts: [{ role: 'w', members: [0], gpuIds: [], memberGpuIds: [[]], resources: { cpu: 100, memoryMb: 64 }, command: ['sh', '-c', 'seq 1 200000; echo done >&2'] }],
+        parts: [{ role: 'w', members: [0], gpuIds: [], memberGpuIds: [[]], resources: { cpu: 100, memoryMb: 64, gpus: 0 }, command: ['sh', '-c', 'seq 1 200000; echo done >&2'] }],
       };
       const started = Date.now();
       await bus.admin.publish('muster.bind.loud', JSON.stringify(bind), { msgId: 'muster:1:0' });

@@ -2,27 +2,9 @@
 // real agents: a member that exits 7 gets its gang stopped within a second of its report, the gang
 // restarts whole (MUSTER_ATTEMPT 1) and fails after maxRestarts; a rule `{onExitCodes:[7], action:
 // "fail"}` fails it at once; `muster logs` shows every member's output across the attempts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { startAgent } from '@muster/agent';
-import type { Agent } from '@muster/agent';
-import { MusterClient } from '@muster/client';
-import type { JobDetails } from '@muster/client';
-import type { NodeSpec } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
-import type { SchedulerHandle } from '@muster/scheduler';
-import { freePort } from '@muster/stack';
-import { runMuster } from '../cli/runMuster.ts';
-import { startTestBus } from '../support/natsBus.ts';
-import type { TestBus } from '../support/natsBus.ts';
-import { eventually } from '../support/schedulerProcess.ts';
-
-const logger = pino({ level: 'silent' });
-
-const node = (id: string): NodeSpec => ({ id, labels: {}, capacity: { cpu: 8000, memoryMb: 16384, slots: 8 }, gpus: [] });
+import { startTwoAgentStack } from './twoAgentStack.ts';
+import type { TwoAgentStack } from './twoAgentStack.ts';
 
 // member 1 fails with 7 two seconds in; the others wait (as gloo or NCCL peers do) and say when they are stopped
 const SCRIPT = [
@@ -32,58 +14,31 @@ const SCRIPT = [
   'sleep 60 & wait',
 ].join('\n');
 
-describe('a failing member fails its gang (two real agents)', () => {
-  let bus: TestBus;
-  let scheduler: SchedulerHandle;
-  const agents: Agent[] = [];
-  let client: MusterClient;
-  let dir: string;
+const job = (id: string, failurePolicy: unknown) => ({
+  id,
+  identity: { user: 'alice', queue: 'default', project: 'fail' },
+  roles: [{ name: 'w', count: 4, resources: { cpu: 100, memoryMb: 64 }, command: ['sh', '-c', SCRIPT] }],
+  placement: { policy: 'pack', ptile: 2 },
+  failurePolicy,
+});
 
-  const muster = (args: string[]) => runMuster([...args, '--nats', bus.urls.join(',')], { timeoutMs: 120_000 });
-  const submit = async (id: string, failurePolicy: unknown): Promise<void> => {
-    const file = join(dir, `${id}.json`);
-    const spec = {
-      id,
-      identity: { user: 'alice', queue: 'default', project: 'fail' },
-      roles: [{ name: 'w', count: 4, resources: { cpu: 100, memoryMb: 64 }, command: ['sh', '-c', SCRIPT] }],
-      placement: { policy: 'pack', ptile: 2 },
-      failurePolicy,
-    };
-    writeFileSync(file, JSON.stringify(spec));
-    const run = await muster(['submit', file]);
-    expect(run.code, run.stderr).toBe(0);
-  };
-  const finished = (id: string) =>
-    eventually(async () => {
-      const job = (await client.job(id)) as JobDetails;
-      return job.status === 'pending' || job.status === 'running' ? null : job;
-    }, 90_000, `${id} to finish`);
+describe('a failing member fails its gang (two real agents)', () => {
+  let stack: TwoAgentStack;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'muster-gang-failure-'));
-    bus = await startTestBus();
-    scheduler = await startScheduler({ natsUrl: bus.urls, id: 'fail', logger, leaseMs: 300, heartbeatTimeoutMs: 0, metricsPort: await freePort() });
-    await eventually(() => scheduler.role() === 'leader', 15_000, 'leadership');
-    for (const id of ['f1', 'f2']) {
-      agents.push(await startAgent({ natsUrl: bus.urls, nodes: [node(id)], address: '127.0.0.1', heartbeatMs: 200, logger, stateDir: join(dir, id), stopGraceMs: 1_000, outputLimits: { flushMs: 50 } }));
-    }
-    client = new MusterClient(bus.bus, { timeoutMs: 10_000 });
-    await eventually(async () => (await client.nodes()).length === 2, 15_000, 'both nodes to register');
+    stack = await startTwoAgentStack('f');
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await scheduler?.stop();
-    await bus?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   it('a member exiting 7: the others are stopped within a second, the gang restarts whole as attempt 1, then fails after maxRestarts', async () => {
-    await submit('fail-restart', { maxRestarts: 1, backoffMs: 500 });
-    const job = await finished('fail-restart');
-    const logs = await muster(['logs', 'fail-restart']);
+    expect((await stack.submit(job('fail-restart', { maxRestarts: 1, backoffMs: 500 }))).code).toBe(0);
+    const finished = await stack.finished('fail-restart', 90_000);
+    const logs = await stack.muster(['logs', 'fail-restart']);
     expect(logs.code, logs.stderr).toBe(0);
-    expect(job.status, logs.stdout).toBe('failed');
+    expect(finished.status, logs.stdout).toBe('failed');
 
     // every member started in both attempts, each attempt marked, attempt 1 after attempt 0
     const out = logs.stdout.split('\n');
@@ -105,33 +60,32 @@ describe('a failing member fails its gang (two real agents)', () => {
     }
 
     // the leader counted the one restart
-    const metrics = await (await fetch(scheduler.metricsUrl as string)).text();
-    expect(metrics).toMatch(/^muster_gang_restarts_total\{replica="fail"\} 1$/m);
+    const metrics = await (await fetch(stack.scheduler.metricsUrl as string)).text();
+    expect(metrics).toMatch(/^muster_gang_restarts_total\{replica="f"\} 1$/m);
 
     // --attempt and --member pick lines out
-    const one = await muster(['logs', 'fail-restart', '--attempt', '1', '--member', '2']);
+    const one = await stack.muster(['logs', 'fail-restart', '--attempt', '1', '--member', '2']);
     expect(one.stdout.trim().split('\n')).toEqual(['──┼ attempt 1', '2 | member 2 attempt 1 of 4 starts', expect.stringMatching(/^2 \| stopped at \d{13}$/)]);
 
-    // the job view says which attempt failed last, and how
-    expect(job).toMatchObject({ attempt: 1, lastFailure: { member: 1, exitCode: 7 } });
-    const jobs = await muster(['jobs']);
+    // the job view says which attempt failed last, and how; so does muster jobs
+    expect(finished).toMatchObject({ attempt: 1, lastFailure: { member: 1, exitCode: 7 } });
+    const jobs = await stack.muster(['jobs']);
     expect(jobs.stdout).toMatch(/^fail-restart\s+failed\s.*\s1\s+member 1 exit 7\s/m);
   }, 150_000);
 
   it('a rule {onExitCodes: [7], action: "fail"} fails the gang at its first failure', async () => {
-    await submit('fail-rule', { maxRestarts: 3, backoffMs: 500, rules: [{ onExitCodes: [7], action: 'fail' }] });
-    const job = await finished('fail-rule');
-    expect(job).toMatchObject({ status: 'failed', attempt: 0, lastFailure: { member: 1, exitCode: 7 } });
-    const logs = await muster(['logs', 'fail-rule']);
+    expect((await stack.submit(job('fail-rule', { maxRestarts: 3, backoffMs: 500, rules: [{ onExitCodes: [7], action: 'fail' }] }))).code).toBe(0);
+    expect(await stack.finished('fail-rule', 90_000)).toMatchObject({ status: 'failed', attempt: 0, lastFailure: { member: 1, exitCode: 7 } });
+    const logs = await stack.muster(['logs', 'fail-rule']);
     expect(logs.stdout).not.toContain('attempt 1');
   }, 120_000);
 
   it('muster logs: an unknown job and bad flags are one-line errors', async () => {
-    const unknown = await muster(['logs', 'no-such-job']);
+    const unknown = await stack.muster(['logs', 'no-such-job']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
     expect(unknown.stderr).toMatch(/^muster: .*no-such-job/);
-    const bad = await muster(['logs', 'fail-rule', '--member', 'x']);
+    const bad = await stack.muster(['logs', 'fail-rule', '--member', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^muster: .*--member.*non-negative integer/);
   });

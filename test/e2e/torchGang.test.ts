@@ -5,69 +5,31 @@
 // every member's lines. Needs a python with torch (Debian's python3-torch): without one the test
 // fails and says what is missing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { startAgent } from '@muster/agent';
-import type { Agent } from '@muster/agent';
-import { MusterClient } from '@muster/client';
-import type { JobDetails } from '@muster/client';
-import type { NodeSpec } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
-import type { SchedulerHandle } from '@muster/scheduler';
-import { runMuster } from '../cli/runMuster.ts';
-import { startTestBus } from '../support/natsBus.ts';
-import type { TestBus } from '../support/natsBus.ts';
-import { eventually } from '../support/schedulerProcess.ts';
+import { startTwoAgentStack } from './twoAgentStack.ts';
+import type { TwoAgentStack } from './twoAgentStack.ts';
 import { torchPython } from './torchPython.ts';
 
-const logger = pino({ level: 'silent' });
 const SCRIPT = new URL('../../examples/torch/allreduce.py', import.meta.url).pathname;
 const MPI_SCRIPT = new URL('../../examples/mpi/mpirun_gang.py', import.meta.url).pathname;
 
-const node = (id: string): NodeSpec => ({ id, labels: { rack: 'r1' }, capacity: { cpu: 8000, memoryMb: 16384, slots: 8 }, gpus: [] });
-
 describe('a torch.distributed gang on two real agents', () => {
   const python = torchPython();
-  let bus: TestBus;
-  let scheduler: SchedulerHandle;
-  const agents: Agent[] = [];
-  let client: MusterClient;
-  let dir: string;
+  let stack: TwoAgentStack;
 
-  const muster = (args: string[]) => runMuster([...args, '--nats', bus.urls.join(',')], { timeoutMs: 240_000 });
   const torchJob = (id: string, py: string) => ({
     id,
     identity: { user: 'alice', queue: 'default', project: 'torch' },
     roles: [{ name: 'trainer', count: 4, resources: { cpu: 500, memoryMb: 256 }, command: [py, SCRIPT] }],
     placement: { policy: 'pack', ptile: 2 },
   });
-  const finished = (id: string) =>
-    eventually(async () => {
-      const job = (await client.job(id)) as JobDetails;
-      return job.status === 'pending' || job.status === 'running' ? null : job;
-    }, 240_000, `${id} to finish`);
 
   beforeAll(async () => {
-    if (python instanceof Error) return;
-    dir = mkdtempSync(join(tmpdir(), 'muster-torch-'));
-    bus = await startTestBus();
-    scheduler = await startScheduler({ natsUrl: bus.urls, id: 'torch', logger, leaseMs: 300, heartbeatTimeoutMs: 0 });
-    await eventually(() => scheduler.role() === 'leader', 15_000, 'leadership');
-    for (const id of ['n1', 'n2']) {
-      agents.push(await startAgent({ natsUrl: bus.urls, nodes: [node(id)], address: '127.0.0.1', heartbeatMs: 200, logger, stateDir: join(dir, id), stopGraceMs: 1_000 }));
-    }
-    client = new MusterClient(bus.bus, { timeoutMs: 10_000 });
-    await eventually(async () => (await client.nodes()).length === 2, 15_000, 'both nodes to register');
+    stack = await startTwoAgentStack('n');
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await scheduler?.stop();
-    await bus?.stop();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   it('finds a python with torch (Debian python3-torch)', () => {
@@ -78,17 +40,13 @@ describe('a torch.distributed gang on two real agents', () => {
   it('runs two 4-member gloo all-reduces at once, 2 members per node, on distinct MASTER_PORTs; muster logs shows every member', async () => {
     if (python instanceof Error) throw python;
     const started = Date.now();
-    const submits = await Promise.all(['torch-a', 'torch-b'].map((id) => {
-      const file = join(dir, `${id}.json`);
-      writeFileSync(file, JSON.stringify(torchJob(id, python.python)));
-      return muster(['submit', file]);
-    }));
+    const submits = await Promise.all(['torch-a', 'torch-b'].map((id) => stack.submit(torchJob(id, python.python))));
     for (const run of submits) expect(run.code, run.stderr).toBe(0);
-    const jobs = await Promise.all(['torch-a', 'torch-b'].map(finished));
+    const jobs = await Promise.all(['torch-a', 'torch-b'].map((id) => stack.finished(id, 240_000)));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     const ports: string[] = [];
     for (const job of jobs) {
-      const logs = await muster(['logs', job.id]);
+      const logs = await stack.muster(['logs', job.id]);
       expect(logs.code, logs.stderr).toBe(0);
       expect(job.status, `${job.id} after ${seconds} s; its output:\n${logs.stdout}`).toBe('succeeded');
       // every member printed its check, prefixed with its member number
@@ -111,18 +69,16 @@ describe('a torch.distributed gang on two real agents', () => {
   // One node: both agents have address 127.0.0.1 here, and OpenMPI refuses a hostfile that names a
   // host twice; across hosts mpirun starts the other nodes' ranks over ssh, which this machine lacks.
   it.skipIf(spawnSync('mpirun', ['--version']).status !== 0)("runs docs/job-spec.md's mpirun recipe: member 0 runs mpirun --hostfile $MUSTER_HOSTFILE over the gang's slots", async () => {
-    const file = join(dir, 'mpi.json');
     const rank = 'echo "mpi rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE"';
-    writeFileSync(file, JSON.stringify({
+    const submit = await stack.submit({
       id: 'mpi',
       identity: { user: 'alice', queue: 'default', project: 'mpi' },
       roles: [{ name: 'slot', count: 4, resources: { cpu: 100, memoryMb: 64 }, command: [MPI_SCRIPT, 'sh', '-c', rank], env: { MPIRUN_FLAGS: '--allow-run-as-root' } }],
       placement: { policy: 'same-node' },
-    }));
-    const submit = await muster(['submit', file]);
+    });
     expect(submit.code, submit.stderr).toBe(0);
-    const job = await finished('mpi');
-    const logs = await muster(['logs', 'mpi']);
+    const job = await stack.finished('mpi', 90_000);
+    const logs = await stack.muster(['logs', 'mpi']);
     expect(job.status, logs.stdout).toBe('succeeded');
     // member 0 printed what mpirun's 4 ranks said
     const ranks = logs.stdout.split('\n').filter((l) => l.includes('mpi rank'));
@@ -135,17 +91,15 @@ describe('a torch.distributed gang on two real agents', () => {
     // --redirects 1 --tee 1: torchrun of torch 1.13 under Python 3.11 (Debian bookworm) fails on its
     // default "0" for both (Std.from_str returns None there); stdout teed to the console works
     const launch = `exec ${python.python} -m torch.distributed.run --nnodes=$NNODES --node_rank=$NODE_RANK --nproc_per_node=2 --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT --redirects 1 --tee 1 ${SCRIPT}`;
-    const file = join(dir, 'torchrun.json');
-    writeFileSync(file, JSON.stringify({
+    const submit = await stack.submit({
       id: 'torchrun',
       identity: { user: 'alice', queue: 'default', project: 'torch' },
       roles: [{ name: 'node', count: 2, resources: { cpu: 1000, memoryMb: 512 }, command: ['sh', '-c', launch], env: { OMP_NUM_THREADS: '1' } }],
       placement: { policy: 'spread' },
-    }));
-    const submit = await muster(['submit', file]);
+    });
     expect(submit.code, submit.stderr).toBe(0);
-    const job = await finished('torchrun');
-    const logs = await muster(['logs', 'torchrun']);
+    const job = await stack.finished('torchrun', 240_000);
+    const logs = await stack.muster(['logs', 'torchrun']);
     expect(job.status, logs.stdout).toBe('succeeded');
     // torchrun gave each of its 4 processes a rank: every one checked the sum over 4
     const checks = logs.stdout.split('\n').filter((l) => l.includes('all_reduce'));
