@@ -9,13 +9,8 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Input } from '../libs/core/src/ingest.ts';
-import { shardGet } from '../libs/core/src/shard.ts';
-import type { State } from '../libs/core/src/state.ts';
-import { initialState } from '../libs/core/src/state.ts';
-import { turn } from '../libs/core/src/turn/turn.ts';
-import type { TurnCommand } from '../libs/core/src/turn/turn.ts';
-import { TurnContext } from '../libs/core/src/turn/turnContext.ts';
+import { TurnContext, initialState, shardGet, turn } from '@muster/core';
+import type { Input, State, TurnCommand } from '@muster/core';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -11,6 +11,7 @@ import type { InputMessage } from '@muster/bus';
 import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
 import { startAgent } from '@muster/agent';
 import type { Agent } from '@muster/agent';
+import { hostAddress } from '@muster/agent/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 import { eventually } from '../support/schedulerProcess.ts';
@@ -97,12 +98,12 @@ describe('node agent on a real nats-server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('registers its node with the NodeSpec as the body and a per-boot msg id', async () => {
+  it("registers its node with the NodeSpec as the body (its address the host's by default) and a per-boot msg id", async () => {
     const agent = await start('reg-1');
     await agent.registered;
     const registers = await inputs('muster.in.node.reg-1.register');
     expect(registers).toHaveLength(1);
-    expect(JSON.parse(registers[0]!.data)).toEqual(node('reg-1'));
+    expect(JSON.parse(registers[0]!.data)).toEqual({ ...node('reg-1'), address: hostAddress() });
     expect(registers[0]!.msgId).toMatch(/^reg-1:register:[0-9a-f]+:1$/);
   });
 
@@ -129,8 +130,8 @@ describe('node agent on a real nats-server', () => {
     await publish('muster.bind.run-1', bind('job-run', ['sh', '-c', script], [0, 1]));
     const done = await doneInputs('run-1', 'job-run', 2);
     expect(done.sort((a, b) => a.member - b.member)).toEqual([
-      { jobId: 'job-run', member: 0, ok: true },
-      { jobId: 'job-run', member: 1, ok: true },
+      { jobId: 'job-run', member: 0, ok: true, exitCode: 0 },
+      { jobId: 'job-run', member: 1, ok: true, exitCode: 0 },
     ]);
     expect(readFileSync(join(dir, 'out-run-0'), 'utf8')).toBe('1,2|job-run|0|worker|run-1|hello\n');
     expect(readFileSync(join(dir, 'out-run-1'), 'utf8')).toBe('3|job-run|1|worker|run-1|hello\n');
@@ -149,7 +150,7 @@ describe('node agent on a real nats-server', () => {
     await start('fail-1');
     await publish('muster.bind.fail-1', bind('job-fail', 'exit 3'));
     await publish('muster.bind.fail-1', bind('job-nocmd', ['/nonexistent/program']));
-    expect(await doneInputs('fail-1', 'job-fail', 1)).toEqual([{ jobId: 'job-fail', member: 0, ok: false }]);
+    expect(await doneInputs('fail-1', 'job-fail', 1)).toEqual([{ jobId: 'job-fail', member: 0, ok: false, exitCode: 3 }]);
     expect(await doneInputs('fail-1', 'job-nocmd', 1)).toEqual([{ jobId: 'job-nocmd', member: 0, ok: false }]);
   });
 
@@ -184,7 +185,7 @@ describe('node agent on a real nats-server', () => {
     // the same member bound again by a later commit does run
     await publish('muster.bind.pre-1', bind('job-pre', 'true', [0], { session: 2 }));
     await start('pre-1');
-    expect(await doneInputs('pre-1', 'job-pre', 1)).toEqual([{ jobId: 'job-pre', member: 0, ok: true }]);
+    expect(await doneInputs('pre-1', 'job-pre', 1)).toEqual([{ jobId: 'job-pre', member: 0, ok: true, exitCode: 0 }]);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -268,7 +269,7 @@ describe('node agent on a real nats-server', () => {
       await publish('muster.stop.el-3', { type: 'Stop', jobId: 'again', members: [1], reason: 'preempted' });
       await eventually(() => first.running() === 1, 10_000, 'member 1 to stop');
       await publish('muster.bind.el-3', cpuOnly(bind('again', `echo "$MUSTER_MEMBER" >> "${counter}"; exit 0`, [1], { session: 4 })));
-      expect(await doneInputs('el-3', 'again', 1)).toEqual([{ jobId: 'again', member: 1, ok: true }]);
+      expect(await doneInputs('el-3', 'again', 1)).toEqual([{ jobId: 'again', member: 1, ok: true, exitCode: 0 }]);
       await first.stop();
       agents.splice(agents.indexOf(first), 1);
       // the restarted agent re-reads both binds and the stop: member 0 runs again (the first agent's stop ended it), member 1 does not
@@ -295,7 +296,7 @@ describe('node agent on a real nats-server', () => {
       await eventually(() => lines(log).includes('victim started'), 10_000, 'the victim to start');
       await publish('muster.stop.dev-1', { type: 'Stop', jobId: 'victim', members: [0], reason: 'preempted' });
       await publish('muster.bind.dev-1', bind('preemptor', quick(log, 'preemptor')));
-      expect(await doneInputs('dev-1', 'preemptor', 1)).toEqual([{ jobId: 'preemptor', member: 0, ok: true }]);
+      expect(await doneInputs('dev-1', 'preemptor', 1)).toEqual([{ jobId: 'preemptor', member: 0, ok: true, exitCode: 0 }]);
       expect(lines(log)).toEqual(['victim started', 'victim exited', 'preemptor started']);
       expect(agent.running()).toBe(0);
       // the stopped victim is reported by no one: the scheduler released it already

@@ -3,6 +3,7 @@
 // messages than the stream holds on its subject, resumes, and when still short reads the subject
 // again from its start, without running a member twice. Real nats-server; only the agent's reader
 // is wrapped, to lose one stored message the way such a consumer does.
+import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
@@ -81,6 +82,8 @@ describe('a node agent whose consumer skips a stored bind', () => {
         stopGraceMs: 100,
         ledger: MemberLedger.open(null),
         outputDir: null,
+        output: null,
+        filesDir: tmpdir(),
         stallMs: 200,
         censusMs: 600,
         read,

@@ -303,5 +303,64 @@ export const elastic: Workload = {
   },
 };
 
+/** A member's report as its agent sends it (contract v1.2): from its node, with its exit code and the attempt that started it. */
+async function exits(d: WorkloadDriver, job: JobState, member: number, exitCode: number, attempt = job.attempt ?? 0): Promise<number> {
+  return d.input(`muster.in.node.${job.members[member]!.node}.done`, { jobId: job.spec.id, member, ok: exitCode === 0, exitCode, attempt });
+}
+
+const onAttempt = (attempt: number) => (j: JobState) => j.status === 'running' && (j.attempt ?? 0) === attempt;
+
+/**
+ * Contract v1.2 (DESIGN.md §15) on a new log: rendezvous at every commit (two gangs whose member 0
+ * share a node get distinct ports; a node with one port lends it to one gang at a time), a gang
+ * restarted whole after a member exits 7 and failed after its restarts, a `fail` rule, an `ignore`
+ * rule, a late report from a stopped attempt refused, a lost node restarting a gang without
+ * counting, bad address, ports, failurePolicy and done bodies rejected.
+ */
+export const restarts: Workload = {
+  name: 'restarts',
+  description: 'v1.2: rendezvous ports (distinct per gang on a node, one-port node lent to one gang at a time); r (maxRestarts 1) restarted after exit 7 as attempt 1, a late attempt-0 report refused, failed after the second exit 7; f failed at once by a fail rule; i runs on after an ignored exit 3; l restarted without counting when its node is lost; bad address, ports, failurePolicy and exitCode rejected',
+  replicas: ['s1'],
+  async run(d) {
+    const node = (id: string, more: Record<string, unknown> = {}) => ({ ...cpuNode(id, 'a'), address: `${id}.cluster.local`, ...more });
+    for (const n of [node('c1'), node('c2'), node('c3'), node('one', { labels: { zone: 'one' }, ports: { from: 31000, to: 31000 } })]) await d.register(n);
+    await d.input('muster.in.node.bad.register', { ...cpuNode('bad', 'a'), address: 'not a host' });
+    await d.input('muster.in.node.bad.register', { ...cpuNode('bad', 'a'), ports: { from: 2, to: 1 } });
+    await d.submit(tasks('bad-policy', 1, { failurePolicy: { maxRestarts: 101 } }));
+    const policy = (more: Record<string, unknown>) => ({ failurePolicy: { backoffMs: 300, ...more } });
+    await d.submit(tasks('r', 3, { placement: { policy: 'spread' }, select: "zone == 'a'", ...policy({ maxRestarts: 1 }) }));
+    await d.submit(tasks('f', 2, { identity: { user: 'bob' }, select: "zone == 'a'", ...policy({ maxRestarts: 3, rules: [{ onExitCodes: [2], action: 'fail' }] }) }));
+    await d.submit(tasks('i', 2, { identity: { user: 'carol' }, select: "zone == 'a'", ...policy({ rules: [{ onExitCodes: [3], action: 'ignore' }] }) }));
+    await d.submit(tasks('p1', 1, { select: "zone == 'one'" }));
+    for (const id of ['r', 'f', 'i', 'p1']) await d.job(id, running);
+    await d.submit(tasks('p2', 1, { select: "zone == 'one'" }));
+    await d.job('p2', (j) => j.pendReason?.hosts['no-rendezvous-port'] !== undefined);
+    await d.complete('p1');
+    await d.job('p2', running);
+    await d.complete('p2');
+
+    const r0 = await d.job('r', onAttempt(0));
+    await d.input(`muster.in.node.${r0.members[0]!.node}.done`, { jobId: 'r', member: 0, ok: false, exitCode: 1.5 });
+    await exits(d, r0, 1, 7);
+    const r1 = await d.job('r', onAttempt(1));
+    await exits(d, r1, 2, 7, 0);
+    await exits(d, r1, 0, 7);
+    await d.job('r', (j) => j.status === 'failed');
+
+    await exits(d, await d.job('f', running), 1, 2);
+    await d.job('f', (j) => j.status === 'failed');
+    await exits(d, await d.job('i', running), 0, 3);
+    await d.complete('i');
+
+    await d.submit(tasks('l', 2, { identity: { user: 'dave' }, placement: { policy: 'spread' }, select: "zone == 'a'", ...policy({ maxRestarts: 0 }) }));
+    const l0 = await d.job('l', onAttempt(0));
+    await d.input(`muster.in.node.${l0.members[0]!.node}.lost`, {});
+    await d.job('l', onAttempt(1));
+    await d.complete('l');
+    const last = await d.input('muster.in.cancel', { jobId: 'nope' });
+    await d.settle(last);
+  },
+};
+
 /** The workloads recorded as golden histories, by name. */
-export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations, queues, elastic];
+export const WORKLOADS: readonly Workload[] = [lifecycle, lossAndFailover, bigSession, markedCheckpoints, reservations, queues, elastic, restarts];

@@ -33,13 +33,14 @@ describe('ensureStreams', () => {
       ['MUSTER_IN', 'stream', 'created'],
       ['MUSTER_LOG', 'stream', 'created'],
       ['MUSTER_DECISIONS', 'stream', 'created'],
+      ['MUSTER_OUTPUT', 'stream', 'created'],
       ['KV_muster_leader', 'kv', 'created'],
       ['OBJ_muster_snapshots', 'objectStore', 'created'],
     ]);
     // a field nats-server 2.9.10 did not know would be listed here: it would silently not apply
     expect(first.flatMap((r) => r.ignoredFields)).toEqual([]);
     const second = await ensureStreams(bus.bus, { replicas: 1 });
-    expect(second.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    expect(second.map((r) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged']);
     const log = await bus.admin.streamInfo(LOG_STREAM);
     expect(log.config).toMatchObject({ subjects: ['muster.log.>'], storage: 'file', num_replicas: 1, max_msg_size: 1048576, deny_delete: true, deny_purge: true });
   });

@@ -108,7 +108,7 @@ describe('muster end to end (real nats-server, scheduler and agent)', () => {
   it('jobs and nodes print readable tables, and JSON with --json', async () => {
     const jobs = await muster(['jobs']);
     expect(jobs.code).toBe(0);
-    expect(jobs.stdout.split('\n')[0]).toMatch(/^JOB\s+STATUS\s+USER\s+QUEUE\s+PRIO\s+MEMBERS\s+NODES\s+REASON\s+EXPECTED START$/);
+    expect(jobs.stdout.split('\n')[0]).toMatch(/^JOB\s+STATUS\s+USER\s+QUEUE\s+PRIO\s+MEMBERS\s+NODES\s+REASON\s+ATTEMPT\s+LAST FAILURE\s+EXPECTED START$/);
     expect(jobs.stdout).toMatch(/^one\s+\w+\s+alice\s+default\s+0\s+2\s/m);
     const rows = JSON.parse((await muster(['jobs', '--json', '--status', 'succeeded'])).stdout) as JobSummary[];
     expect(rows.length).toBeGreaterThan(0);

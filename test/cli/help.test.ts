@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runMuster } from './runMuster.ts';
 
-const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'cancel', 'close', 'policy', 'queue', 'queues', 'scheduler', 'agent', 'simulate'];
+const SUBCOMMANDS = ['up', 'submit', 'jobs', 'nodes', 'explain', 'logs', 'cancel', 'close', 'policy', 'queue', 'queues', 'scheduler', 'agent', 'simulate'];
 
 describe('muster --help', () => {
   it('lists every subcommand', async () => {

@@ -5,6 +5,7 @@ import {
   DECISIONS_STREAM,
   IN_STREAM,
   LOG_STREAM,
+  OUTPUT_STREAM,
   subjects,
   appendTransactions,
   ensureStreams,
@@ -12,7 +13,9 @@ import {
   openLeaderLease,
   publishDecisions,
   publishInput,
+  publishOutput,
   readLog,
+  readOutput,
   saveSnapshot,
   streamDefinitions,
   streamInfo,
@@ -269,6 +272,22 @@ describe('agent n1', () => {
     for (const filter of ['muster.bind.n2', 'muster.stop.n2', 'muster.bind.*', 'muster.>']) await readDenied(bus, filter);
     // nor by reading another agent's replies
     await subscribeDenied(raw, '_INBOX_agent-n2.>');
+  });
+
+  it("publishes its own node's output lines, not another node's, and cannot read output", async () => {
+    const { bus, raw } = await login('agent-n1');
+    const batch = new TextEncoder().encode(JSON.stringify({ attempt: 0, stream: 'stdout', lines: ['hello from n1'] }));
+    expect((await publishOutput(bus, subjects.output('n1', 'out-1', 0), batch)).seq).toBeGreaterThan(0);
+    const before = await messages(OUTPUT_STREAM);
+    await expect(publishJson(raw, subjects.output('n2', 'out-1', 1), { attempt: 0, stream: 'stdout', lines: ['forged'] })).rejects.toThrow(DENIED);
+    expect(await messages(OUTPUT_STREAM)).toBe(before);
+    await expect(readOutput(bus, 'out-1').next()).rejects.toThrow(DENIED);
+    // a submitter (what `muster logs` runs as) reads it
+    const reader = (await login('submitter')).bus;
+    const lines = [];
+    for await (const m of readOutput(reader, 'out-1')) lines.push(m.subject);
+    expect(lines).toEqual(['muster.out.n1.out-1.0']);
+    await expect(publishJson((await login('submitter')).raw, subjects.output('n1', 'out-1', 0), {})).rejects.toThrow(DENIED);
   });
 
   it('cannot widen a consumer behind a create subject it is allowed', async () => {

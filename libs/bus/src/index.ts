@@ -25,6 +25,7 @@ export {
   LOG_SEQ_HEADER,
   LOG_STREAM,
   MAX_TRANSACTION_BYTES,
+  OUTPUT_STREAM,
   SNAPSHOT_BUCKET,
 } from './names.ts';
 export type { BatchReadOptions, OrderedReadOptions } from './orderedMessages.ts';
@@ -35,6 +36,9 @@ export { publishDecisions } from './publishDecisions.ts';
 export type { DecisionMessage, PublishDecisionsResult } from './publishDecisions.ts';
 export { pullDecisionBatches, pullInputBatches, pullLogEntries } from './pullBatches.ts';
 export { publishInput } from './publishInput.ts';
+export { publishOutput } from './publishOutput.ts';
+export { readOutput } from './readOutput.ts';
+export type { ReadOutputOptions } from './readOutput.ts';
 export { readInputBatches, readInputs } from './readInputs.ts';
 export type { InputFields, InputMessage, ReadInputBatchesOptions, ReadInputsOptions } from './readInputs.ts';
 export { readDecisionBatches, readDecisions } from './readDecisions.ts';

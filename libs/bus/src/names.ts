@@ -7,6 +7,8 @@ export const IN_STREAM = 'MUSTER_IN';
 export const LOG_STREAM = 'MUSTER_LOG';
 /** The stream of published decisions, binds and stops. */
 export const DECISIONS_STREAM = 'MUSTER_DECISIONS';
+/** The stream of members' output lines (DESIGN.md §15), limited by age and size. */
+export const OUTPUT_STREAM = 'MUSTER_OUTPUT';
 /** The header on every decision message that names the log sequence it was derived from. */
 export const LOG_SEQ_HEADER = 'Muster-Log-Seq';
 /** The KV bucket that holds the leader lease. */

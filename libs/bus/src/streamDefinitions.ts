@@ -44,7 +44,7 @@ export function parseStreamDefinition(value: unknown): StreamDefinition {
   return value as StreamDefinition;
 }
 
-/** The definitions in streams/*.json: MUSTER_IN, MUSTER_LOG, MUSTER_DECISIONS, KV muster_leader, object store muster_snapshots. */
-export const streamDefinitions: readonly StreamDefinition[] = ['muster_in', 'muster_log', 'muster_decisions', 'muster_leader', 'muster_snapshots']
+/** The definitions in streams/*.json: MUSTER_IN, MUSTER_LOG, MUSTER_DECISIONS, MUSTER_OUTPUT, KV muster_leader, object store muster_snapshots. */
+export const streamDefinitions: readonly StreamDefinition[] = ['muster_in', 'muster_log', 'muster_decisions', 'muster_output', 'muster_leader', 'muster_snapshots']
   .map(definitionFile)
   .map(parseStreamDefinition);

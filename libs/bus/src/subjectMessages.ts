@@ -14,8 +14,11 @@ export interface StreamMessage {
 
 /** Options of `subjectMessages`. */
 export interface SubjectReadOptions {
-  /** `all` (the default) replays every stored message first; `new` delivers only what arrives later. */
-  deliver?: 'all' | 'new';
+  /**
+   * `all` (the default) replays every stored message first; `new` delivers only what arrives later;
+   * `last-per-subject` the latest stored message of each subject the filter matches, then what arrives.
+   */
+  deliver?: 'all' | 'new' | 'last-per-subject';
   /** Start at this stream sequence instead (resuming a read); overrides `deliver`. */
   fromSeq?: number;
   /** Stops the read; the iterator then ends. */
@@ -37,7 +40,7 @@ export async function* subjectMessages(
   const start =
     opts.fromSeq !== undefined
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.fromSeq }
-      : { deliver_policy: opts.deliver === 'new' ? DeliverPolicy.New : DeliverPolicy.All };
+      : { deliver_policy: opts.deliver === 'new' ? DeliverPolicy.New : opts.deliver === 'last-per-subject' ? DeliverPolicy.LastPerSubject : DeliverPolicy.All };
   const consumer = await natsOf(bus).js.consumers.get(stream, { filter_subjects: filterSubject, ...start });
   const messages = await consumer.consume({ max_messages: 256 });
   const stop = (): void => messages.stop();

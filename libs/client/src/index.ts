@@ -1,6 +1,7 @@
-// @muster/client: the publisher SDK over @muster/bus: submit, watch, wait, cancel, close, read state.
+// @muster/client: the publisher SDK over @muster/bus: submit, watch, wait, cancel, close, read state and members' output.
 export { MusterClient } from './musterClient.ts';
-export type { Listed, MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
+export type { Listed, LogsOptions, MusterClientOptions, Requested, SubmitOptions, WaitOptions, WatchOptions } from './musterClient.ts';
+export type { OutputLine } from './outputLines.ts';
 export { connectClient } from './connectClient.ts';
 export type { ConnectClientOptions } from './connectClient.ts';
 export { MusterError, isMusterError } from './musterError.ts';

@@ -1,4 +1,4 @@
-import { DECISIONS_STREAM, publishInput, subjectMessages, subjects, submitMsgId } from '@muster/bus';
+import { DECISIONS_STREAM, publishInput, readOutput, subjectMessages, subjects, submitMsgId } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { ID_PATTERN, canonicalHash, validateJobSpec, validatePolicySpec, validateQueueSpec } from '@muster/core';
 import type { Decision } from '@muster/core';
@@ -7,6 +7,8 @@ import type { Explanation, JobDetails, JobSummary, NodeSummary, QueueView, Retir
 import { parseDecision, settles } from './decisions.ts';
 import { MusterError } from './musterError.ts';
 import { fromBusError } from './fromBusError.ts';
+import { outputLines } from './outputLines.ts';
+import type { OutputLine } from './outputLines.ts';
 
 /** Options of a `MusterClient`. */
 export interface MusterClientOptions {
@@ -27,6 +29,19 @@ export interface SubmitOptions {
 /** Options of `watch` and `watchAll`. */
 export interface WatchOptions {
   /** Ends the iteration. */
+  signal?: AbortSignal;
+}
+
+/** Options of `logs`. */
+export interface LogsOptions {
+  /** Only this member's lines. */
+  member?: number;
+  /** Only the lines of this attempt of the gang (0, then 1, 2, … after restarts). */
+  attempt?: number;
+  /** Keep giving lines as they come, until `signal` aborts (default: end after the stored ones). */
+  follow?: boolean;
+  /** Start from the latest stored batch of each member on each node instead of the oldest (a tail whose cost does not grow with the output). */
+  latest?: boolean;
   signal?: AbortSignal;
 }
 
@@ -173,6 +188,40 @@ export class MusterClient {
     }
     if (timer.signal.aborted) throw new MusterError('timeout', `no placement or final decision for ${jobId} within ${opts.timeoutMs} ms`);
     throw new MusterError('aborted', `stopped waiting for ${jobId}`);
+  }
+
+  /**
+   * The lines a job's members printed (stdout and stderr, every node, every attempt), in the order
+   * MUSTER_OUTPUT stored them: each member's lines in the order it printed them, members
+   * interleaved by batch (DESIGN.md §15). Output older than the stream's limits (age, size) is gone.
+   * A job that printed nothing, or that no scheduler knows, gives no lines: ask `job()` to tell the two apart.
+   */
+  async *logs(jobId: string, opts: LogsOptions = {}): AsyncGenerator<OutputLine, void, undefined> {
+    checkJobId(jobId);
+    if (opts.member !== undefined && !(Number.isInteger(opts.member) && opts.member >= 0)) throw new MusterError('invalid', `member: must be a non-negative integer (got ${opts.member})`, { path: 'member' });
+    if (opts.attempt !== undefined && !(Number.isInteger(opts.attempt) && opts.attempt >= 0)) throw new MusterError('invalid', `attempt: must be a non-negative integer (got ${opts.attempt})`, { path: 'attempt' });
+    const messages = readOutput(this.bus, jobId, {
+      ...(opts.follow === undefined ? {} : { follow: opts.follow }),
+      ...(opts.member === undefined ? {} : { member: opts.member }),
+      ...(opts.latest === undefined ? {} : { latest: opts.latest }),
+      ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    });
+    try {
+      while (true) {
+        let next: IteratorResult<{ subject: string; data: Uint8Array }>;
+        try {
+          next = await messages.next();
+        } catch (err) {
+          throw fromBusError(err, `logs of ${jobId}`);
+        }
+        if (next.done === true) return;
+        for (const line of outputLines(next.value.subject, next.value.data)) {
+          if (opts.attempt === undefined || line.attempt === opts.attempt) yield line;
+        }
+      }
+    } finally {
+      await messages.return(undefined);
+    }
   }
 
   /** One job as the scheduler knows it; `not-found` when no replica knows the id. */

@@ -67,8 +67,18 @@ export interface Allocation {
   resources: AllocationResources;
 }
 
-/** Why an allocation was given back. */
-export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost' | 'runtime-limit' | 'preempted';
+/**
+ * Why an allocation was given back. `member-failed` (contract v1.2): another member of the gang
+ * failed, so the gang is stopped whole (its agents get Stops).
+ */
+export type ReleaseCause = 'completed' | 'cancelled' | 'closed' | 'node-lost' | 'runtime-limit' | 'preempted' | 'member-failed';
+
+/** Where a gang's members meet (DESIGN.md §15), chosen by the core at commit and at every restart. */
+export interface Rendezvous {
+  node: string;
+  address: string;
+  port: number;
+}
 
 // ---- ingest: facts that came from outside (MUSTER_IN) or from the leader's own observation ----
 
@@ -156,6 +166,12 @@ export interface TaskCompleted {
   member: number;
   nodeId: string;
   ok: boolean;
+  /** The member's exit code, when the agent reported one (contract v1.2). */
+  exitCode?: number;
+  /** The signal that ended the member, when the agent reported one (contract v1.2). */
+  signal?: string;
+  /** The attempt of the bind that started the member, when the agent reported it (contract v1.2). */
+  attempt?: number;
 }
 
 // ---- scheduling: what the leader decided ----
@@ -215,6 +231,10 @@ export interface GangCommitted {
   allocations: Allocation[];
   /** The index of the variant that committed, for a job with alternatives (DESIGN.md §13); absent for any other job. */
   alternative?: number;
+  /** Where the members meet (contract v1.2; absent on logs decided as v1.1). */
+  rendezvous?: Rendezvous;
+  /** The attempt this commit starts: 1, 2, … after restarts (absent: 0, the first). */
+  attempt?: number;
 }
 
 /**
@@ -254,12 +274,50 @@ export interface JobPended {
   at: number;
 }
 
-/** Leader: every member of a job finished (or a running job was closed); it leaves the cluster. */
+/**
+ * Leader: every member of a job finished (or a running job was closed); it leaves the cluster.
+ * Failed by its gang's failure policy (contract v1.2): the member that failed, its node, exit code
+ * or signal, and how many attempts the job made.
+ */
 export interface JobFinished {
   type: 'JobFinished';
   jobId: string;
   at: number;
   outcome: 'succeeded' | 'failed' | 'closed';
+  member?: number;
+  node?: string;
+  exitCode?: number;
+  signal?: string;
+  attempts?: number;
+}
+
+/**
+ * Leader, at ingest of a member's failure (contract v1.2): the gang's failure policy restarts it.
+ * Its members' releases come before it in the same transaction; the job is pending again, placed
+ * afresh all or nothing no earlier than `notBefore`, and its next commit is `attempt`.
+ */
+export interface GangRestarting {
+  type: 'GangRestarting';
+  jobId: string;
+  at: number;
+  /** The member that failed, and its node. */
+  member: number;
+  node: string;
+  exitCode?: number;
+  signal?: string;
+  /** The attempt the restart starts (the one that failed plus one). */
+  attempt: number;
+  notBefore: number;
+}
+
+/**
+ * The contract a log decides under (DESIGN.md §15): written by a new log's first leader (and the
+ * simulator) right after its first PolicySet. A log without it decides as contract v1.1: no
+ * rendezvous, no attempts, and a failing member just completes.
+ */
+export interface ContractSet {
+  type: 'ContractSet';
+  version: '1.2';
 }
 
 /** Leader: part of a job's allocation is given back to its host (completion, cancel, close, loss). */
@@ -371,7 +429,9 @@ export type SchedulerEvent =
   | PolicySet
   | QueueSet
   | GangReserved
-  | ReservationCleared;
+  | ReservationCleared
+  | GangRestarting
+  | ContractSet;
 
 /** The `type` tag of every event. */
 export type SchedulerEventType = SchedulerEvent['type'];

@@ -9,7 +9,10 @@ import type {
   GangAborted,
   GangCommitted,
   GangResized,
+  GangRestarting,
+  JobFinished,
   JobsRetired,
+  Rendezvous,
   SchedulerEvent,
 } from './events.ts';
 import { addResources, zeroResources } from './resources.ts';
@@ -17,7 +20,7 @@ import type { Resources } from './resources.ts';
 import { SHARD_FANOUT, emptySharded, entryId, leafGet, leafIndex, shardLeaf, shardLeaves, shardOf } from './shard.ts';
 import { isJobIdTaken, jobRetireProblem } from './retire.ts';
 import type { ShardEntry, ShardLeaf, ShardLevel, Sharded } from './shard.ts';
-import type { DecayedUse, JobState, MemberState, NodeState, Reservation, RetiredJob, State } from './state.ts';
+import type { DecayedUse, JobState, LastFailure, MemberState, NodeState, Reservation, RetiredJob, State } from './state.ts';
 import { decayedAt } from './queues/decayedUse.ts';
 import { parseSelect } from './select/index.ts';
 import { DEFAULT_POLICY, MAX_GANG_SIZE, unsatisfiableKey } from './contract/index.ts';
@@ -111,6 +114,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       state.sessionEpoch = state.epoch;
       state.unsatisfiable = w.created(emptyRecord());
       if (state.guarded !== undefined) unguardExpired(w, state, event.at);
+      if (state.restarting !== undefined) restartsDue(w, state, event.at);
       return;
     case 'HostDebited': {
       debit(w, state, event.node, event.resources, event.gpuIds, 1);
@@ -177,17 +181,15 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       pend(w, state, n, event.jobId);
       return;
     }
-    case 'JobFinished': {
-      const n = shardOf(event.jobId);
-      const job = entry(state.jobs, n, event.jobId);
-      if (job === undefined) return;
-      const written = writableJob(w, state, n, job);
-      written.status = event.outcome;
-      written.finishedAt = event.at;
-      unpend(w, state, n, event.jobId);
-      unlimit(w, state, n, event.jobId);
+    case 'JobFinished':
+      finishJob(w, state, event);
       return;
-    }
+    case 'GangRestarting':
+      restartGang(w, state, event);
+      return;
+    case 'ContractSet':
+      state.contract = event.version;
+      return;
     case 'AllocationReleased':
       releaseAllocation(w, state, event);
       return;
@@ -398,7 +400,7 @@ function unguardExpired(w: Writer, state: State, at: number): void {
 }
 
 /** Takes entry `id` out of one of the state's tables, clearing every trie slot it leaves empty. */
-function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited' | 'guarded' | 'elastic', shard: number, id: string): void {
+function remove(w: Writer, state: State, key: 'pending' | 'jobs' | 'limited' | 'guarded' | 'elastic' | 'restarting', shard: number, id: string): void {
   const table0 = state[key];
   if (table0 === undefined) return;
   const leaf = shardLeaf<ShardEntry>(table0, shard);
@@ -513,11 +515,11 @@ function debit(w: Writer, state: State, nodeId: string, resources: Resources, gp
   addResources(w.writable(written, 'used'), resources, factor);
   // an empty id list leaves `gpusUsed` as it is (it is ascending and distinct by construction)
   if (gpuIds.length === 0) return;
-  written.gpusUsed = w.created(factor === 1 ? withGpus(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id)));
+  written.gpusUsed = w.created(factor === 1 ? ascendingUnion(node.gpusUsed, gpuIds) : node.gpusUsed.filter((id) => !gpuIds.includes(id)));
 }
 
 /** The ascending, distinct union of `used` (ascending, distinct) and `add`, as a new array. */
-function withGpus(used: readonly number[], add: readonly number[]): number[] {
+function ascendingUnion(used: readonly number[], add: readonly number[]): number[] {
   const out = used.slice();
   for (const id of add) {
     let i = out.length;
@@ -568,6 +570,7 @@ function commitGang(w: Writer, state: State, event: GangCommitted): void {
   }
   written.allocations = event.allocations;
   if (event.alternative !== undefined && job.spec.alternatives !== undefined) written.alternative = event.alternative;
+  if (event.rendezvous !== undefined) holdRendezvous(w, state, written, event.rendezvous);
   // an elastic gang committed below its full size may grow in later sessions (DESIGN.md §13)
   if (belowFullSize(written, event.allocations)) elasticize(w, state, n, event.jobId);
   if (job.provisional.length > 0) written.provisional = w.created([]);
@@ -628,17 +631,16 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
     written.finishedAt = event.at;
     unpend(w, state, n, event.jobId);
     unlimit(w, state, n, event.jobId);
+    releaseRendezvous(w, state, written);
+    unrestart(w, state, n, written);
     return;
   }
   if (event.reason.category === 'node-lost' || event.reason.category === 'preempted') {
-    // The releases came first; the gang is forgotten as a unit and JobPended requeues it.
-    written.allocations = w.created([]);
-    // a job with alternatives is requeued with no variant in force: the next commit sizes it anew
-    written.members = w.created(job.spec.alternatives === undefined ? job.members.map(() => null) : []);
-    if (job.alternative !== undefined) delete written.alternative;
-    written.session = null;
-    if (job.committedAt !== undefined) delete written.committedAt;
-    unlimit(w, state, n, event.jobId);
+    // The releases came first; the gang is forgotten as a unit and JobPended requeues it. A gang
+    // committed under contract v1.2 (it has a rendezvous) starts its next attempt, not counted
+    // against its failure policy's restarts.
+    if (job.rendezvous !== undefined) written.attempt = (job.attempt ?? 0) + 1;
+    forgetGang(w, state, n, written);
     return;
   }
   if (event.reason.alternatives !== undefined && job.fingerprints !== undefined) {
@@ -651,6 +653,106 @@ function abortGang(w: Writer, state: State, event: GangAborted): void {
   } else if (event.reason.cached !== true && EXHAUSTED.has(event.reason.category)) {
     w.writableRecord(state, 'unsatisfiable')[unsatisfiableKey(job.fingerprint, job.spec.identity)] = event.reason.category;
   }
+}
+
+/**
+ * A running gang stopped whole and requeued (node loss, preemption, a restart): its releases came
+ * first; its allocations, members, variant, commit and rendezvous are forgotten.
+ */
+function forgetGang(w: Writer, state: State, n: number, written: JobState): void {
+  written.allocations = w.created([]);
+  // a job with alternatives is requeued with no variant in force: the next commit sizes it anew
+  written.members = w.created(written.spec.alternatives === undefined ? written.members.map(() => null) : []);
+  if (written.alternative !== undefined) delete written.alternative;
+  written.session = null;
+  if (written.committedAt !== undefined) delete written.committedAt;
+  unlimit(w, state, n, written.spec.id);
+  releaseRendezvous(w, state, written);
+}
+
+function finishJob(w: Writer, state: State, event: JobFinished): void {
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
+  if (job === undefined) return;
+  const written = writableJob(w, state, n, job);
+  written.status = event.outcome;
+  written.finishedAt = event.at;
+  unpend(w, state, n, event.jobId);
+  unlimit(w, state, n, event.jobId);
+  releaseRendezvous(w, state, written);
+  if (event.member !== undefined && event.node !== undefined) written.lastFailure = w.created(lastFailure(event.member, event.node, event));
+}
+
+/**
+ * A member's failure restarts its gang (contract v1.2): the releases came first; the job is
+ * pending again on its next attempt, not placed before `notBefore`.
+ */
+function restartGang(w: Writer, state: State, event: GangRestarting): void {
+  const n = shardOf(event.jobId);
+  const job = entry(state.jobs, n, event.jobId);
+  if (job === undefined || job.status !== 'running') return;
+  const written = writableJob(w, state, n, job);
+  forgetGang(w, state, n, written);
+  written.status = 'pending';
+  written.pendingSince = event.at;
+  written.pendingEpoch = ++state.epoch;
+  written.attempt = event.attempt;
+  written.restarts = (job.restarts ?? 0) + 1;
+  written.lastFailure = w.created(lastFailure(event.member, event.node, event));
+  written.notBefore = event.notBefore;
+  pend(w, state, n, event.jobId);
+  if (state.restarting === undefined) state.restarting = w.created(emptySharded<string>());
+  insert(w, w.writable(state, 'restarting') as Sharded<string>, n, event.jobId);
+}
+
+function lastFailure(member: number, node: string, how: { exitCode?: number; signal?: string; at: number }): LastFailure {
+  const failure: LastFailure = { member, node, at: how.at };
+  if (how.exitCode !== undefined) failure.exitCode = how.exitCode;
+  if (how.signal !== undefined) failure.signal = how.signal;
+  return failure;
+}
+
+/** A job leaves the table of jobs waiting out a restart's backoff, and forgets its `notBefore`. */
+function unrestart(w: Writer, state: State, n: number, written: JobState): void {
+  if (written.notBefore === undefined) return;
+  delete written.notBefore;
+  remove(w, state, 'restarting', n, written.spec.id);
+}
+
+/** A session at `at`: jobs whose restart backoff ran out by then may be placed (they leave the table). */
+function restartsDue(w: Writer, state: State, at: number): void {
+  const due: [number, JobState][] = [];
+  for (const [shard, ids] of shardLeaves(state.restarting!)) {
+    const jobs = shardLeaf(state.jobs, shard);
+    for (const id of ids) {
+      const job = leafGet(jobs, id);
+      if (job !== undefined && (job.notBefore ?? at) <= at) due.push([shard, job]);
+    }
+  }
+  for (const [shard, job] of due) unrestart(w, state, shard, writableJob(w, state, shard, job));
+}
+
+/** Holds a committed gang's rendezvous port on its node (contract v1.2). */
+function holdRendezvous(w: Writer, state: State, written: JobState, rendezvous: Rendezvous): void {
+  written.rendezvous = rendezvous;
+  const shard = shardOf(rendezvous.node);
+  const node = entry(state.nodes, shard, rendezvous.node);
+  if (node === undefined) return;
+  writableNode(w, state, shard, node).rendezvousPorts = w.created(ascendingUnion(node.rendezvousPorts ?? [], [rendezvous.port]));
+}
+
+/** Gives a gang's rendezvous port back to its node, if it holds one. */
+function releaseRendezvous(w: Writer, state: State, written: JobState): void {
+  const rendezvous = written.rendezvous;
+  if (rendezvous === undefined) return;
+  delete written.rendezvous;
+  const shard = shardOf(rendezvous.node);
+  const node = entry(state.nodes, shard, rendezvous.node);
+  if (node?.rendezvousPorts === undefined) return;
+  const left = node.rendezvousPorts.filter((p) => p !== rendezvous.port);
+  const wn = writableNode(w, state, shard, node);
+  if (left.length === 0) delete wn.rendezvousPorts;
+  else wn.rendezvousPorts = w.created(left);
 }
 
 function releaseAllocation(w: Writer, state: State, event: AllocationReleased): void {

@@ -1,4 +1,5 @@
-import type { RejectionReason, SchedulerEvent } from './events.ts';
+import type { RejectionReason, SchedulerEvent, TaskCompleted } from './events.ts';
+import { gangFailure } from './gangFailure.ts';
 import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
@@ -96,27 +97,40 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
   // done
   const done = doneBody(body.value);
   if (!done.ok) return reject(done.error);
-  const job = shardGet(state.jobs, done.value.jobId);
-  if (job === undefined) return reject(unknownJob(state, done.value.jobId));
-  const member = job.members[done.value.member];
+  const report = done.value;
+  const job = shardGet(state.jobs, report.jobId);
+  if (job === undefined) return reject(unknownJob(state, report.jobId));
+  // a late report from an attempt that was stopped (contract v1.2) never touches the one after it
+  const attempt = job.attempt ?? 0;
+  if (report.attempt !== undefined && report.attempt !== attempt) {
+    return reject(invalid('attempt', `attempt ${report.attempt} of job ${job.spec.id} is over; the job is on attempt ${attempt}`));
+  }
+  const member = job.members[report.member];
   if (job.status !== 'running' || member === undefined || member === null) {
-    return reject(invalid('member', `member ${done.value.member} of job ${job.spec.id} is not running`));
+    return reject(invalid('member', `member ${report.member} of job ${job.spec.id} is not running`));
   }
   if (member.node !== nodeId) {
-    return reject(invalid('member', `member ${done.value.member} of job ${job.spec.id} runs on ${member.node}, not ${nodeId}`));
+    return reject(invalid('member', `member ${report.member} of job ${job.spec.id} runs on ${member.node}, not ${nodeId}`));
   }
-  if (member.done) return reject({ category: 'duplicate', path: 'member', message: `member ${done.value.member} of job ${job.spec.id} already finished` });
-  const events: SchedulerEvent[] = [
-    { type: 'TaskCompleted', inputSeq, jobId: job.spec.id, member: done.value.member, nodeId, ok: done.value.ok },
-  ];
+  if (member.done) return reject({ category: 'duplicate', path: 'member', message: `member ${report.member} of job ${job.spec.id} already finished` });
+  const completed: TaskCompleted = { type: 'TaskCompleted', inputSeq, jobId: job.spec.id, member: report.member, nodeId, ok: report.ok };
+  if (report.exitCode !== undefined) completed.exitCode = report.exitCode;
+  if (report.signal !== undefined) completed.signal = report.signal;
+  if (report.attempt !== undefined) completed.attempt = report.attempt;
+  const events: SchedulerEvent[] = [completed];
+  // a gang committed under contract v1.2 (it has a rendezvous) fails as one (DESIGN.md §15)
+  if (!report.ok && job.rendezvous !== undefined) {
+    const failure = gangFailure(job, { member: report.member, node: nodeId, ...exitOf(report) }, at);
+    if (failure !== null) return [...events, ...failure];
+  }
   // a kept-warm gang (minInstances = gang size) holds its hosts until it is closed
   if (job.spec.minInstances > 0) return events;
-  const release = releaseMember(job, done.value.member, 'completed');
+  const release = releaseMember(job, report.member, 'completed');
   if (release !== null) events.push(release);
   // an elastic gang's members not bound now (never placed, or given up) are no part of it
-  const allDone = job.members.every((m, i) => i === done.value.member || m === null || m.done);
+  const allDone = job.members.every((m, i) => i === report.member || m === null || m.done);
   if (allDone) {
-    const ok = done.value.ok && job.members.every((m, i) => i === done.value.member || m === null || m.ok);
+    const ok = report.ok && job.members.every((m, i) => i === report.member || m === null || m.ok);
     events.push({ type: 'JobFinished', jobId: job.spec.id, at, outcome: ok ? 'succeeded' : 'failed' });
   }
   return events;
@@ -198,15 +212,57 @@ function jobIdBody(value: unknown): Parsed<string> {
   return { ok: true, value: value.jobId };
 }
 
-function doneBody(value: unknown): Parsed<{ jobId: string; member: number; ok: boolean }> {
+/** A `done` body (DESIGN.md §2, §15): which member, whether it succeeded, and how it ended. */
+interface DoneReport {
+  jobId: string;
+  member: number;
+  ok: boolean;
+  exitCode?: number;
+  signal?: string;
+  attempt?: number;
+}
+
+const DONE_FIELDS = new Set(['jobId', 'member', 'ok', 'exitCode', 'signal', 'attempt']);
+
+/** Longest `signal` name accepted in a done report. */
+const MAX_SIGNAL_LENGTH = 32;
+
+function doneBody(value: unknown): Parsed<DoneReport> {
   const id = isRecord(value) ? jobIdBody({ jobId: value.jobId }) : jobIdBody(value);
   if (!id.ok) return id;
   const v = value as Record<string, unknown>;
-  const extra = Object.keys(v).find((k) => k !== 'jobId' && k !== 'member' && k !== 'ok');
+  const extra = Object.keys(v).find((k) => !DONE_FIELDS.has(k));
   if (extra !== undefined) return { ok: false, error: invalid(extra, `unknown field ${extra}`) };
   if (typeof v.member !== 'number' || !Number.isInteger(v.member) || v.member < 0) {
     return { ok: false, error: invalid('member', 'member must be an integer ≥ 0') };
   }
   if (typeof v.ok !== 'boolean') return { ok: false, error: invalid('ok', 'ok must be a boolean') };
-  return { ok: true, value: { jobId: id.value, member: v.member, ok: v.ok } };
+  const report: DoneReport = { jobId: id.value, member: v.member, ok: v.ok };
+  if (v.exitCode !== undefined) {
+    if (typeof v.exitCode !== 'number' || !Number.isInteger(v.exitCode) || Math.abs(v.exitCode) > 2147483648) {
+      return { ok: false, error: invalid('exitCode', 'exitCode must be an integer') };
+    }
+    report.exitCode = v.exitCode;
+  }
+  if (v.signal !== undefined) {
+    if (typeof v.signal !== 'string' || v.signal.length === 0 || v.signal.length > MAX_SIGNAL_LENGTH) {
+      return { ok: false, error: invalid('signal', `signal must be a name of 1 to ${MAX_SIGNAL_LENGTH} characters (e.g. SIGKILL)`) };
+    }
+    report.signal = v.signal;
+  }
+  if (v.attempt !== undefined) {
+    if (typeof v.attempt !== 'number' || !Number.isInteger(v.attempt) || v.attempt < 0) {
+      return { ok: false, error: invalid('attempt', 'attempt must be an integer ≥ 0') };
+    }
+    report.attempt = v.attempt;
+  }
+  return { ok: true, value: report };
+}
+
+/** The exit code and signal of a report, each only when given. */
+function exitOf(report: DoneReport): { exitCode?: number; signal?: string } {
+  return {
+    ...(report.exitCode === undefined ? {} : { exitCode: report.exitCode }),
+    ...(report.signal === undefined ? {} : { signal: report.signal }),
+  };
 }

@@ -1,4 +1,4 @@
-import type { AbortCategory, AbortReason, Allocation, AllocationResources } from './events.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, Rendezvous } from './events.ts';
 import type { Resources } from './resources.ts';
 import { zeroResources } from './resources.ts';
 import { emptyRecord } from './copyOnWrite.ts';
@@ -26,6 +26,11 @@ export interface NodeState {
   gpusUsed: number[];
   /** Members per job bound on this node (for node loss); a prototype-less record (`emptyRecord`). */
   jobs: Record<string, number>;
+  /**
+   * Rendezvous ports held here by running gangs whose member 0 is here (contract v1.2), ascending;
+   * absent when none, so a node of an older log hashes as before.
+   */
+  rendezvousPorts?: number[];
 }
 
 /** Every status a job can have, in the order of its life. */
@@ -61,6 +66,15 @@ export interface Reservation {
   session: number;
   /** A job with alternatives: the variant it is planned for (absent for any other job). */
   alternative?: number;
+}
+
+/** The last failure of a member of a job's gang (contract v1.2): who, where, how, when. */
+export interface LastFailure {
+  member: number;
+  node: string;
+  exitCode?: number;
+  signal?: string;
+  at: number;
 }
 
 /** A job as the scheduler knows it. */
@@ -103,6 +117,17 @@ export interface JobState {
    * absent while pending and for any other job. `members` has that variant's size only then.
    */
   alternative?: number;
+  /**
+   * Contract v1.2 (DESIGN.md §15), each absent until set, so older logs hash as before: the
+   * attempt the job is on (its next or current commit; absent: 0), the restarts its failure
+   * policy counted, the running gang's rendezvous, its last member failure, and while it waits to
+   * be restarted, the time before which it is not placed.
+   */
+  attempt?: number;
+  restarts?: number;
+  rendezvous?: Rendezvous;
+  lastFailure?: LastFailure;
+  notBefore?: number;
 }
 
 /** A finished job the state no longer keeps in full (JobsRetired): its id, outcome and end. */
@@ -184,6 +209,13 @@ export interface State {
    * Absent until a policy names a half-life. Prototype-less.
    */
   decayed?: Record<string, DecayedUse>;
+  /**
+   * The contract the log decides under when later than v1.1 (`ContractSet`, DESIGN.md §15):
+   * '1.2' gives gangs rendezvous, attempts and failure policies. Absent on older logs.
+   */
+  contract?: '1.2';
+  /** Ids of the jobs waiting out a restart's backoff (`notBefore`, contract v1.2). Absent until the first. */
+  restarting?: Sharded<string>;
 }
 
 /** A queue's decayed resource-time (resource × ms) as of stamped time `at`. */

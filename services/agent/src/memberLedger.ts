@@ -9,6 +9,12 @@ export interface LedgerEntry {
   state: 'done' | 'stopped';
   /** The exit's outcome (for `done`). */
   ok?: boolean;
+  /** The exit code, when the process exited (for `done`). */
+  exitCode?: number;
+  /** The signal that ended the process, when one did (for `done`). */
+  signal?: string;
+  /** The gang's attempt at the bind that started the member (for `done`). */
+  attempt?: number;
   /** Whether the scheduler acknowledged the `done` input; an unreported one is sent again at start. */
   reported?: boolean;
   /** The `done` input's msg id, kept so that a resend is deduplicated. */

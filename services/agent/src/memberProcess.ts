@@ -1,22 +1,17 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type { MemberOutput } from './memberOutput.ts';
 
 /** Everything needed to start one member. */
 export interface MemberLaunch {
-  jobId: string;
-  member: number;
-  role: string;
-  nodeId: string;
-  gpuIds: number[];
   /** argv (run directly) or a string (run by `/bin/sh -c`); absent: a simulated member. */
   command?: string[] | string;
-  env?: Record<string, string>;
+  /** muster's variables for the member (`memberEnvironment`), laid over the agent's own environment. */
+  env: Record<string, string>;
   /** How long a simulated member runs. */
   runtimeMs: number;
-  /** Where a real member's stdout and stderr go (appended); null: discarded. */
-  outputFile: string | null;
+  /** Where a real member's stdout and stderr go; null: discarded. */
+  output: MemberOutput | null;
 }
 
 /** How a member ended. */
@@ -36,19 +31,6 @@ export interface MemberHandle {
   readonly exited: Promise<MemberExit>;
   /** Ends it: a simulated member at once; a process by SIGTERM to its group, then SIGKILL after `graceMs`. */
   stop(graceMs: number): Promise<void>;
-}
-
-/** The environment of a member's process: the agent's, the role's, then muster's own variables. */
-function memberEnv(launch: MemberLaunch, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return {
-    ...base,
-    ...launch.env,
-    MUSTER_JOB_ID: launch.jobId,
-    MUSTER_MEMBER: String(launch.member),
-    MUSTER_ROLE: launch.role,
-    MUSTER_NODE: launch.nodeId,
-    CUDA_VISIBLE_DEVICES: launch.gpuIds.join(','),
-  };
 }
 
 /** Starts a member: its command as a child process in a group of its own, or a timer of `runtimeMs`. */
@@ -74,17 +56,21 @@ function simulated(runtimeMs: number): MemberHandle {
 
 function real(launch: MemberLaunch, command: string[] | string): MemberHandle {
   const [file, args] = typeof command === 'string' ? ['/bin/sh', ['-c', command]] : [command[0] as string, command.slice(1)];
-  let out: number | 'ignore' = 'ignore';
-  if (launch.outputFile !== null) {
-    mkdirSync(dirname(launch.outputFile), { recursive: true });
-    out = openSync(launch.outputFile, 'a');
-  }
-  let child: ChildProcess;
-  try {
-    // a group of its own, so that a stop reaches what `sh -c` started too
-    child = spawn(file, args, { env: memberEnv(launch, process.env), stdio: ['ignore', out, out], detached: true });
-  } finally {
-    if (typeof out === 'number') closeSync(out);
+  const out = launch.output === null ? 'ignore' : 'pipe';
+  // a group of its own, so that a stop reaches what `sh -c` started too
+  const child: ChildProcess = spawn(file, args, { env: { ...process.env, ...launch.env }, stdio: ['ignore', out, out], detached: true });
+  const output = launch.output;
+  if (output !== null) {
+    child.stdout?.on('data', (chunk: Buffer) => output.write('stdout', chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.write('stderr', chunk));
+    // the last lines once both pipes are closed (the group may hold them past the leader's exit)
+    let open = 2;
+    const closed = (): void => {
+      if (--open === 0) void output.end();
+    };
+    child.stdout?.once('close', closed);
+    child.stderr?.once('close', closed);
+    child.once('error', () => void output.end());
   }
   const exited = new Promise<MemberExit>((resolve) => {
     child.once('error', (err) => resolve({ ok: false, exitCode: null, signal: null, error: err.message }));

@@ -6,10 +6,15 @@ import type { BindMessage, NodeSpec, StopMessage } from '@muster/core';
 import type { Logger } from 'pino';
 import { memberGpuIds, parseAgentMessage } from './agentMessages.ts';
 import { DeliveryCensus } from './deliveryCensus.ts';
+import { gangFilePaths, writeGangFiles } from './gangFiles.ts';
+
 import { createInputReporter } from './inputReporter.ts';
-import type { MemberKey, MemberLedger } from './memberLedger.ts';
+import type { LedgerEntry, MemberKey, MemberLedger } from './memberLedger.ts';
+import { memberEnvironment } from './memberEnvironment.ts';
+import { memberOutput } from './memberOutput.ts';
 import { launchMember } from './memberProcess.ts';
-import type { MemberHandle } from './memberProcess.ts';
+import type { MemberExit, MemberHandle } from './memberProcess.ts';
+import type { OutputPublisher } from './outputPublisher.ts';
 
 /** What one node's agent needs; every dependency is handed in. */
 export interface NodeAgentDeps {
@@ -31,8 +36,12 @@ export interface NodeAgentDeps {
    */
   deviceWaitMs?: number;
   ledger: MemberLedger;
-  /** Folder for the members' output files (`<jobId>.<member>.out`); null: discarded. */
+  /** Folder for the members' output files (`<jobId>.<member>.out`); null: no files. */
   outputDir: string | null;
+  /** Where members' output lines are published (MUSTER_OUTPUT); null: not published. */
+  output: OutputPublisher | null;
+  /** Folder under which the gangs' hostfiles and gang files are written (`gangs/<jobId>.<session>/`). */
+  filesDir: string;
   /**
    * A reader silent this long is checked against a count of its subject, and resubscribed when the
    * stream holds more for it (default 3000); the checks of a reader that stays silent and whole
@@ -54,6 +63,8 @@ export interface NodeAgent {
   readonly registered: Promise<void>;
   /** Members running now. */
   running(): number;
+  /** The environment muster gave a member running now (or waiting for its devices), simulated or real. */
+  memberEnv(jobId: string, member: number): Record<string, string> | undefined;
   /** Ends heartbeats and consumers and stops running members (they run again after a restart). */
   stop(): Promise<void>;
 }
@@ -65,6 +76,8 @@ interface Running {
   /** Null while it waits for its devices to be free. */
   handle: MemberHandle | null;
   stopped: boolean;
+  /** muster's variables for it. */
+  env: Record<string, string>;
 }
 
 /** A member's process from its start to its exit (a stopped one stays here until it has exited). */
@@ -117,11 +130,13 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
 
   const keyOf = (k: MemberKey): string => `${k.jobId}/${k.member}`;
 
-  const report = async (key: MemberKey, session: number, ok: boolean, msgId: string): Promise<void> => {
-    const seq = await reporter.send('done', { jobId: key.jobId, member: key.member, ok }, msgId);
+  const report = async (key: MemberKey, entry: LedgerEntry & { msgId: string; ok: boolean }): Promise<void> => {
+    const { ok, exitCode, signal, attempt } = entry;
+    const body = { jobId: key.jobId, member: key.member, ok, ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(attempt === undefined ? {} : { attempt }) };
+    const seq = await reporter.send('done', body, entry.msgId);
     if (seq === null) return;
-    deps.ledger.set(key, { session, state: 'done', ok, reported: true, msgId });
-    log.debug({ jobId: key.jobId, member: key.member, ok, inputSeq: seq }, 'member reported done');
+    deps.ledger.set(key, { ...entry, reported: true });
+    log.debug({ ...body, inputSeq: seq }, 'member reported done');
   };
 
   const startMember = (bind: BindMessage, bindSeq: number, part: BindMessage['parts'][number], index: number): void => {
@@ -143,7 +158,9 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       if (current.handle !== null) track(current.handle.stop(deps.stopGraceMs));
     }
     const gpuIds = memberGpuIds(part, index);
-    const entry: Running = { session: bind.session, bindSeq, handle: null, stopped: false };
+    const files = bind.gang === undefined ? undefined : gangFilePaths(deps.filesDir, bind.jobId, bind.session);
+    const env = memberEnvironment({ jobId: bind.jobId, member, role: part.role, nodeId, gpuIds, ...(bind.gang === undefined ? {} : { gang: bind.gang }), ...(part.env === undefined ? {} : { env: part.env }), ...(files === undefined ? {} : { files }) });
+    const entry: Running = { session: bind.session, bindSeq, handle: null, stopped: false, env };
     running.set(k, entry);
     // never two members on one device, nor two processes of one member (an elastic gang re-binds a
     // member number it gave up, DESIGN.md §13): the ones still there (stopped, or whose stop is on
@@ -173,16 +190,18 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     const { member } = key;
     const k = keyOf(key);
     const command = deps.simulate ? undefined : part.command;
+    const attempt = bind.gang?.attempt ?? 0;
+    // a real member finds its gang's files in place before it starts (a simulated one reads nothing)
+    if (command !== undefined && bind.gang !== undefined) writeGangFiles(gangFilePaths(deps.filesDir, bind.jobId, bind.session), bind.jobId, bind.gang);
+    const output =
+      command === undefined || (deps.outputDir === null && deps.output === null)
+        ? null
+        : memberOutput({ file: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`), publisher: deps.output, jobId: bind.jobId, member, attempt });
     const handle = launchMember({
-      jobId: bind.jobId,
-      member,
-      role: part.role,
-      nodeId,
-      gpuIds,
       ...(command === undefined ? {} : { command }),
-      ...(part.env === undefined ? {} : { env: part.env }),
+      env: entry.env,
       runtimeMs: bind.runtimeMs ?? deps.defaultRuntimeMs,
-      outputFile: deps.outputDir === null ? null : join(deps.outputDir, `${bind.jobId}.${member}.out`),
+      output,
     });
     entry.handle = handle;
     const proc: Live = { key: k, gpuIds, exited: handle.exited };
@@ -194,10 +213,10 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
         if (running.get(k) === entry) running.delete(k);
         // a stopped member was released by the scheduler already: nothing to report
         if (entry.stopped) return;
-        log.info({ jobId: bind.jobId, member, ...exit }, 'member finished');
-        const msgId = reporter.nextMsgId('done');
-        deps.ledger.set(key, { session: bind.session, state: 'done', ok: exit.ok, reported: false, msgId });
-        await report(key, bind.session, exit.ok, msgId);
+        log.info({ jobId: bind.jobId, member, attempt, ...exit }, 'member finished');
+        const done = { session: bind.session, state: 'done' as const, ok: exit.ok, reported: false, msgId: reporter.nextMsgId('done'), ...exitFields(exit), ...(bind.gang === undefined ? {} : { attempt }) };
+        deps.ledger.set(key, done);
+        await report(key, done);
       }),
     );
   };
@@ -390,7 +409,8 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   };
 
   for (const { key, entry } of deps.ledger.unreported()) {
-    if (entry.msgId !== undefined && entry.ok !== undefined) track(report(key, entry.session, entry.ok, entry.msgId));
+    const { msgId, ok } = entry;
+    if (msgId !== undefined && ok !== undefined) track(report(key, { ...entry, msgId, ok }));
   }
   const registered = reporter.send('register', deps.node).then((seq) => {
     if (seq !== null) log.info({ inputSeq: seq }, 'node registered');
@@ -403,6 +423,7 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     nodeId,
     registered,
     running: () => [...running.values()].filter((r) => r.handle !== null).length,
+    memberEnv: (jobId, member) => running.get(keyOf({ jobId, member }))?.env,
     async stop() {
       clearInterval(timer);
       lostAnswers.unsubscribe();
@@ -417,6 +438,11 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
       await Promise.allSettled([...pending]);
     },
   };
+}
+
+/** The exit code and signal of an exit, as a `done` input carries them. */
+function exitFields(exit: MemberExit): { exitCode?: number; signal?: string } {
+  return { ...(exit.exitCode === null ? {} : { exitCode: exit.exitCode }), ...(exit.signal === null ? {} : { signal: exit.signal }) };
 }
 
 /** Whether a heartbeat's answer is the leader's `{"status":"lost"}`. */

@@ -35,7 +35,19 @@ export interface AuditOptions {
 }
 
 /** A rule of DESIGN.md §7 that a transaction broke. */
-export type InvariantRule = 'overcommit' | 'gpu-device' | 'provisional-debit' | 'all-or-nothing' | 'committed-twice' | 'exact-release';
+export type InvariantRule =
+  | 'overcommit'
+  | 'gpu-device'
+  | 'provisional-debit'
+  | 'all-or-nothing'
+  | 'committed-twice'
+  | 'exact-release'
+  /** Contract v1.2 (DESIGN.md §15): a failure's transaction stops every member of the attempt. */
+  | 'gang-failure'
+  /** Contract v1.2: attempts of a gang follow one another, never overlapping. */
+  | 'attempts'
+  /** Contract v1.2: a rendezvous port is held by one running gang at a time per node. */
+  | 'rendezvous';
 
 /** One broken invariant, after the transaction at `seq`. */
 export interface Violation {

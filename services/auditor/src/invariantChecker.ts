@@ -13,6 +13,10 @@ const FINISHED = new Set(['succeeded', 'failed', 'closed', 'cancelled', 'timedou
  * GPU device serves one member and belongs to its node, no provisional debit left, a running gang
  * has every member bound (an elastic one, DESIGN.md §13, its size within its roles' bounds), no job committed twice, exact release. GPU devices are tracked by an
  * independent ledger of who holds each one, built from the debits and releases themselves.
+ * Contract v1.2 (§15): a member's failure releases, in its own transaction, every member of the
+ * attempt that still held resources; a commit starts the attempt after the job's last one, and
+ * a restart names the attempt after the one it stops; a rendezvous port is held by one running
+ * gang at a time on its node (an independent ledger, like the GPUs').
  * It only reads states (which may be frozen).
  */
 export class InvariantChecker {
@@ -22,6 +26,9 @@ export class InvariantChecker {
   count = 0;
   readonly violations: Violation[] = [];
   private readonly holders = new Map<string, Map<number, string>>();
+  // rendezvous ports held, by node then port: the job holding each; and each job's port
+  private readonly ports = new Map<string, Map<number, string>>();
+  private readonly portOf = new Map<string, { node: string; port: number }>();
   private readonly nodes = new Set<string>();
   private readonly jobs = new Set<string>();
   private seq = 0;
@@ -46,9 +53,19 @@ export class InvariantChecker {
           if (committed.has(event.jobId)) this.report('committed-twice', `job ${event.jobId} is committed twice in one transaction`);
           else if (job === undefined) this.report('committed-twice', `GangCommitted for unknown job ${event.jobId}`);
           else if (job.status !== 'pending') this.report('committed-twice', `job ${event.jobId} committed while ${job.status}`);
+          else if ((event.attempt ?? 0) !== (job.attempt ?? 0)) this.report('attempts', `job ${event.jobId} commits attempt ${event.attempt ?? 0} while it is on attempt ${job.attempt ?? 0}`);
+          if (event.rendezvous !== undefined) this.holdPort(event.jobId, event.rendezvous.node, event.rendezvous.port);
           committed.add(event.jobId);
           this.jobs.add(event.jobId);
           for (const a of event.allocations) this.nodes.add(a.node);
+          break;
+        }
+        case 'GangRestarting': {
+          const job = shardGet(before.jobs, event.jobId);
+          if (job !== undefined && event.attempt !== (job.attempt ?? 0) + 1) this.report('attempts', `job ${event.jobId} restarts as attempt ${event.attempt} after attempt ${job.attempt ?? 0}`);
+          this.stopsWhole(before, events, event.jobId);
+          this.dropPorts(event.jobId);
+          this.jobs.add(event.jobId);
           break;
         }
         case 'HostDebited':
@@ -76,9 +93,17 @@ export class InvariantChecker {
         case 'JobSubmitted':
           this.jobs.add(event.job.id);
           break;
-        case 'GangAborted':
-        case 'JobPended':
         case 'JobFinished':
+          // failed by its gang's policy (a member named): the attempt is stopped whole
+          if (event.member !== undefined) this.stopsWhole(before, events, event.jobId);
+          this.dropPorts(event.jobId);
+          this.jobs.add(event.jobId);
+          break;
+        case 'GangAborted':
+          if (event.final || event.reason.category === 'node-lost' || event.reason.category === 'preempted') this.dropPorts(event.jobId);
+          this.jobs.add(event.jobId);
+          break;
+        case 'JobPended':
         case 'JobCancelled':
         case 'JobClosed':
           this.jobs.add(event.jobId);
@@ -94,6 +119,33 @@ export class InvariantChecker {
     if (this.reporting) this.checked++;
     for (const id of this.nodes) this.checkNode(after, id);
     for (const id of this.jobs) this.checkJob(after, id);
+  }
+
+  /** A failure's transaction releases every member of the job that held resources before it. */
+  private stopsWhole(before: State, events: readonly SchedulerEvent[], jobId: string): void {
+    const job = shardGet(before.jobs, jobId);
+    if (job === undefined) return;
+    const released = new Set<number>();
+    for (const e of events) if (e.type === 'AllocationReleased' && e.jobId === jobId) for (const m of e.members) released.add(m);
+    const left = job.members.flatMap((m, i) => (m !== null && !m.released && !released.has(i) ? [i] : []));
+    if (left.length > 0) this.report('gang-failure', `job ${jobId} stops its attempt ${job.attempt ?? 0} after a member failed but leaves member(s) ${left.join(',')} holding resources`);
+  }
+
+  private holdPort(jobId: string, node: string, port: number): void {
+    let held = this.ports.get(node);
+    if (held === undefined) this.ports.set(node, (held = new Map()));
+    const holder = held.get(port);
+    if (holder !== undefined) this.report('rendezvous', `rendezvous port ${port} on node ${node} is given to job ${jobId} while job ${holder} holds it`);
+    held.set(port, jobId);
+    this.portOf.set(jobId, { node, port });
+  }
+
+  /** A gang stopped (finished, aborted, requeued, restarted) gives its rendezvous port back. */
+  private dropPorts(jobId: string): void {
+    const held = this.portOf.get(jobId);
+    if (held === undefined) return;
+    this.portOf.delete(jobId);
+    this.ports.get(held.node)?.delete(held.port);
   }
 
   private touch(node: string, job: string): void {

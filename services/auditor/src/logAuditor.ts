@@ -165,7 +165,7 @@ export class LogAuditor {
       this.checkOther(seq, tx);
     }
     this.invariants.afterTransaction(this.state);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
     this.snapshotAt(seq);
   }
 
@@ -184,7 +184,7 @@ export class LogAuditor {
     if (tx.kind === 'session') this.session(seq, tx, work?.kind === 'session');
     else if (tx.kind === 'ingest' && work?.kind === 'ingest') this.foldIngest(seq, tx, work.groups);
     else this.foldWhole(seq, tx);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id)));
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
   }
 
   private checkOther(seq: number, tx: Transaction): void {
@@ -410,10 +410,13 @@ export class LogAuditor {
         continue;
       }
       if (first.type === 'PolicySet' && first.inputSeq === undefined) {
-        // only a new log's start writes a policy of its own: the v1.1 defaults
-        this.compare(seq, tx, this.rederive(seq, state, tx, [{ start: true }])?.flat() ?? null, i, i + 1);
-        state = fold(state, [first]);
-        i++;
+        // only a new log's start writes a policy of its own: the v1.1 defaults, and since contract
+        // v1.2 the ContractSet after it; a log started before v1.2 has the policy alone
+        const to = events[i + 1]?.type === 'ContractSet' ? i + 2 : i + 1;
+        const derived = this.rederive(seq, state, tx, [{ start: true }])?.flat() ?? null;
+        this.compare(seq, tx, derived === null ? null : derived.slice(0, to - i), i, to);
+        state = fold(state, events.slice(i, to));
+        i = to;
         continue;
       }
       if (first.type !== 'NodeLost' || first.cause !== 'heartbeat' || first.inputSeq !== undefined) {

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   jobs: async () => (await import('./commands/jobs.ts')).jobsCommand(),
   nodes: async () => (await import('./commands/nodes.ts')).nodesCommand(),
   explain: async () => (await import('./commands/explain.ts')).explainCommand(),
+  logs: async () => (await import('./commands/logs.ts')).logsCommand(),
   cancel: async () => (await import('./commands/cancel.ts')).cancelCommand(),
   close: async () => (await import('./commands/close.ts')).closeCommand(),
   policy: async () => (await import('./commands/policy.ts')).policyCommand(),

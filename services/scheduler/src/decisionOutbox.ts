@@ -31,7 +31,7 @@ export const PUBLISH_CALL_MAX = PUBLISHED_TAIL / 2;
 
 /** The decision messages of transactions the log took, each job looked up in the state after them (a later transaction may have retired it). */
 function messagesOf(adopted: readonly Adopted[]): OutboundMessage[] {
-  return adopted.flatMap(({ logged, state }) => logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id))));
+  return adopted.flatMap(({ logged, state }) => logged.flatMap(({ seq, tx }) => decisionMessages(seq, tx, (id) => shardGet(state.jobs, id), (id) => shardGet(state.nodes, id))));
 }
 
 /** `msgs` in publish calls of at most PUBLISH_CALL_MAX, in order. */

@@ -74,10 +74,10 @@ export function derivedMessages(logSeq: number, tx: Transaction): OutboundMessag
   return decisionMessages(logSeq, tx, () => undefined);
 }
 
-/** A Bind without what its job adds (the job may be retired by now): its run time, and each part's command and env. */
+/** A Bind without what its job adds (the job may be retired by now): its run time, its gang's layout (contract v1.2), and each part's command and env. */
 function withoutJobDetails(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || (body as { type?: unknown }).type !== 'Bind') return body;
-  const { runtimeMs: _r, parts, ...rest } = body as { runtimeMs?: unknown; parts?: unknown };
+  const { runtimeMs: _r, gang: _g, parts, ...rest } = body as { runtimeMs?: unknown; gang?: unknown; parts?: unknown };
   if (!Array.isArray(parts)) return rest;
   return { ...rest, parts: parts.map((p: unknown) => {
     if (typeof p !== 'object' || p === null) return p;

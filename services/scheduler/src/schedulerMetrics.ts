@@ -40,6 +40,7 @@ export class SchedulerMetrics {
   private readonly submitToDecision: Histogram;
   private readonly session: Histogram;
   private readonly folds: Counter;
+  private readonly restarts: Counter;
   private lastSeenLogSeq = 0;
 
   constructor(replicaId: string, progress: ReplicaProgress) {
@@ -65,6 +66,11 @@ export class SchedulerMetrics {
       registers,
     });
     this.folds = new Counter({ name: 'muster_transactions_folded_total', help: 'Log transactions this replica folded since it started following the log', registers });
+    this.restarts = new Counter({
+      name: 'muster_gang_restarts_total',
+      help: 'Gangs stopped and requeued whole after a member failed (GangRestarting, DESIGN.md §15), folded by this replica since it started following the log',
+      registers,
+    });
     gauge(this.registry, 'muster_replica_leader', 'Whether this replica leads (1) or stands by (0)', [], (g) => g.set(progress.isLeader() ? 1 : 0));
     gauge(this.registry, 'muster_term', 'The leader term in the folded state', [], (g) => g.set(progress.state().term));
     gauge(this.registry, 'muster_log_sequence', 'Log sequence of the last transaction this replica folded', [], (g) => g.set(progress.state().seq));
@@ -115,6 +121,7 @@ export class SchedulerMetrics {
     this.folds.inc(txs.length);
     for (const { tx } of txs) {
       for (const event of tx.events) {
+        if (event.type === 'GangRestarting') this.restarts.inc();
         if (!DECISION_TYPES.has(event.type)) continue;
         this.decisions.inc({ type: event.type, category: categoryOf(event) });
         if (event.type === 'GangCommitted' || (event.type === 'GangAborted' && event.final)) {

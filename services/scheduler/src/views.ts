@@ -25,6 +25,9 @@ export function jobRow(job: JobState): JobSummary {
     reason: job.pendReason === null ? null : job.pendReason.category,
     submitIndex: job.submitIndex,
     expectedStart: job.reservation?.startAt ?? null,
+    attempt: job.attempt ?? 0,
+    ...(job.lastFailure === undefined ? {} : { lastFailure: job.lastFailure }),
+    ...(job.notBefore === undefined ? {} : { notBefore: job.notBefore }),
   };
 }
 

@@ -209,8 +209,35 @@ async function showJob(jobId: string): Promise<void> {
     job === null ? h('p', {}, 'no replica knows this job any more; its story from the log:') : h('p', {}, `${job.user ?? ''} · queue ${job.queue ?? '?'} · priority ${job.priority ?? 0} · ${job.members ?? '?'} members${job.nodes !== undefined && job.nodes.length > 0 ? ` · on ${job.nodes.join(', ')}` : ''}`),
     page.explanation === null ? '' : h('p', { class: 'explain', 'data-explain': '' }, page.explanation.text),
     page.explanation?.reservation === undefined ? '' : h('p', { 'data-reserved': '' }, `expected to start ${clock(page.explanation.reservation.startAt)} on ${page.explanation.reservation.hosts.join(', ')}`),
+    job === null ? '' : attemptLine(job),
+    outputTail(page),
     h('h3', {}, `Story from the log (${events.length} events${page.story !== null && page.story.dropped > 0 ? `, ${page.story.dropped} in the middle left out` : ''})`),
     h('ol', {}, ...events.map((e) => h('li', { 'data-story-event': e.event.type }, h('time', {}, clock(e.at)), ' ', h('b', {}, e.event.type), ' ', describe(e.event), ' ', h('code', {}, `#${e.seq}.${e.index}`)))),
+  );
+}
+
+/** The gang's attempt and its last failure (DESIGN.md §15), when it has had one. */
+function attemptLine(job: JobRow): HTMLElement | string {
+  const f = job.lastFailure;
+  if ((job.attempt ?? 0) === 0 && f === undefined) return '';
+  const how = f === undefined ? '' : f.exitCode !== undefined ? `exit code ${f.exitCode}` : f.signal !== undefined ? `signal ${f.signal}` : 'failed';
+  return h(
+    'p',
+    { 'data-attempt': String(job.attempt ?? 0) },
+    `attempt ${job.attempt ?? 0}`,
+    f === undefined ? '' : h('span', { 'data-last-failure': String(f.member) }, ` · last failure: member ${f.member} on ${f.node}, ${how}, at ${clock(f.at)}`),
+  );
+}
+
+/** The end of the members' output: each member's latest lines, prefixed like `muster logs`. */
+function outputTail(page: JobPage): HTMLElement | string {
+  const lines = page.output?.lines;
+  if (lines === undefined || lines.length === 0) return '';
+  return h(
+    'div',
+    {},
+    h('h3', {}, 'Output (latest lines of each member; muster logs has all)'),
+    h('pre', { class: 'output', 'data-output': '' }, ...lines.map((l) => h('span', { class: l.stream, 'data-member': String(l.member), 'data-attempt': String(l.attempt) }, `${l.member} | ${l.line}\n`))),
   );
 }
 

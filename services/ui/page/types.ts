@@ -19,7 +19,12 @@ export interface JobRow {
   nodes: string[]; reason: string | null; submitIndex: number; expectedStart?: number | null;
   /** Members held now, the full size and (elastic jobs only, DESIGN.md §13) the smallest size. */
   size?: number; count?: number; minSize?: number;
+  /** The gang's attempt (0, then 1, 2, … after restarts) and its last failing member (DESIGN.md §15). */
+  attempt?: number; lastFailure?: { member: number; node: string; exitCode?: number; signal?: string; at: number };
 }
+
+/** One line of a member's output (the SDK's OutputLine). */
+export interface OutputLineRow { node: string; member: number; attempt: number; stream: 'stdout' | 'stderr'; line: string }
 
 /** An amount per resource a queue names (guarantee or max); a resource left out is not named. */
 export interface QueueResources { cpu?: number; memoryMb?: number; gpus?: number }
@@ -46,4 +51,6 @@ export interface JobPage {
   job: (JobRow & { allocations?: { node: string; role: string; members: number[]; gpuIds: number[] }[]; pendReason?: { category: string; message: string } | null; retired?: boolean }) | null;
   explanation: { text: string; reservation?: { startAt: number; hosts: string[]; waitsFor: { jobId: string; endsAt: number }[] } } | null;
   story: { events: { seq: number; index: number; at: number; event: LogEvent }[]; dropped: number; fromSeq: number } | null;
+  /** The tail of its members' output (each member's latest batch), null when MUSTER_OUTPUT cannot be read. */
+  output?: { lines: OutputLineRow[] } | null;
 }

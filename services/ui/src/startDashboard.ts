@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { lastLogSequence, requestAll, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { MusterClient, isMusterError } from '@muster/client';
+import type { OutputLine } from '@muster/client';
 import { ID_PATTERN, JOB_STATUSES } from '@muster/core';
 import { LogFollower } from './logFollower.ts';
 import type { LogFollowerOptions } from './logFollower.ts';
@@ -47,6 +48,8 @@ export interface ReplicaView {
 }
 
 const MAX_URL = 2048;
+/** Lines of a job's output its story shows: the end of each member's latest batch, at most this many. */
+const TAIL_LINES = 50;
 const MAX_STREAMS = 64;
 const STATUSES: ReadonlySet<string> = new Set(JOB_STATUSES);
 const SECURITY_HEADERS = {
@@ -120,6 +123,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     return answer;
   };
 
+  // the tail of a job's output (DESIGN.md §15): each member's latest batch from MUSTER_OUTPUT, its
+  // last TAIL_LINES lines; null when the stream cannot be read (not created yet, not allowed)
+  const outputTail = async (jobId: string): Promise<{ lines: OutputLine[] } | null> => {
+    try {
+      const lines: OutputLine[] = [];
+      for await (const line of client.logs(jobId, { latest: true })) {
+        lines.push(line);
+        if (lines.length > TAIL_LINES) lines.shift();
+      }
+      return { lines };
+    } catch {
+      return null;
+    }
+  };
+
   const api = async (path: string, query: URLSearchParams): Promise<unknown> => {
     if (path === '/api/nodes') {
       onlyParams(query, []);
@@ -141,10 +159,10 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       onlyParams(query, []);
       const jobId = decodeSegment(path.slice('/api/jobs/'.length));
       if (!ID_PATTERN.test(jobId)) throw new HttpError(400, 'invalid', `a job id matches ${ID_PATTERN.source}`);
-      const [job, explanation] = await Promise.all([client.job(jobId).catch(notFoundAsNull), client.explain(jobId).catch(notFoundAsNull)]);
+      const [job, explanation, output] = await Promise.all([client.job(jobId).catch(notFoundAsNull), client.explain(jobId).catch(notFoundAsNull), outputTail(jobId)]);
       const story = follower.story(jobId);
       if (job === null && story === null) throw new HttpError(404, 'not-found', `no replica and no log entry since sequence ${follower.progress().fromSeq} knows job ${jobId}`);
-      return { job, explanation, story, log: follower.progress() };
+      return { job, explanation, story, output, log: follower.progress() };
     }
     if (path === '/api/queues') {
       onlyParams(query, []);

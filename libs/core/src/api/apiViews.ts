@@ -3,7 +3,7 @@
 // Plain types: nothing here runs.
 import type { AbortReason, Allocation, AllocationResources } from '../events.ts';
 import type { JobSpec, QueueResources } from '../contract/types.ts';
-import type { JobStatus, NodeStatus } from '../state.ts';
+import type { JobStatus, LastFailure, NodeStatus } from '../state.ts';
 
 /** Used and total amount of one resource of a node. */
 export interface UsedTotal {
@@ -39,6 +39,12 @@ export interface JobSummary {
   submitIndex: number;
   /** A reserved job's expected start (stamped time, DESIGN.md §11); null when it has no reservation. */
   expectedStart: number | null;
+  /** The attempt the job is on (DESIGN.md §15): 0, then 1, 2, … after restarts. */
+  attempt: number;
+  /** The last failure of a member of its gang (contract v1.2); absent when none. */
+  lastFailure?: LastFailure;
+  /** While it waits out a restart's backoff: the stamped time before which it is not placed. */
+  notBefore?: number;
 }
 
 /** The answer of `muster.api.job.get`: the summary plus the normalised spec, what it holds and why it waits. */

@@ -1,9 +1,9 @@
 export type {
-  AlternativesJobSpec, GpuDevice, Identity, JobRequest, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
-  PlainJobSpec, QueueResources, QueueSpec, RoleSpec, SpecIssue, Validated,
+  AlternativesJobSpec, FailurePolicy, FailureRule, GpuDevice, Identity, JobRequest, JobSpec, MemberResources, NodeCapacity, NodeSpec, PlacementPolicy, PlacementSpec, Policy, PolicySpec,
+  PlainJobSpec, PortRange, QueueResources, QueueSpec, RoleSpec, SpecIssue, Validated,
 } from './types.ts';
 export {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
+  ADDRESS_PATTERN, DEFAULT_RENDEZVOUS_PORTS, ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_BACKOFF_MS, MAX_FAILURE_RULES, MAX_RESTARTS, MAX_RULE_EXIT_CODES, MAX_GANG_SIZE, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY,
   MAX_SELECT_LENGTH, MIN_ALTERNATIVES, NODE_LABEL_PATTERN,
 } from './specLimits.ts';
 export { validateJobSpec } from './validateJobSpec.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_GANG_SIZE, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, MIN_ALTERNATIVES, NAME_PATTERN,
+  ENV_NAME_PATTERN, ID_PATTERN, MAX_ALTERNATIVES, MAX_BACKOFF_MS, MAX_FAILURE_RULES, MAX_GANG_SIZE, MAX_RESTARTS, MAX_RULE_EXIT_CODES, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_SELECT_LENGTH, MIN_ALTERNATIVES, NAME_PATTERN,
   NODE_LABEL_PATTERN,
 } from './specLimits.ts';
 
@@ -61,6 +61,24 @@ export const placementSpecSchema = z.strictObject({
   topology: topologySpecSchema.optional(),
 });
 
+/** One rule of a failure policy: what a member's exit with one of these codes does to the gang. */
+export const failureRuleSchema = z.strictObject({
+  onExitCodes: z.array(z.int().min(-2147483648).max(2147483647)).min(1).max(MAX_RULE_EXIT_CODES)
+    .meta({ description: 'Exit codes this rule matches.' }),
+  action: z.enum(['restart', 'fail', 'ignore'])
+    .meta({ description: 'restart: the whole gang is stopped and placed again (while restarts remain, else it fails); fail: the gang is stopped and the job fails at once; ignore: the member just completes and the gang runs on.' }),
+});
+
+/** What a member's failure does to its gang (DESIGN.md §15, contract v1.2), on the wire. */
+export const failurePolicySchema = z.strictObject({
+  maxRestarts: z.int().min(0).max(MAX_RESTARTS).default(0)
+    .meta({ description: `How many times the whole gang may be restarted after a member fails (0..${MAX_RESTARTS}); a lost node's restart does not count.` }),
+  backoffMs: z.int().min(0).max(MAX_BACKOFF_MS).default(10000)
+    .meta({ description: 'A restarted gang is placed again no earlier than this long (ms) after the failure.' }),
+  rules: z.array(failureRuleSchema).max(MAX_FAILURE_RULES).default([])
+    .meta({ description: 'By exit code, first match wins; a failure no rule matches (or a signal) restarts the gang while restarts remain, else fails it.' }),
+}).meta({ description: 'What a failing member (done with ok false) does to its gang (contract v1.2). Absent: no restart; the gang is stopped and fails at its first failing member.' });
+
 /** The identity a job runs for, on the wire. */
 export const identitySchema = z.strictObject({
   user: nameSchema.meta({ description: 'Who submits; DRF shares are per user.' }),
@@ -113,6 +131,7 @@ export const jobSpecSchema = z.strictObject({
     .meta({ description: 'Longest wait to be placed, in ms, from when the job last became pending.' }),
   runtimeMs: z.int().min(0).optional()
     .meta({ description: 'Hint for simulated agents: how long each member runs, in ms.' }),
+  failurePolicy: failurePolicySchema.optional(),
   runtimeLimitMs: z.int().min(1).optional()
     .meta({ description: 'Longest the gang may run, in ms from its commit: the first session at or after that stops it (runtime-limit). Plans reservations too; absent: the policy assumes assumedRuntimeMs.' }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from './jobSpecSchema.ts';
-import { MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, NODE_LABEL_PATTERN } from './specLimits.ts';
+import { ADDRESS_PATTERN, MAX_GPUS_PER_NODE, MAX_LABEL_VALUE_LENGTH, MAX_NAME_LENGTH, NODE_LABEL_PATTERN } from './specLimits.ts';
 
 /** One GPU device, on the wire. */
 export const gpuDeviceSchema = z.strictObject({
@@ -9,6 +9,18 @@ export const gpuDeviceSchema = z.strictObject({
   model: z.string().max(MAX_NAME_LENGTH).meta({ description: 'Model name, e.g. "A100".' }),
   nvlinkDomain: z.int().min(0).default(0).meta({ description: 'Devices with the same value share an NVLink domain.' }),
 });
+
+const portSchema = z.int().min(1).max(65535);
+
+/** The port range a node lends to gangs for their rendezvous (DESIGN.md §15), on the wire; `from <= to` is checked by `validateNodeSpec`. */
+export const portRangeSchema = z.strictObject({
+  from: portSchema.meta({ description: 'Lowest port of the range (1..65535).' }),
+  to: portSchema.meta({ description: 'Highest port of the range (1..65535, at least from).' }),
+}).meta({ description: 'The ports this node lends to gangs for their rendezvous (contract v1.2); default 29500..29999. A gang whose member 0 is here holds the lowest free one while it runs.' });
+
+/** A host name or an IP address other nodes reach this node at (DESIGN.md §15). */
+export const addressSchema = z.string().regex(ADDRESS_PATTERN, { error: 'must be a host name or an IP address' })
+  .meta({ description: 'Host name or IP address the gang\'s other nodes reach this node at (contract v1.2; the agent fills it from --address). Absent: the node id is used as its host name.' });
 
 /**
  * The NodeSpec as agents send it (DESIGN.md §4): every object strict, defaults filled in; unique
@@ -27,6 +39,8 @@ export const nodeSpecSchema = z.strictObject({
   }),
   gpus: z.array(gpuDeviceSchema).max(MAX_GPUS_PER_NODE).default([])
     .meta({ description: 'GPU devices; ids unique.' }),
+  address: addressSchema.optional(),
+  ports: portRangeSchema.optional(),
 });
 
 /** The NodeSpec wire shape after zod has filled in defaults, before the cross-field checks. */

@@ -76,6 +76,21 @@ interface JobSpecCommon {
   runtimeMs?: number;
   /** Longest the gang may run from its commit; the first session at or after that stops it. Absent: no limit. */
   runtimeLimitMs?: number;
+  /** What a failing member does to its gang (DESIGN.md §15); absent: no restart (contract v1.2 logs), today's behaviour on older logs. */
+  failurePolicy?: FailurePolicy;
+}
+
+/** What a member's exit with one of `onExitCodes` does to its gang. */
+export interface FailureRule {
+  onExitCodes: number[];
+  action: 'restart' | 'fail' | 'ignore';
+}
+
+/** A job's failure policy (DESIGN.md §15), defaults filled in. */
+export interface FailurePolicy {
+  maxRestarts: number;
+  backoffMs: number;
+  rules: FailureRule[];
 }
 
 /** A JobSpec that gives its request at the top level (every job before contract v1.1's alternatives). */
@@ -117,12 +132,22 @@ export interface NodeCapacity {
   slots?: number;
 }
 
-/** A validated NodeSpec: labels, capacity and GPU devices (sorted by id). */
+/** A port range, both ends included. */
+export interface PortRange {
+  from: number;
+  to: number;
+}
+
+/** A validated NodeSpec: labels, capacity and GPU devices (sorted by id); `address` and `ports` only when given (contract v1.2). */
 export interface NodeSpec {
   id: string;
   labels: Record<string, string | number>;
   capacity: NodeCapacity;
   gpus: GpuDevice[];
+  /** Host name or IP the gang's other nodes reach this node at (absent: the node id is its host name). */
+  address?: string;
+  /** Ports lent to gangs for their rendezvous (absent: 29500..29999). */
+  ports?: PortRange;
 }
 
 /** A field-level validation failure; `path` is dotted (`roles.1.count`, `minInstances`). */

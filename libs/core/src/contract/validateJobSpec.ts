@@ -1,9 +1,9 @@
 import { parseSelect } from '../select/parseSelect.ts';
 import { jobSpecSchema } from './jobSpecSchema.ts';
-import type { AlternativeSpecWire } from './jobSpecSchema.ts';
+import type { AlternativeSpecWire, JobSpecWire } from './jobSpecSchema.ts';
 import { MAX_GANG_SIZE } from './specLimits.ts';
 import { protoKeyIssue, specIssue, specIssueFromZod } from './specIssueFromZod.ts';
-import type { JobRequest, JobSpec, MemberResources, PlacementSpec, RoleSpec, SpecIssue, Validated } from './types.ts';
+import type { FailurePolicy, JobRequest, JobSpec, MemberResources, PlacementSpec, RoleSpec, SpecIssue, Validated } from './types.ts';
 
 const SUBJECT = 'job spec';
 
@@ -32,6 +32,8 @@ export function validateJobSpec(input: unknown): Validated<JobSpec> {
     ...(wire.timeoutMs === undefined ? {} : { timeoutMs: wire.timeoutMs }),
     ...(wire.runtimeMs === undefined ? {} : { runtimeMs: wire.runtimeMs }),
     ...(wire.runtimeLimitMs === undefined ? {} : { runtimeLimitMs: wire.runtimeLimitMs }),
+    // absent stays absent: a job without one normalises and hashes as before contract v1.2
+    ...(wire.failurePolicy === undefined ? {} : { failurePolicy: failurePolicy(wire.failurePolicy) }),
   };
   if (wire.alternatives === undefined) {
     const request = validateRequest(wire, (input as { roles?: unknown }).roles, '');
@@ -72,6 +74,14 @@ function validateRequest(wire: RequestWire, rawRoles: unknown, prefix: string): 
     ...(wire.placement.topology === undefined ? {} : { topology: { key: wire.placement.topology.key, mode: wire.placement.topology.mode } }),
   };
   return { roles, placement, select: wire.select };
+}
+
+function failurePolicy(wire: NonNullable<JobSpecWire['failurePolicy']>): FailurePolicy {
+  return {
+    maxRestarts: wire.maxRestarts,
+    backoffMs: wire.backoffMs,
+    rules: wire.rules.map((rule) => ({ onExitCodes: [...rule.onExitCodes], action: rule.action })),
+  };
 }
 
 function gangSize(request: JobRequest): number {

@@ -19,6 +19,9 @@ export function validateNodeSpec(input: unknown): Validated<NodeSpec> {
     if (seen.has(gpu.id)) return { ok: false, error: specIssue(`gpus.${i}.id`, `duplicate GPU id ${gpu.id}`, SUBJECT) };
     seen.add(gpu.id);
   }
+  if (wire.ports !== undefined && wire.ports.from > wire.ports.to) {
+    return { ok: false, error: specIssue('ports.from', `${wire.ports.from} is above ports.to ${wire.ports.to}`, SUBJECT) };
+  }
   const labels = Object.fromEntries(Object.keys(wire.labels).sort().map((key) => [key, wire.labels[key] as string | number]));
   const spec: NodeSpec = {
     id: wire.id,
@@ -31,6 +34,9 @@ export function validateNodeSpec(input: unknown): Validated<NodeSpec> {
     gpus: wire.gpus
       .map((gpu) => ({ id: gpu.id, memoryMb: gpu.memoryMb, model: gpu.model, nvlinkDomain: gpu.nvlinkDomain }))
       .sort((a, b) => a.id - b.id),
+    // absent stays absent: a node registered without them normalises and hashes as before v1.2
+    ...(wire.address === undefined ? {} : { address: wire.address }),
+    ...(wire.ports === undefined ? {} : { ports: { from: wire.ports.from, to: wire.ports.to } }),
   };
   return { ok: true, value: spec };
 }

@@ -23,13 +23,21 @@ export function nextGuardExpiry(state: State): number | null {
   return first === null ? null : first + (state.policy?.minRuntimeBeforePreemptionMs ?? 0);
 }
 
+// restarting gangs' backoffs (contract v1.2), over the table of jobs waiting one out
+const restarts = new JobDeadlines((job) => job.notBefore ?? null);
+
+/** When the first gang waiting out a restart's backoff may be placed again (DESIGN.md §15), or null. */
+export function nextRestart(state: State): number | null {
+  return state.restarting === undefined ? null : restarts.earliest(state.restarting, state.jobs);
+}
+
 /**
  * The earliest time a session must run by itself, or null: a pending job's timeout, (under a
- * policy) a running gang's runtime limit, or a gang's guard against preemption running out, when
- * the leader must wake up to abort, stop or preempt.
+ * policy) a running gang's runtime limit, a gang's guard against preemption running out, or a
+ * restarting gang's backoff ending, when the leader must wake up to abort, stop, preempt or place.
  */
 export function nextDeadline(state: State): number | null {
-  return earlier(nextDue(state), nextGuardExpiry(state));
+  return earlier(earlier(nextDue(state), nextGuardExpiry(state)), nextRestart(state));
 }
 
 /** The earliest pending job's timeout or running gang's runtime limit, or null: the deadlines a session's `dueBy` holds back. */
@@ -45,14 +53,15 @@ function earlier(a: number | null, b: number | null): number | null {
 /**
  * Whether a scheduling session could change anything: a fact that could change an outcome
  * arrived since the last session (state.epoch moved), a timeout or runtime limit is due (by
- * `dueBy` when it is earlier than `at`), or a guard against preemption ran out. An idle cluster
- * needs no session, so it writes nothing.
+ * `dueBy` when it is earlier than `at`), a guard against preemption ran out, or a restarting
+ * gang's backoff ended. An idle cluster needs no session, so it writes nothing.
  */
 export function needsSession(state: State, at: number, dueBy: number = at): boolean {
   if (state.epoch > state.sessionEpoch) return true;
   const due = nextDue(state);
   const guard = nextGuardExpiry(state);
-  return (due !== null && due <= Math.min(at, dueBy)) || (guard !== null && guard <= at);
+  const restart = nextRestart(state);
+  return (due !== null && due <= Math.min(at, dueBy)) || (guard !== null && guard <= at) || (restart !== null && restart <= at);
 }
 
 /** Pending jobs whose timeout is due at `at`, by id. */

@@ -1,4 +1,4 @@
-import type { AbortCategory, AbortReason } from '../events.ts';
+import type { AbortCategory, AbortReason, Rendezvous } from '../events.ts';
 import { activeRequest, heldMembers, isElastic, jobRequests, requestSelectAst, requestSize } from '../jobRequests.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
@@ -9,7 +9,7 @@ import { topologyRoom } from '../placement/topologyDomains.ts';
 import type { DomainRoom, TopologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import { shardGet } from '../shard.ts';
-import type { JobState, JobStatus, State } from '../state.ts';
+import type { JobState, JobStatus, LastFailure, State } from '../state.ts';
 import type { Policy } from '../contract/types.ts';
 import { deadlineOf } from './deadlines.ts';
 import { expectedEnd, limitOf } from './runtimeLimits.ts';
@@ -63,6 +63,15 @@ export interface Explanation {
   alternatives?: AlternativeLook[];
   /** A running elastic gang (DESIGN.md §13): the members it holds now, its full size and its smallest. */
   size?: { size: number; count: number; minSize: number };
+  /**
+   * Contract v1.2 (DESIGN.md §15): the attempt the job is on (absent: 0), the last failure of a
+   * member of its gang, while it waits out a restart's backoff the time before which it is not
+   * placed, and a running gang's rendezvous.
+   */
+  attempt?: number;
+  lastFailure?: LastFailure;
+  notBefore?: number;
+  rendezvous?: Rendezvous;
   /** One line for people. */
   text: string;
 }
@@ -93,7 +102,8 @@ export function explain(state: State, jobId: string): Explanation | null {
   const recorded = job.pendReason === null
     ? null
     : { category: job.pendReason.category, message: job.pendReason.message, ...(job.pendReason.cached === true ? { cached: true as const } : {}) };
-  const base: Explanation = { jobId, status: job.status, reason: recorded, hosts: {}, fit: 0, eligible: 0, pendingSince: null, deadline: null, text: '' };
+  const base: Explanation = { jobId, status: job.status, reason: recorded, hosts: {}, fit: 0, eligible: 0, pendingSince: null, deadline: null, ...gangStory(job), text: '' };
+  const story = storyText(job);
   if (job.status !== 'pending') {
     const variant = job.alternative === undefined ? '' : ` with alternative ${job.alternative}`;
     const size = elasticSize(job);
@@ -103,7 +113,7 @@ export function explain(state: State, jobId: string): Explanation | null {
     const why = recorded !== null && job.status !== 'running' ? `: ${recorded.category} (${recorded.message})` : '';
     const limitAt = limitOf(job);
     const until = limitAt === null ? '' : `; its runtime limit stops it at ${limitAt}`;
-    return { ...base, ...(limitAt === null ? {} : { limitAt }), ...(size === null || job.status !== 'running' ? {} : { size }), text: `job ${jobId} is ${job.status}${where}${why}${until}` };
+    return { ...base, ...(limitAt === null ? {} : { limitAt }), ...(size === null || job.status !== 'running' ? {} : { size }), text: `job ${jobId} is ${job.status}${where}${why}${until}${story}` };
   }
   const { index, offline } = freshIndexFromState(state);
   const counter = new HostCounter(index, offline);
@@ -120,7 +130,7 @@ export function explain(state: State, jobId: string): Explanation | null {
   // a queue's max, or the preemption that stopped it, is what decides such a job (DESIGN.md §12): said in full
   const why = recorded === null
     ? 'not tried yet'
-    : recorded.category === 'quota' || recorded.category === 'preempted'
+    : recorded.category === 'quota' || recorded.category === 'preempted' || job.pendReason!.hosts['no-rendezvous-port'] !== undefined
       ? `${recorded.category}: ${recorded.message}`
       : `${recorded.category}${recorded.cached === true ? ' (cached)' : ''}`;
   const reservation = job.reservation === undefined || state.policy === undefined ? undefined : {
@@ -135,7 +145,7 @@ export function explain(state: State, jobId: string): Explanation | null {
   const detail = job.spec.alternatives === undefined
     ? lookText(first)
     : `${looks.length} alternatives: ${looks.map((look, i) => `alternative ${i}: ${lookText(look)}`).join('; ')}`;
-  const text = `job ${jobId} is pending (${why}): ${detail}${plan}`;
+  const text = `job ${jobId} is pending (${why}): ${detail}${plan}${story}`;
   const room = first.room;
   return {
     ...base, hosts: first.counts.hosts, fit: first.counts.fit, eligible: first.counts.eligible, pendingSince: job.pendingSince, deadline: deadlineOf(job),
@@ -154,6 +164,32 @@ export function explain(state: State, jobId: string): Explanation | null {
     }),
     text,
   };
+}
+
+/** A job's attempt, last failure, backoff and rendezvous (contract v1.2), each only when it has one. */
+function gangStory(job: JobState): Pick<Explanation, 'attempt' | 'lastFailure' | 'notBefore' | 'rendezvous'> {
+  return {
+    ...(job.attempt === undefined ? {} : { attempt: job.attempt }),
+    ...(job.lastFailure === undefined ? {} : { lastFailure: job.lastFailure }),
+    ...(job.notBefore === undefined ? {} : { notBefore: job.notBefore }),
+    ...(job.rendezvous === undefined ? {} : { rendezvous: job.rendezvous }),
+  };
+}
+
+/**
+ * The restart story for people (DESIGN.md §15): restarting until T after member M exited 7,
+ * attempt K of N; failed after K attempts; the attempt a running gang is on and where it meets.
+ */
+function storyText(job: JobState): string {
+  const f = job.lastFailure;
+  const how = f === undefined ? '' : `member ${f.member} on ${f.node} ${f.exitCode !== undefined ? `exited ${f.exitCode}` : f.signal !== undefined ? `was killed by ${f.signal}` : 'failed'} at ${f.at}`;
+  const attempt = job.attempt ?? 0;
+  const most = (job.spec.failurePolicy?.maxRestarts ?? 0) + 1;
+  if (job.status === 'pending' && job.notBefore !== undefined) return `; restarting: not placed before ${job.notBefore}, after ${how}; next is attempt ${attempt} (at most ${most} attempts; lost nodes not counted)`;
+  if (job.status === 'pending' && f !== undefined) return `; restarting after ${how}: attempt ${attempt} (at most ${most} attempts)`;
+  if (job.status === 'failed' && f !== undefined) return `; failed after ${attempt + 1} attempt(s): ${how}`;
+  const meets = job.rendezvous === undefined ? '' : `; meets at ${job.rendezvous.address}:${job.rendezvous.port}`;
+  return job.status === 'running' ? `${attempt === 0 ? '' : `; attempt ${attempt}`}${meets}` : '';
 }
 
 /** What explain sees of one request of a pending job. */

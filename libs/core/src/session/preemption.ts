@@ -320,6 +320,14 @@ export function chooseVictims(
   }
 }
 
+/** Undoes `chooseVictims`: the victims hold again on the index and in the ledger what they held (their stops are not made after all). */
+export function restoreVictims(victims: Victims, index: HostIndex, ledger: QueueLedger): void {
+  for (const { gang } of victims.gangs) {
+    change(index, gang.uses, -1);
+    ledger.add(gang.leaf, gang.request, 1);
+  }
+}
+
 /** Per host, what every candidate of a list holds there (cached per list: the reclaim sequences are kept). */
 const heldByList = new WeakMap<readonly Candidate[], Map<number, { cpu: number; mem: number; slots: number; gpus: number }>>();
 

@@ -3,7 +3,7 @@ import { runSteps } from '../steps.ts';
 import type { Steps } from '../steps.ts';
 import type { Writer } from '../copyOnWrite.ts';
 import type { JobRequest } from '../contract/types.ts';
-import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangReserved, GangResized, MemberBound, ReservationCleared, SchedulerEvent } from '../events.ts';
+import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangReserved, GangResized, MemberBound, Rendezvous, ReservationCleared, SchedulerEvent } from '../events.ts';
 import { activeRequest, heldMembers, isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
 import { apply, openTransaction } from '../evolve.ts';
@@ -19,14 +19,15 @@ import type { Statement } from '../placement/statement.ts';
 import { topologyRoom } from '../placement/topologyDomains.ts';
 import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
-import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { leafGet, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { deadlineOf, dueJobs, needsSession, nextGuardExpiry } from './deadlines.ts';
 import { QueueLedger, gangRequest } from './queueLedger.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
 import type { QuotaIssue } from './queueLedger.ts';
 import { QueueOrder } from './queueOrder.ts';
-import { ReclaimOrder, RunningGangs, chooseVictims } from './preemption.ts';
+import { ReclaimOrder, RunningGangs, chooseVictims, restoreVictims } from './preemption.ts';
+import { rendezvousAt } from './rendezvousAt.ts';
 import type { Preemptor, VictimKind, Victims } from './preemption.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
 import type { PlannedReservation } from './reservationPlanner.ts';
@@ -266,8 +267,11 @@ class Session {
       for (const id of pending) {
         const job = leafGet(jobs, id);
         if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
+        // a gang restarting after a member's failure (contract v1.2) waits out its backoff; the
+        // session at or after its end tries it (it is then news, like a job just pending)
+        if (job.notBefore !== undefined && job.notBefore > this.at) continue;
         if (job.reservation !== undefined) this.reservedAtStart++;
-        const planned = policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved');
+        const planned = job.notBefore !== undefined || (policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved'));
         if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
           this.stats.notRetried++;
           continue;
@@ -428,9 +432,27 @@ class Session {
       return { category: 'reserved', cached: false, classes, reason: () => reason };
     }
     if (stmt !== null) {
-      const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, (s) => this.placeNow(id, s, classes, end).stmt) : { stmt, shape, demand: variant.demand };
+      const excluded = new Set<number>();
+      const enlarged = (s: Statement): Placed => (isElastic(variant.request) ? this.enlarge(job, variant, s, leaf, (part) => this.placeNow(id, part, classes, end, excluded).stmt) : { stmt: s, shape, demand: variant.demand });
+      let placed = enlarged(stmt);
+      let meet = this.rendezvousOf(placed.stmt);
+      let exhausted: string | null = null;
+      while (meet !== undefined && 'exhausted' in meet) {
+        // member 0's host has no rendezvous port left (DESIGN.md §15): the gang is placed again
+        // without that host, a few times at most, before the attempt fails for want of a port
+        placed.stmt.discard();
+        exhausted ??= meet.exhausted;
+        excluded.add(this.index.hostOf.get(meet.exhausted)!);
+        const again = excluded.size > PORT_RETRIES ? null : this.placeNow(id, shape, classes, end, excluded).stmt;
+        if (again === null) {
+          const node = exhausted;
+          return { category: 'insufficient-resources', cached: false, classes, reason: () => portReason(node) };
+        }
+        placed = enlarged(again);
+        meet = this.rendezvousOf(placed.stmt);
+      }
       planner?.committed(id, placed.stmt.held, end);
-      this.commit(job, variant, placed);
+      this.commit(job, variant, placed, [], meet?.rendezvous);
       this.report(id, placed.shape.size, 'committed', true);
       return null;
     }
@@ -447,15 +469,26 @@ class Session {
    * would be without reservations when it delays none, else the search again passing over the
    * hosts where it would (`delaying`: the hosts of the first placement, when only that one fitted).
    */
-  private placeNow(id: string, shape: GangShape, classes: readonly HostClass[], end: number): { stmt: Statement | null; delaying: number[] | null } {
+  private placeNow(id: string, shape: GangShape, classes: readonly HostClass[], end: number, excluded: ReadonlySet<number> = NO_HOSTS): { stmt: Statement | null; delaying: number[] | null } {
     const planner = this.planner;
-    let stmt = allocateGang(this.index, id, shape, classes, this.stats);
+    // hosts passed over (member 0's hosts without a rendezvous port): such a search says nothing
+    // about the cluster, so it feeds no memo of failures
+    const exclude: Avoid | undefined = excluded.size === 0 ? undefined : (h) => excluded.has(h);
+    let stmt: Statement | null;
+    if (exclude === undefined) stmt = allocateGang(this.index, id, shape, classes, this.stats);
+    else {
+      const memo = this.index.memo;
+      this.index.memo = 'read';
+      stmt = allocateGang(this.index, id, shape, classes, this.stats, exclude);
+      this.index.memo = memo;
+    }
     if (stmt === null || planner === null || !planner.violates(end, stmt.held)) return { stmt, delaying: null };
     const hosts = stmt.held.map((d) => d.host);
     stmt.discard();
     // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
     this.index.memo = 'read';
-    stmt = allocateGang(this.index, id, shape, classes, this.stats, planner.avoid(end));
+    const reserved = planner.avoid(end);
+    stmt = allocateGang(this.index, id, shape, classes, this.stats, exclude === undefined || reserved === null ? reserved ?? exclude : (h, demand) => excluded.has(h) || reserved(h, demand));
     this.index.memo = 'on';
     // roles sharing a host could still add up past an allowance together
     if (stmt !== null && planner.violates(end, stmt.held)) {
@@ -714,12 +747,31 @@ class Session {
     this.reclaim!.clear();
     const stmt = allocateGang(this.index, job.spec.id, shape, classes, this.stats, p.avoid);
     if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
+    // the victims stopped whole give their rendezvous ports back in the same transaction
+    const freed: Rendezvous[] = [];
+    for (const { gang } of victims.gangs) if (gang.slice === null && gang.job.rendezvous !== undefined) freed.push(gang.job.rendezvous);
+    const meet = this.rendezvousOf(stmt, freed);
+    if (meet !== undefined && 'exhausted' in meet) {
+      // no rendezvous port on member 0's host even with the victims stopped: nobody is stopped
+      stmt.discard();
+      restoreVictims(victims, this.index, ledger);
+      return false;
+    }
     this.stats.preemptions++;
     const stops = this.stops(job, leaf, victims);
-    // an elastic preemptor takes what the stops left free beyond its minimum too
-    const placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, (s) => allocateGang(this.index, job.spec.id, s, classes, this.stats, p.avoid)) : { stmt, shape, demand: variant.demand };
+    // an elastic preemptor takes what the stops left free beyond its minimum too (at its minimum
+    // after all when the larger placement moved member 0 to a host without a free port)
+    const place = (s: GangShape): Statement | null => allocateGang(this.index, job.spec.id, s, classes, this.stats, p.avoid);
+    let placed = isElastic(variant.request) ? this.enlarge(job, variant, stmt, leaf, place) : { stmt, shape, demand: variant.demand };
+    let rendezvous = placed.stmt === stmt ? meet : this.rendezvousOf(placed.stmt, freed);
+    if (rendezvous !== undefined && 'exhausted' in rendezvous) {
+      placed.stmt.discard();
+      placed = { stmt: place(shape)!, shape, demand: variant.demand };
+      rendezvous = this.rendezvousOf(placed.stmt, freed);
+    }
+    if (rendezvous !== undefined && 'exhausted' in rendezvous) throw new Error(`preemption for job ${job.spec.id} placed at its minimum twice differently`);
     this.planner?.committed(job.spec.id, placed.stmt.held, end);
-    this.commit(job, variant, placed, stops);
+    this.commit(job, variant, placed, stops, rendezvous?.rendezvous);
     // the victims' users hold less now: the jobs still to try are ordered by the shares as they are
     this.order!.rekey();
     this.report(job.spec.id, shape.size, 'committed', true);
@@ -769,12 +821,30 @@ class Session {
     return out;
   }
 
-  private commit(job: JobState, variant: Variant, placed: Placed, before: readonly SchedulerEvent[] = []): void {
+  /**
+   * Where a placement's members would meet (DESIGN.md §15): on a log decided as contract v1.1,
+   * undefined; else the rendezvous on member 0's host, or that host when it has no free port
+   * (`freed`: ports of gangs stopped in the same transaction).
+   */
+  private rendezvousOf(stmt: Statement, freed: readonly Rendezvous[] = []): { rendezvous: Rendezvous } | { exhausted: string } | undefined {
+    if (this.base.contract === undefined) return undefined;
+    let first = stmt.held[0]!;
+    for (const d of stmt.held) if (d.event.members[0]! < first.event.members[0]!) first = d;
+    const nodeId = first.event.node;
+    const ports = new Set(freed.filter((r) => r.node === nodeId).map((r) => r.port));
+    const rendezvous = rendezvousAt(shardGet(this.draft.nodes, nodeId)!, ports);
+    return rendezvous === null ? { exhausted: nodeId } : { rendezvous };
+  }
+
+  private commit(job: JobState, variant: Variant, placed: Placed, before: readonly SchedulerEvent[], rendezvous: Rendezvous | undefined): void {
     const id = job.spec.id;
     const { stmt, shape, demand } = placed;
     const committed: GangCommitted = { type: 'GangCommitted', jobId: id, session: this.session, at: this.at, allocations: this.allocationsOf(stmt) };
     // which variant committed (DESIGN.md §13); a job without alternatives commits as it always did
     if (variant.alternative !== undefined) committed.alternative = variant.alternative;
+    // contract v1.2: where the members meet, and the attempt after the first
+    if (rendezvous !== undefined) committed.rendezvous = rendezvous;
+    if ((job.attempt ?? 0) > 0) committed.attempt = job.attempt;
     // the whole Statement in order: debits and reversals (failed plans included), binds, decision
     this.emit([...before, ...stmt.events, ...this.boundOf(id, stmt), committed]);
     if (this.ledger !== null) {
@@ -907,6 +977,16 @@ interface Miss {
 // How close a variant that missed came to committing (DESIGN.md §13): it fits but for a
 // reservation; it would fit an emptier cluster; only its queue's max stops it; no plan fits even
 // the empty cluster; no host passes its select.
+/** How many hosts of member 0 without a free rendezvous port an attempt passes over before it fails (DESIGN.md §15). */
+const PORT_RETRIES = 3;
+
+const NO_HOSTS: ReadonlySet<number> = new Set();
+
+/** Why a placement failed for want of a rendezvous port on member 0's host (DESIGN.md §15). */
+function portReason(node: string): AbortReason {
+  return { category: 'insufficient-resources', message: `no free rendezvous port on ${node}: every port of its range is held by a running gang`, hosts: { 'no-rendezvous-port': 1 } };
+}
+
 function closeness(category: AbortCategory): number {
   switch (category) {
     case 'reserved': return 5;

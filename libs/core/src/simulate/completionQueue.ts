@@ -1,10 +1,12 @@
-/** A gang's members due to finish: the job, the session that committed it, and when. */
+/** A gang's members due to finish: the job, the session that committed it, and when (or one member due to fail then). */
 export interface Completion {
   at: number;
   jobId: string;
   session: number;
   /** Insertion order: completions due at one time come out in the order their gangs committed. */
   order: number;
+  /** A member's failure instead of the gang's end (contract v1.2): which member, its exit code, and the attempt. */
+  fail?: { member: number; exitCode: number; attempt: number };
 }
 
 /** The members due to finish in a workload run, earliest first (a binary heap on time, then commit order). */
@@ -12,10 +14,10 @@ export class CompletionQueue {
   private readonly heap: Completion[] = [];
   private count = 0;
 
-  /** Adds a gang whose members finish at `at`. */
-  push(at: number, jobId: string, session: number): void {
+  /** Adds a gang whose members finish at `at` (or, with `fail`, one of whose members fails then). */
+  push(at: number, jobId: string, session: number, fail?: Completion['fail']): void {
     const heap = this.heap;
-    heap.push({ at, jobId, session, order: this.count++ });
+    heap.push({ at, jobId, session, order: this.count++, ...(fail === undefined ? {} : { fail }) });
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;

@@ -56,7 +56,7 @@ function runStep(sim: Simulation, step: Step): void {
   else if ('queue' in step) sim.setQueue(step.queue);
   else if ('schedule' in step) sim.schedule();
   else if ('complete' in step) sim.complete(step.complete.jobId);
-  else if ('done' in step) sim.done(step.done.jobId, step.done.member, step.done.ok ?? true);
+  else if ('done' in step) sim.done(step.done);
   else if ('cancel' in step) sim.input(subjects.cancel, step.cancel);
   else if ('close' in step) sim.input(subjects.close, step.close);
   else if ('node' in step) sim.register(step.node);

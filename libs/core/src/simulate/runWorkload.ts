@@ -8,22 +8,24 @@ import { sizeCounts } from './sizeClasses.ts';
 import type { Simulation } from './simulation.ts';
 import { UsageMeter } from './usageMeter.ts';
 import type { Utilisation } from './usageMeter.ts';
-import type { WorkloadScenario } from './workloadScenario.ts';
+import type { WorkloadEntry, WorkloadFailure, WorkloadScenario } from './workloadScenario.ts';
 import { subjects } from '../wire/subjects.ts';
 
 /** Bounded slowdown's floor on the run time (DESIGN.md §11): (wait + run) / max(run, 10 s). */
 const SLOWDOWN_FLOOR_MS = 10_000;
 
-/** What a workload run knows of one accepted job beyond the state: how long its members run, and its first commit. */
+/** What a workload run knows of one accepted job beyond the state: how long its members run, the failures to play, and its first commit. */
 interface JobTrack {
   runMs: number;
+  fail: WorkloadFailure | undefined;
   startedAt: number | null;
 }
 
 /**
  * Runs a workload (DESIGN.md §11, "What-if on a workload") on a started simulation whose policy and
  * nodes are in: time jumps from instant to instant (arrivals, members finishing `runMs` after their
- * gang's commit, and the core's next deadline: a timeout or a runtime limit); at each, the members
+ * gang's commit or a member failing as the arrival's `fail` says, and the core's next deadline: a
+ * timeout, a runtime limit or a restart's backoff ending); at each, the members
  * due report done from their nodes (and a kept-warm gang is closed), then the arrivals are submitted, then one session runs, all
  * through the core's turn. It stops at `until`, or when nothing is left to happen. Returns the
  * printed lines: decisions, one JobStats per accepted job, and the Summary.
@@ -32,15 +34,22 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
   const tracks = new Map<string, JobTrack>();
   const completions = new CompletionQueue();
   const meter = new UsageMeter((nodeId) => shardGet(sim.state.nodes, nodeId)?.spec.capacity.slots !== undefined);
-  let arriving: number | null = null;
+  let arriving: WorkloadEntry | null = null;
   sim.onEvent = (event) => {
     if (event.type === 'JobSubmitted') {
-      if (arriving !== null) tracks.set(event.job.id, { runMs: arriving, startedAt: null });
+      if (arriving !== null) tracks.set(event.job.id, { runMs: arriving.runMs, fail: arriving.fail, startedAt: null });
     } else if (event.type === 'GangCommitted') {
       meter.commit(event);
       const track = tracks.get(event.jobId);
       if (track === undefined) return;
       track.startedAt ??= event.at;
+      // an attempt the workload fails (contract v1.2): one member exits before the gang's end (an
+      // ignored failure leaves the rest to finish then; a stopped gang's end makes no instant)
+      const attempt = event.attempt ?? 0;
+      const fail = track.fail;
+      if (fail !== undefined && attempt < fail.attempts && fail.afterMs < track.runMs) {
+        completions.push(event.at + fail.afterMs, event.jobId, event.session, { member: fail.member, exitCode: fail.exitCode, attempt });
+      }
       completions.push(event.at + track.runMs, event.jobId, event.session);
     } else if (event.type === 'GangResized') {
       // a grown gang's added members finish with the rest, at the job's end (Simulation.complete)
@@ -80,13 +89,17 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
     // members that finish at an instant finish before its session checks the limits
     for (const c of completions.takeUntil(t)) {
       if (!runs(c)) continue;
+      if (c.fail !== undefined) {
+        sim.done({ jobId: c.jobId, member: c.fail.member, ok: false, exitCode: c.fail.exitCode, attempt: c.fail.attempt });
+        continue;
+      }
       sim.complete(c.jobId);
       // a kept-warm gang holds its hosts until closed: its run time is how long it holds them
       if (shardGet(sim.state.jobs, c.jobId)!.spec.minInstances > 0) sim.input(subjects.close, { jobId: c.jobId });
     }
     while (next < entries.length && entries[next]!.at === t) {
       const entry = entries[next++]!;
-      arriving = entry.runMs;
+      arriving = entry;
       sim.input(subjects.submit, entry.submit);
       arriving = null;
     }
@@ -112,7 +125,9 @@ function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: n
     const started = track.startedAt;
     const endedAt = started === null ? null : job.finishedAt;
     const waitMs = started === null ? null : started - job.submittedAt;
-    lines.push(JSON.stringify({ type: 'JobStats', jobId, submittedAt: job.submittedAt, startedAt: started, endedAt, waitMs, outcome: job.status }));
+    // a job restarted (contract v1.2) says how many attempts it took
+    const attempts = (job.attempt ?? 0) > 0 ? { attempts: job.attempt! + 1 } : {};
+    lines.push(JSON.stringify({ type: 'JobStats', jobId, submittedAt: job.submittedAt, startedAt: started, endedAt, waitMs, outcome: job.status, ...attempts }));
     if (started === null || waitMs === null) continue;
     // a gang still running at the end has run until then
     const run = (endedAt ?? end) - started;

@@ -17,13 +17,30 @@ const stepBodies = {
   queue: z.unknown(),
   schedule: z.strictObject({}),
   complete: jobRef,
-  done: z.strictObject({ jobId: z.string(), member: z.number().int().min(0), ok: z.boolean().optional() }),
+  done: z.strictObject({
+    jobId: z.string(),
+    member: z.number().int().min(0),
+    ok: z.boolean().optional(),
+    exitCode: z.number().int().optional(),
+    signal: z.string().optional(),
+    attempt: z.number().int().min(0).optional(),
+  }),
   cancel: jobRef,
   close: jobRef,
   node: z.unknown(),
   nodeLost: z.strictObject({ nodeId: z.string() }),
   advanceMs: z.number().int().min(0),
 } as const;
+
+/** A `done` step: one member finished, ok or not, with its exit code or signal (contract v1.2) and the attempt it belonged to (absent: the current one). */
+export interface DoneStep {
+  jobId: string;
+  member: number;
+  ok?: boolean | undefined;
+  exitCode?: number | undefined;
+  signal?: string | undefined;
+  attempt?: number | undefined;
+}
 
 /** One step of a scenario: exactly one of the known keys. */
 export type Step =
@@ -32,7 +49,7 @@ export type Step =
   | { queue: unknown }
   | { schedule: Record<string, never> }
   | { complete: { jobId: string } }
-  | { done: { jobId: string; member: number; ok?: boolean | undefined } }
+  | { done: DoneStep }
   | { cancel: { jobId: string } }
   | { close: { jobId: string } }
   | { node: unknown }

@@ -5,14 +5,23 @@ import { initialState } from '../state.ts';
 import { stateHash } from '../stateHash.ts';
 import { turn } from '../turn/turn.ts';
 import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
+import type { DoneStep } from './scenario.ts';
 import { TurnContext } from '../turn/turnContext.ts';
 import { subjects } from '../wire/subjects.ts';
 
 /** The leader name simulated transactions carry. */
 const SIMULATOR = 'simulator';
 
-/** Events `muster simulate` prints, one JSON object a line, in log order (DESIGN.md §11, "What muster simulate prints"). */
-const PRINTED = new Set<string>(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized']);
+/**
+ * Events `muster simulate` prints, one JSON object a line, in log order (DESIGN.md §11, "What
+ * muster simulate prints"; contract v1.2 adds `GangRestarting`, and a `JobFinished` that a
+ * member's failure caused).
+ */
+const PRINTED = new Set<string>(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized', 'GangRestarting']);
+
+function printed(event: SchedulerEvent): boolean {
+  return PRINTED.has(event.type) || (event.type === 'JobFinished' && event.member !== undefined);
+}
 
 /** What a simulation counts for its Summary line. */
 interface Counts {
@@ -43,7 +52,7 @@ export class Simulation {
   private inputSeq = 0;
   private readonly counts: Counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, reserved: 0, transactions: 0, events: 0 };
 
-  /** What a new log's first leader writes: the v1.1 defaults. */
+  /** What a new log's first leader writes: the v1.1 defaults and contract v1.2. */
   start(): void {
     this.turn([{ start: true }]);
   }
@@ -82,10 +91,15 @@ export class Simulation {
     }
   }
 
-  /** One member of a job finished, reported by the agent of the node it is bound to (any node when it is bound to none). */
-  done(jobId: string, member: number, ok: boolean): void {
+  /**
+   * One member of a job finished, reported by the agent of the node it is bound to (any node when
+   * it is bound to none), with its exit code, signal and attempt when the step gives them.
+   */
+  done(step: DoneStep): void {
+    const { jobId, member, ok, exitCode, signal, attempt } = step;
     const bound = shardGet(this.state.jobs, jobId)?.members[member];
-    this.input(subjects.nodeInput(bound === null || bound === undefined ? '_' : bound.node, 'done'), { jobId, member, ok });
+    const how = { ...(exitCode === undefined ? {} : { exitCode }), ...(signal === undefined ? {} : { signal }), ...(attempt === undefined ? {} : { attempt }) };
+    this.input(subjects.nodeInput(bound === null || bound === undefined ? '_' : bound.node, 'done'), { jobId, member, ok: ok ?? true, ...how });
   }
 
   /** One scheduling session at the current time (nothing when nothing changed and nothing is due). */
@@ -104,7 +118,7 @@ export class Simulation {
       this.counts.events += tx.events.length;
       for (const event of tx.events) {
         this.onEvent?.(event);
-        if (!PRINTED.has(event.type)) continue;
+        if (!printed(event)) continue;
         if (event.type === 'GangCommitted') this.counts.committed++;
         else if (event.type === 'GangAborted') this.counts.aborted++;
         else if (event.type === 'GangReserved') this.counts.reserved++;

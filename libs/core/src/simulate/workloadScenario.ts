@@ -1,11 +1,24 @@
 import { validatePolicySpec } from '../contract/validatePolicySpec.ts';
 import type { PolicySpec, QueueSpec } from '../contract/types.ts';
 
-/** One arrival of a workload: a JobSpec submitted at `at`, each of whose members runs `runMs` from its gang's commit. */
+/**
+ * Failures a workload plays for one job (contract v1.2, DESIGN.md §15): in each of its first
+ * `attempts` attempts, member `member` exits `exitCode` `afterMs` after the gang's commit (if the
+ * gang still runs then), and the job's failure policy decides what follows.
+ */
+export interface WorkloadFailure {
+  attempts: number;
+  afterMs: number;
+  member: number;
+  exitCode: number;
+}
+
+/** One arrival of a workload: a JobSpec submitted at `at`, each of whose members runs `runMs` from its gang's commit (unless `fail` fails an attempt first). */
 export interface WorkloadEntry {
   at: number;
   submit: unknown;
   runMs: number;
+  fail?: WorkloadFailure;
 }
 
 /**
@@ -21,7 +34,9 @@ export interface WorkloadScenario {
   until?: number;
 }
 
-const ENTRY_KEYS = ['at', 'submit', 'runMs'];
+const ENTRY_KEYS = ['at', 'submit', 'runMs', 'fail'];
+
+const FAIL_KEYS = ['attempts', 'afterMs', 'member', 'exitCode'];
 
 /** Whether `v` is an integer from 0 to 2^53 − 1 (a time or a duration in ms). */
 function isTime(v: unknown): v is number {
@@ -60,7 +75,7 @@ export function parseWorkloadScenario(record: Record<string, unknown>, nodes: un
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return fail(`${where}: must be an object {at, submit, runMs}, got ${shown(entry)}`);
     const e = entry as Record<string, unknown>;
     const unknown = Object.keys(e).find((k) => !ENTRY_KEYS.includes(k));
-    if (unknown !== undefined) return fail(`${where}.${unknown}: unknown field (an arrival has at, submit and runMs)`);
+    if (unknown !== undefined) return fail(`${where}.${unknown}: unknown field (an arrival has at, submit, runMs and fail)`);
     if (!('at' in e)) return fail(`${where}.at: required (the arrival time, ms from the start)`);
     if (!isTime(e.at)) return fail(`${where}.at: must be an integer ≥ 0 (ms from the start), got ${shown(e.at)}`);
     if (e.at < previous) return fail(`${where}.at: ${e.at} is before the arrival above it (${previous}); list arrivals in time order`);
@@ -76,7 +91,9 @@ export function parseWorkloadScenario(record: Record<string, unknown>, nodes: un
       if (!isTime(hint)) return fail(`${where}.runMs: required (the job gives no runtimeMs hint to take it from)`);
       runMs = hint;
     }
-    workload.push({ at: e.at, submit: e.submit, runMs });
+    const failure = e.fail === undefined ? undefined : parseFailure(e.fail, `${where}.fail`);
+    if (typeof failure === 'string') return fail(failure);
+    workload.push({ at: e.at, submit: e.submit, runMs, ...(failure === undefined ? {} : { fail: failure }) });
   }
   return {
     ok: true,
@@ -88,4 +105,17 @@ export function parseWorkloadScenario(record: Record<string, unknown>, nodes: un
       ...(until === undefined ? {} : { until }),
     },
   };
+}
+
+/** An arrival's `fail` (the failures to play), or the error naming its field. */
+function parseFailure(value: unknown, where: string): WorkloadFailure | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${where}: must be an object {attempts, afterMs, member?, exitCode?}, got ${shown(value)}`;
+  const f = value as Record<string, unknown>;
+  const unknown = Object.keys(f).find((k) => !FAIL_KEYS.includes(k));
+  if (unknown !== undefined) return `${where}.${unknown}: unknown field (a failure has attempts, afterMs, member and exitCode)`;
+  if (!isTime(f.attempts) || f.attempts < 1) return `${where}.attempts: must be an integer ≥ 1 (how many attempts fail), got ${shown(f.attempts)}`;
+  if (!isTime(f.afterMs)) return `${where}.afterMs: must be an integer ≥ 0 (ms from the attempt's commit), got ${shown(f.afterMs)}`;
+  if (f.member !== undefined && !isTime(f.member)) return `${where}.member: must be an integer ≥ 0, got ${shown(f.member)}`;
+  if (f.exitCode !== undefined && !Number.isSafeInteger(f.exitCode)) return `${where}.exitCode: must be an integer, got ${shown(f.exitCode)}`;
+  return { attempts: f.attempts, afterMs: f.afterMs, member: (f.member as number | undefined) ?? 0, exitCode: (f.exitCode as number | undefined) ?? 1 };
 }

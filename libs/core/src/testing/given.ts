@@ -1,5 +1,6 @@
 import type { Decision, GangAborted, GangCommitted, GangResized, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
+import type { Input } from '../ingest.ts';
 import type { SessionStats } from '../session/runSession.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
@@ -61,9 +62,9 @@ export function lose(nodeId: string): Step {
   return { kind: 'input', subject: subjects.nodeInput(nodeId, 'lost'), body: {} };
 }
 
-/** One member of a job finished on its node. */
-export function done(nodeId: string, jobId: string, member: number, ok = true): Step {
-  return { kind: 'input', subject: subjects.nodeInput(nodeId, 'done'), body: { jobId, member, ok } };
+/** One member of a job finished on its node (`how`: its exit code, signal and attempt, contract v1.2). */
+export function done(nodeId: string, jobId: string, member: number, ok = true, how: { exitCode?: number; signal?: string; attempt?: number } = {}): Step {
+  return { kind: 'input', subject: subjects.nodeInput(nodeId, 'done'), body: { jobId, member, ok, ...how } };
 }
 
 /** A scheduling session at the current time (or at `at`, which also moves the clock). */
@@ -112,6 +113,8 @@ export class Cluster {
   readonly transactions: TurnTransaction[] = [];
   /** Stats of the last session. */
   lastStats: SessionStats | null = null;
+  /** Every input so far, as MUSTER_IN would hold it (an offline audit reads them). */
+  readonly inputs: Input[] = [];
 
   constructor(options: { v1?: boolean } = {}) {
     if (options.v1 !== true) this.turn([{ start: true }]);
@@ -120,8 +123,11 @@ export class Cluster {
   /** Runs one step; returns the events of each transaction it wrote. */
   run(step: Step): SchedulerEvent[][] {
     switch (step.kind) {
-      case 'input':
-        return this.turn([{ inputs: [{ seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) }] }]);
+      case 'input': {
+        const input: Input = { seq: ++this.inputSeq, subject: step.subject, data: JSON.stringify(step.body) };
+        this.inputs.push(input);
+        return this.turn([{ inputs: [input] }]);
+      }
       case 'schedule': {
         if (step.at !== undefined) this.at = Math.max(this.at, step.at);
         return this.turn([step.dueBy === undefined ? { session: true } : { session: true, dueBy: step.dueBy }]);

@@ -1,3 +1,4 @@
+import { DEFAULT_RENDEZVOUS_PORTS } from '../contract/specLimits.ts';
 import { activeRequest, heldMembers, isElastic, requestSize } from '../jobRequests.ts';
 import { runningSizeIssues } from '../session/elasticGangs.ts';
 import { memberResources } from '../lifecycle.ts';
@@ -65,6 +66,7 @@ export function invariantViolations(state: State): string[] {
     if (JSON.stringify(held) !== JSON.stringify(node.gpusUsed)) out.push(`node ${id}: gpusUsed ${node.gpusUsed.join(',')} but members hold ${held.join(',')}`);
     if (node.gpusUsed.some((g) => !devices.has(g))) out.push(`node ${id}: uses a GPU id it does not have`);
   }
+  out.push(...rendezvousViolations(state));
   for (const [id] of state.retired === undefined ? [] : shardEntriesSorted(state.retired)) {
     if (shardGet(state.jobs, id) !== undefined) out.push(`job ${id}: retired and still in the jobs table`);
   }
@@ -76,6 +78,35 @@ export function invariantViolations(state: State): string[] {
     if (row.cpu !== u.cpu || row.memoryMb !== u.memoryMb || row.gpus !== u.gpus) {
       out.push(`usage of ${user}: ${JSON.stringify(row)} but members hold ${JSON.stringify(u)}`);
     }
+  }
+  return out;
+}
+
+/**
+ * Rendezvous (DESIGN.md §15): only a running gang holds one, on the node of its member 0, within
+ * that node's range; each node lists, ascending and once each, exactly the ports its running
+ * gangs hold (so no port is held twice on a node); only a pending job waits out a backoff.
+ */
+export function rendezvousViolations(state: State): string[] {
+  const out: string[] = [];
+  const held = new Map<string, number[]>();
+  for (const [id, job] of shardEntriesSorted(state.jobs)) {
+    if (job.notBefore !== undefined && job.status !== 'pending') out.push(`job ${id}: ${job.status} with a restart backoff until ${job.notBefore}`);
+    const r = job.rendezvous;
+    if (r === undefined) continue;
+    if (job.status !== 'running') out.push(`job ${id}: ${job.status} but holds rendezvous port ${r.port} on ${r.node}`);
+    const zero = job.members[0];
+    if (zero !== null && zero !== undefined && zero.node !== r.node) out.push(`job ${id}: rendezvous on ${r.node}, member 0 on ${zero.node}`);
+    held.set(r.node, [...(held.get(r.node) ?? []), r.port]);
+  }
+  for (const [id, node] of shardEntriesSorted(state.nodes)) {
+    const listed = node.rendezvousPorts ?? [];
+    const expected = [...(held.get(id) ?? [])].sort((a, b) => a - b);
+    if (node.rendezvousPorts !== undefined && listed.length === 0) out.push(`node ${id}: an empty list of rendezvous ports (absent when none)`);
+    if (JSON.stringify(listed) !== JSON.stringify(expected)) out.push(`node ${id}: lists rendezvous ports [${listed.join(',')}] but running gangs hold [${expected.join(',')}]`);
+    if (new Set(expected).size !== expected.length) out.push(`node ${id}: a rendezvous port is held twice ([${expected.join(',')}])`);
+    const range = node.spec.ports ?? DEFAULT_RENDEZVOUS_PORTS;
+    if (expected.some((p) => p < range.from || p > range.to)) out.push(`node ${id}: a rendezvous port outside ${range.from}..${range.to}`);
   }
   return out;
 }

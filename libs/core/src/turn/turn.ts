@@ -32,7 +32,8 @@ export type TurnCommand =
   | { elect: true }
   /**
    * A new log's start: when the log holds nothing but elections, the v1.1 defaults as a `PolicySet`
-   * (a fact transaction), so that a new log decides under contract v1.1; otherwise nothing.
+   * and `ContractSet` 1.2 (one fact transaction), so that a new log decides under contract v1.2;
+   * otherwise nothing.
    */
   | { start: true }
   /** Inputs read from MUSTER_IN, in sequence order: ingest transactions, split by size. */
@@ -172,7 +173,7 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
   if ('elect' in command) {
     add(open('election'), [{ type: 'LeaderElected', term: stamp.term, leader: stamp.leader }]);
   } else if ('start' in command) {
-    if (isNewLog(root)) add(open('fact'), [{ type: 'PolicySet', policy: { ...DEFAULT_POLICY } }]);
+    if (isNewLog(root)) add(open('fact'), [{ type: 'PolicySet', policy: { ...DEFAULT_POLICY } }, { type: 'ContractSet', version: '1.2' }]);
   } else if ('inputs' in command) {
     let tx: Planned | null = null;
     let bytes = 0;
@@ -208,7 +209,7 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
   }
 }
 
-/** Whether a log holds nothing but elections (no input ingested, no session, no policy): a new log, whose start writes the v1.1 defaults. */
+/** Whether a log holds nothing but elections (no input ingested, no session, no policy): a new log, whose start writes the v1.1 defaults and contract v1.2. */
 function isNewLog(state: State): boolean {
   return state.policy === undefined && state.lastInputSeq === 0 && state.session === 0 && state.lastCheckpoint === null && state.nextSubmitIndex === 0;
 }

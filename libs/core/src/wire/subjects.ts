@@ -41,6 +41,14 @@ export const subjects = {
   bindPrefix: 'muster.bind.',
   /** The stops of one node. */
   stop: (nodeId: string): string => `muster.stop.${nodeId}`,
+  /** One member's output lines (DESIGN.md §15): the node first, so permissions confine an agent to its own node's output. */
+  output: (nodeId: string, jobId: string, member: number): string => `muster.out.${nodeId}.${jobId}.${member}`,
+  /** One node's output, every job (what an agent may publish on). */
+  nodeOutput: (nodeId: string): string => `muster.out.${nodeId}.>`,
+  /** Every member's output of one job, on every node. */
+  jobOutput: (jobId: string): string => `muster.out.*.${jobId}.*`,
+  /** One member's output of one job, on whichever node it ran. */
+  memberOutput: (jobId: string, member: number): string => `muster.out.*.${jobId}.${member}`,
   /** One node's heartbeat on core NATS. */
   heartbeat: (nodeId: string): string => `muster.hb.${nodeId}`,
   /** Every node's heartbeat. */

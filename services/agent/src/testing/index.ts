@@ -4,3 +4,7 @@ export { DeliveryCensus } from '../deliveryCensus.ts';
 export { MemberLedger } from '../memberLedger.ts';
 export { startNodeAgent } from '../nodeAgent.ts';
 export type { NodeAgent } from '../nodeAgent.ts';
+export { hostAddress } from '../hostAddress.ts';
+export { hostfileText } from '../gangFiles.ts';
+export { gangNodes, memberEnvironment } from '../memberEnvironment.ts';
+export { createOutputPublisher } from '../outputPublisher.ts';

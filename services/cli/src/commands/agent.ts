@@ -16,6 +16,7 @@ interface AgentFlags extends NatsFlags {
   stateDir?: string;
   logLevel?: string;
   deviceWaitMs?: number;
+  address?: string;
 }
 
 /** `muster agent --node FILE | --simulate N`: a node agent until Ctrl-C. */
@@ -25,6 +26,7 @@ export function agentCommand(): Command {
     .option('--node <file>', 'NodeSpec JSON file (or a JSON array of NodeSpecs)')
     .option('--simulate <n>', 'speak for n simulated nodes sim-1 … sim-n (members finish after their runtimeMs)', positiveInt)
     .option('--run-commands', 'with --simulate: still run the commands of roles that have one')
+    .option('--address <host>', "the hostname or IP the gang's other nodes reach this node at, for nodes whose NodeSpec sets none (default: the host's first non-loopback IPv4, else 127.0.0.1)")
     .option('--heartbeat-ms <ms>', 'milliseconds between heartbeats', positiveInt, 1000)
     .option('--state-dir <dir>', 'where the agent keeps finished members and their output (default with --node: .muster/agent)')
     .option('--device-wait-ms <ms>', 'longest a member waits for the stopped members still on its GPU devices to exit before it starts anyway (default: the stop grace + 5000)', positiveInt)
@@ -46,6 +48,7 @@ export function agentCommand(): Command {
         agent = await startAgent({
           natsUrl: target.servers,
           nodes,
+          ...(flags.address === undefined ? {} : { address: flags.address }),
           simulate: flags.simulate !== undefined && flags.runCommands !== true,
           heartbeatMs: flags.heartbeatMs,
           logger,

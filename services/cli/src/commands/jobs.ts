@@ -33,10 +33,18 @@ export function jobsCommand(): Command {
       }
       const rows = jobs.map((j) => [
         j.id, j.status, j.user, j.queue, String(j.priority), membersCell(j), j.nodes.join(',') || '-', j.reason ?? '-',
+        String(j.attempt ?? 0), failureCell(j),
         j.expectedStart === null ? '-' : new Date(j.expectedStart).toISOString(),
       ]);
-      process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON', 'EXPECTED START'], rows)}\n`);
+      process.stdout.write(`${renderTable(['JOB', 'STATUS', 'USER', 'QUEUE', 'PRIO', 'MEMBERS', 'NODES', 'REASON', 'ATTEMPT', 'LAST FAILURE', 'EXPECTED START'], rows)}\n`);
     });
+}
+
+/** The LAST FAILURE cell (DESIGN.md §15): the member that failed last and how (`member 1 exit 7`, `member 0 SIGKILL`), or `-`. */
+export function failureCell(j: JobSummary): string {
+  const f = j.lastFailure;
+  if (f === undefined) return '-';
+  return `member ${f.member} ${f.exitCode !== undefined ? `exit ${f.exitCode}` : (f.signal ?? 'failed')}`;
 }
 
 /**

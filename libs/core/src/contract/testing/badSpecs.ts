@@ -108,6 +108,15 @@ export const BAD_JOB_SPECS: ReadonlyArray<[string, Mutation, string, string]> = 
   ['a duplicate role name in an alternative', () => withAlternative(0, (v) => { ((v.roles as Record<string, unknown>[])[1]!).name = 'world'; }), 'alternatives.0.roles.1.name', "alternatives.0.roles.1.name: duplicate role name 'world'"],
   ['ptile with spread in an alternative', () => withAlternative(0, (v) => { (v.placement as Record<string, unknown>).policy = 'spread'; }), 'alternatives.0.placement.ptile', "alternatives.0.placement.ptile: applies only to policy 'pack' (policy is 'spread')"],
   ['minInstances of no alternative', () => ({ ...designAlternativesExample(), minInstances: 5 }), 'minInstances', 'minInstances: must be 0 or the gang size of one alternative (3, 4) (got 5)'],
+  // failurePolicy (contract v1.2, DESIGN.md §15)
+  ['maxRestarts above 100', (s) => { s.failurePolicy = { maxRestarts: 101 }; }, 'failurePolicy.maxRestarts', 'failurePolicy.maxRestarts: must be at most 100'],
+  ['a negative maxRestarts', (s) => { s.failurePolicy = { maxRestarts: -1 }; }, 'failurePolicy.maxRestarts', 'failurePolicy.maxRestarts: must be at least 0'],
+  ['a fractional backoffMs', (s) => { s.failurePolicy = { backoffMs: 1.5 }; }, 'failurePolicy.backoffMs', 'failurePolicy.backoffMs: must be an integer (got 1.5)'],
+  ['a backoffMs over a day', (s) => { s.failurePolicy = { backoffMs: 86_400_001 }; }, 'failurePolicy.backoffMs', 'failurePolicy.backoffMs: must be at most 86400000'],
+  ['a rule without exit codes', (s) => { s.failurePolicy = { rules: [{ onExitCodes: [], action: 'fail' }] }; }, 'failurePolicy.rules.0.onExitCodes', 'failurePolicy.rules.0.onExitCodes: must not be empty'],
+  ['a fractional exit code', (s) => { s.failurePolicy = { rules: [{ onExitCodes: [7.5], action: 'fail' }] }; }, 'failurePolicy.rules.0.onExitCodes.0', 'failurePolicy.rules.0.onExitCodes.0: must be an integer (got 7.5)'],
+  ['an unknown rule action', (s) => { s.failurePolicy = { rules: [{ onExitCodes: [7], action: 'retry' }] }; }, 'failurePolicy.rules.0.action', 'failurePolicy.rules.0.action: must be one of "restart", "fail", "ignore"'],
+  ['an unknown failurePolicy field', (s) => { s.failurePolicy = { retries: 3 }; }, 'failurePolicy.retries', 'failurePolicy.retries: unknown field'],
 ];
 
 /** The alternatives of the §13 example (a fresh copy). */
@@ -159,6 +168,13 @@ export const BAD_NODE_SPECS: ReadonlyArray<[string, Mutation, string, string]> =
   ['a negative nvlinkDomain', (s) => { gpu(0)(s).nvlinkDomain = -1; }, 'gpus.0.nvlinkDomain', 'gpus.0.nvlinkDomain: must be at least 0'],
   ['an unknown gpu field', (s) => { gpu(0)(s).uuid = 'GPU-1'; }, 'gpus.0.uuid', 'gpus.0.uuid: unknown field'],
   ['an unknown top-level field', (s) => { s.label = {}; }, 'label', "label: unknown field (did you mean 'labels'?)"],
+  ['an address with a space', (s) => { s.address = 'node 1'; }, 'address', 'address: must be a host name or an IP address'],
+  ['an address with an empty label', (s) => { s.address = 'a..b'; }, 'address', 'address: must be a host name or an IP address'],
+  ['a numeric address', (s) => { s.address = 10; }, 'address', 'address: must be a string (got 10)'],
+  ['a port range from 0', (s) => { s.ports = { from: 0, to: 10 }; }, 'ports.from', 'ports.from: must be at least 1'],
+  ['a port range to 65536', (s) => { s.ports = { from: 1, to: 65536 }; }, 'ports.to', 'ports.to: must be at most 65535'],
+  ['a port range without its end', (s) => { s.ports = { from: 30000 }; }, 'ports.to', 'ports.to: is required'],
+  ['a port range backwards', (s) => { s.ports = { from: 30001, to: 30000 }; }, 'ports.from', 'ports.from: 30001 is above ports.to 30000'],
 ];
 
 /** Cases that only the validator catches: rules across fields, which JSON Schema cannot state. */
@@ -166,7 +182,7 @@ export const VALIDATOR_ONLY: ReadonlySet<string> = new Set([
   'a duplicate role name', 'a gang over 4096', 'ptile with spread',
   'an unfinished select', 'a select with a bare word', 'minInstances between 0 and the gang',
   'minInstances above the gang', 'a duplicate gpu id', 'a bad select in an alternative', 'a duplicate role name in an alternative',
-  'ptile with spread in an alternative', 'minInstances of no alternative',
+  'ptile with spread in an alternative', 'minInstances of no alternative', 'a port range backwards',
 ]);
 
 /** The DESIGN.md JobSpec example with one thing broken. */
