@@ -122,6 +122,21 @@ describe('a gang member on a real agent', () => {
     expect(env.MUSTER_HOSTFILE).toMatch(/gangs\/job-sim\.1\/hostfile$/);
   });
 
+  it('a member added by an elastic growth sees the size after the growth; the running ones keep the size they started with', async () => {
+    const agent = await start('g-grow', true);
+    const first: BindMessage = { ...bind('g-grow', 'job-grow', undefined), gang: { ...gangOf('g-grow', 0), size: 2, members: gangOf('g-grow', 0).members.filter((m) => m.member !== 2) } };
+    first.parts = [{ ...first.parts[0]!, members: [0], gpuIds: [0], memberGpuIds: [[0]] }];
+    await publish('muster.bind.g-grow', first);
+    await eventually(() => agent.memberEnv('g-grow', 'job-grow', 0) ?? null, 10_000, 'member 0 to start');
+    const grown: BindMessage = { ...bind('g-grow', 'job-grow', undefined, 0, 2) };
+    grown.parts = [{ ...grown.parts[0]!, members: [2], gpuIds: [1], memberGpuIds: [[1]] }];
+    await publish('muster.bind.g-grow', grown);
+    const added = await eventually(() => agent.memberEnv('g-grow', 'job-grow', 2) ?? null, 10_000, 'member 2 to start');
+    expect(added).toMatchObject({ WORLD_SIZE: '3', LOCAL_RANK: '1', LOCAL_WORLD_SIZE: '2' });
+    expect(added.MUSTER_HOSTFILE).toMatch(/job-grow\.2\/hostfile$/);
+    expect(agent.memberEnv('g-grow', 'job-grow', 0)).toMatchObject({ WORLD_SIZE: '2', LOCAL_WORLD_SIZE: '1' });
+  });
+
   it("a Stop kills the member's whole process group, children included, and reports nothing", async () => {
     const agent = await start('g-stop');
     const script = 'sleep 60 & echo $! > "$OUT_DIR/child-$MUSTER_MEMBER"; wait';

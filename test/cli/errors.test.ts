@@ -80,6 +80,13 @@ describe('muster command-line errors', () => {
     expectOneLineError(await runMuster(['agent', '--node', node, '--nats', unreachable]), 2, /bad-node\.json: capacity\.cpu/);
   });
 
+  it('an --address that is not a host name or IP, or a node file with bad ports, is a usage error naming the field (exit 2)', async () => {
+    const node = file('ok-node.json', JSON.stringify({ id: 'n1', capacity: { cpu: 1000, memoryMb: 1024 } }));
+    expectOneLineError(await runMuster(['agent', '--node', node, '--address', 'not a host!', '--nats', unreachable]), 2, /address/);
+    const ports = file('bad-ports.json', JSON.stringify({ id: 'n1', capacity: { cpu: 1000, memoryMb: 1024 }, ports: { from: 30000, to: 70000 } }));
+    expectOneLineError(await runMuster(['agent', '--node', ports, '--nats', unreachable]), 2, /bad-ports\.json: ports\.to/);
+  });
+
   it('an unreachable NATS is exit 3, quickly', async () => {
     const started = Date.now();
     expectOneLineError(await runMuster(['jobs', '--nats', unreachable, '--timeout', '1000']), 3, new RegExp(`cannot reach NATS at ${unreachable}`));

@@ -37,11 +37,11 @@ describe('MusterClient.logs', () => {
 
   it("gives every member's lines in stored order, with where each came from", async () => {
     expect(await all()).toEqual([
-      { jobId: 'train', node: 'n1', member: 0, attempt: 0, stream: 'stdout', line: 'm0 a0 1' },
-      { jobId: 'train', node: 'n1', member: 0, attempt: 0, stream: 'stdout', line: 'm0 a0 2' },
-      { jobId: 'train', node: 'n2', member: 1, attempt: 0, stream: 'stderr', line: 'm1 a0 boom' },
-      { jobId: 'train', node: 'n1', member: 0, attempt: 1, stream: 'stdout', line: 'm0 a1 1' },
-      { jobId: 'train', node: 'n1', member: 1, attempt: 1, stream: 'stdout', line: 'm1 a1 1' },
+      { jobId: 'train', node: 'n1', member: 0, attempt: 0, stream: 'stdout', line: 'm0 a0 1', seq: expect.any(Number) },
+      { jobId: 'train', node: 'n1', member: 0, attempt: 0, stream: 'stdout', line: 'm0 a0 2', seq: expect.any(Number) },
+      { jobId: 'train', node: 'n2', member: 1, attempt: 0, stream: 'stderr', line: 'm1 a0 boom', seq: expect.any(Number) },
+      { jobId: 'train', node: 'n1', member: 0, attempt: 1, stream: 'stdout', line: 'm0 a1 1', seq: expect.any(Number) },
+      { jobId: 'train', node: 'n1', member: 1, attempt: 1, stream: 'stdout', line: 'm1 a1 1', seq: expect.any(Number) },
     ]);
   });
 
@@ -50,6 +50,9 @@ describe('MusterClient.logs', () => {
     expect((await all({ attempt: 1 })).map((l) => l.line)).toEqual(['m0 a1 1', 'm1 a1 1']);
     // the latest batch per member and node: member 1 ran on n2, then on n1
     expect((await all({ latest: true })).map((l) => l.line)).toEqual(['m1 a0 boom', 'm0 a1 1', 'm1 a1 1']);
+    // a read resumes at a batch's sequence
+    const third = (await all())[3] as OutputLine;
+    expect((await all({ fromSeq: third.seq })).map((l) => l.line)).toEqual(['m0 a1 1', 'm1 a1 1']);
   });
 
   it('follows new lines until aborted', async () => {
@@ -70,6 +73,7 @@ describe('MusterClient.logs', () => {
     for (const [call, path] of [
       [() => all({ member: -1 }), 'member'],
       [() => all({ attempt: 1.5 }), 'attempt'],
+      [() => all({ fromSeq: 0 }), 'fromSeq'],
       [() => client.logs('bad id').next(), 'jobId'],
     ] as const) {
       const err = await call().catch((e: unknown) => e);

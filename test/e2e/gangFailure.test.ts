@@ -3,6 +3,8 @@
 // restarts whole (MUSTER_ATTEMPT 1) and fails after maxRestarts; a rule `{onExitCodes:[7], action:
 // "fail"}` fails it at once; `muster logs` shows every member's output across the attempts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnMuster } from '../cli/runMuster.ts';
+import { eventually } from '../support/schedulerProcess.ts';
 import { startTwoAgentStack } from './twoAgentStack.ts';
 import type { TwoAgentStack } from './twoAgentStack.ts';
 
@@ -79,6 +81,20 @@ describe('a failing member fails its gang (two real agents)', () => {
     const logs = await stack.muster(['logs', 'fail-rule']);
     expect(logs.stdout).not.toContain('attempt 1');
   }, 120_000);
+
+  it('muster logs --follow prints lines as they come and ends by itself once the job has ended', async () => {
+    const script = 'for i in 1 2 3 4 5; do echo "tick $i"; sleep 0.5; done';
+    const spec = { id: 'ticks', identity: { user: 'alice', queue: 'default', project: 'fail' }, roles: [{ name: 'w', count: 2, resources: { cpu: 100, memoryMb: 64 }, command: ['sh', '-c', script] }] };
+    expect((await stack.submit(spec)).code).toBe(0);
+    const following = spawnMuster(['logs', 'ticks', '--follow', '--nats', stack.bus.urls.join(',')]);
+    // lines come while the job still runs
+    await eventually(() => following.output().stdout.includes('| tick 2'), 30_000, 'the follow to print tick 2');
+    expect((await stack.client.job('ticks')).status).toBe('running');
+    await stack.finished('ticks', 60_000);
+    const run = await following.exited;
+    expect(run.code, run.stderr).toBe(0);
+    for (const m of [0, 1]) expect(run.stdout.split('\n').filter((l) => l.startsWith(`${m} | tick`))).toEqual([1, 2, 3, 4, 5].map((i) => `${m} | tick ${i}`));
+  }, 90_000);
 
   it('muster logs: an unknown job and bad flags are one-line errors', async () => {
     const unknown = await stack.muster(['logs', 'no-such-job']);

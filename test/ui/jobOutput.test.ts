@@ -13,6 +13,7 @@ import type { Agent } from '@muster/agent';
 import { MusterClient } from '@muster/client';
 import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
+import { REPO_ROOT } from '@muster/stack';
 import { startDashboard } from '@muster/ui';
 import type { Dashboard } from '@muster/ui';
 import { startTestBus } from '../support/natsBus.ts';
@@ -64,19 +65,25 @@ describe("a gang's attempt, failure and output in the dashboard", () => {
       const job = await client.job('shaky');
       return job.status === 'failed' ? job : null;
     }, 30_000, 'shaky to fail after its restart');
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
     page.setDefaultTimeout(20_000);
     await page.goto(`${dashboard.url}#job=shaky`);
     const story = page.locator('#story');
     await story.locator('[data-story-job="shaky"]').waitFor();
-    await story.locator('[data-story-event="GangRestarting"]').first().waitFor();
+    const restart = story.locator('[data-story-event="GangRestarting"]').first();
+    await restart.waitFor();
+    expect(await restart.textContent()).toContain('member 1 on box exited 7: restarting whole as attempt 1, not before');
     await story.locator('[data-output] [data-member="1"][data-attempt="1"]').first().waitFor();
     const output = await story.locator('[data-output]').textContent();
     expect(output).toContain('0 | hello from 0 attempt 1');
     expect(output).toContain('1 | member 1 gives up');
+    // member 1's stdout line came in a batch before its stderr one: the tail has both
+    expect(output).toContain('1 | hello from 1 attempt 1');
     expect(await story.locator('[data-output] .stderr').first().textContent()).toBe('1 | member 1 gives up\n');
     await story.locator('[data-attempt="1"] [data-last-failure="1"]').waitFor();
     expect(await story.locator('p[data-attempt]').textContent()).toMatch(/^attempt 1 · last failure: member 1 on box, exit code 7, at /);
+    // MUSTER_SCREENSHOTS=1 rewrites docs/screenshots/job-output.png
+    if (process.env.MUSTER_SCREENSHOTS === '1') await page.screenshot({ path: join(REPO_ROOT, 'docs', 'screenshots', 'job-output.png') });
     await page.close();
   }, 90_000);
 });

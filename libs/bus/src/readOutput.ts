@@ -13,6 +13,8 @@ export interface ReadOutputOptions {
   member?: number;
   /** Only the latest stored batch of each member (a tail whose cost does not grow with the output). */
   latest?: boolean;
+  /** Start at this stream sequence (resuming a read); overrides `latest`. */
+  fromSeq?: number;
   /** Stops the read; the iterator then ends. */
   signal?: AbortSignal;
 }
@@ -31,7 +33,7 @@ export async function* readOutput(bus: Bus, jobId: string, opts: ReadOutputOptio
     const last = info.state.last_seq;
     const stop = new AbortController();
     const signal = opts.signal === undefined ? stop.signal : AbortSignal.any([opts.signal, stop.signal]);
-    for await (const m of subjectMessages(bus, OUTPUT_STREAM, filter, { signal, ...(opts.latest === true ? { deliver: 'last-per-subject' as const } : {}) })) {
+    for await (const m of subjectMessages(bus, OUTPUT_STREAM, filter, { signal, ...start(opts) })) {
       if (m.seq <= last) yield m;
       // nothing more on the filter, or past where the stream ended when it was counted
       if (m.pending === 0 || m.seq >= last) {
@@ -41,5 +43,10 @@ export async function* readOutput(bus: Bus, jobId: string, opts: ReadOutputOptio
     }
     return;
   }
-  yield* subjectMessages(bus, OUTPUT_STREAM, filter, { ...(opts.signal === undefined ? {} : { signal: opts.signal }), ...(opts.latest === true ? { deliver: 'last-per-subject' as const } : {}) });
+  yield* subjectMessages(bus, OUTPUT_STREAM, filter, { ...(opts.signal === undefined ? {} : { signal: opts.signal }), ...start(opts) });
+}
+
+function start(opts: ReadOutputOptions): { fromSeq?: number; deliver?: 'last-per-subject' } {
+  if (opts.fromSeq !== undefined) return { fromSeq: opts.fromSeq };
+  return opts.latest === true ? { deliver: 'last-per-subject' } : {};
 }

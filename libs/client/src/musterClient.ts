@@ -42,6 +42,8 @@ export interface LogsOptions {
   follow?: boolean;
   /** Start from the latest stored batch of each member on each node instead of the oldest (a tail whose cost does not grow with the output). */
   latest?: boolean;
+  /** Start at this MUSTER_OUTPUT sequence (an `OutputLine.seq`: resume a read); overrides `latest`. */
+  fromSeq?: number;
   signal?: AbortSignal;
 }
 
@@ -200,22 +202,24 @@ export class MusterClient {
     checkJobId(jobId);
     if (opts.member !== undefined && !(Number.isInteger(opts.member) && opts.member >= 0)) throw new MusterError('invalid', `member: must be a non-negative integer (got ${opts.member})`, { path: 'member' });
     if (opts.attempt !== undefined && !(Number.isInteger(opts.attempt) && opts.attempt >= 0)) throw new MusterError('invalid', `attempt: must be a non-negative integer (got ${opts.attempt})`, { path: 'attempt' });
+    if (opts.fromSeq !== undefined && !(Number.isInteger(opts.fromSeq) && opts.fromSeq >= 1)) throw new MusterError('invalid', `fromSeq: must be a positive integer (got ${opts.fromSeq})`, { path: 'fromSeq' });
     const messages = readOutput(this.bus, jobId, {
       ...(opts.follow === undefined ? {} : { follow: opts.follow }),
       ...(opts.member === undefined ? {} : { member: opts.member }),
       ...(opts.latest === undefined ? {} : { latest: opts.latest }),
+      ...(opts.fromSeq === undefined ? {} : { fromSeq: opts.fromSeq }),
       ...(opts.signal === undefined ? {} : { signal: opts.signal }),
     });
     try {
       while (true) {
-        let next: IteratorResult<{ subject: string; data: Uint8Array }>;
+        let next: IteratorResult<{ seq: number; subject: string; data: Uint8Array }>;
         try {
           next = await messages.next();
         } catch (err) {
           throw fromBusError(err, `logs of ${jobId}`);
         }
         if (next.done === true) return;
-        for (const line of outputLines(next.value.subject, next.value.data)) {
+        for (const line of outputLines(next.value.seq, next.value.subject, next.value.data)) {
           if (opts.attempt === undefined || line.attempt === opts.attempt) yield line;
         }
       }

@@ -21,6 +21,22 @@ export interface GangFilePaths {
   gangFile: string;
 }
 
+/** A gang's node in node-rank order, with its members sorted. */
+export interface GangNode {
+  node: string;
+  address: string;
+  members: number[];
+}
+
+/** Where each member stands in its gang, computed once per gang (a bind's members share its layout). */
+interface GangIndex {
+  nodes: GangNode[];
+  /** Per member: its node's rank, its index there, its index within its role, its role's size. */
+  place: Map<number, { nodeRank: number; localRank: number; roleRank: number; roleSize: number }>;
+}
+
+const indexes = new WeakMap<GangLayout, GangIndex>();
+
 /**
  * The variables muster gives a member (DESIGN.md §15), the same for a simulated member and a real
  * one: the names torch.distributed, torchrun, Horovod, DeepSpeed and MPI launchers read, computed
@@ -41,37 +57,55 @@ export function memberEnvironment(who: MemberIdentity): Record<string, string> {
 }
 
 /** A gang's nodes in node-rank order (each node ranked by its lowest member), with their members sorted. */
-export function gangNodes(gang: GangLayout): { node: string; address: string; members: number[] }[] {
-  const byNode = new Map<string, { node: string; address: string; members: number[] }>();
-  for (const m of [...gang.members].sort((a, b) => a.member - b.member)) {
-    let entry = byNode.get(m.node);
-    if (entry === undefined) byNode.set(m.node, (entry = { node: m.node, address: m.address, members: [] }));
-    entry.members.push(m.member);
+export function gangNodes(gang: GangLayout): GangNode[] {
+  return indexOf(gang).nodes;
+}
+
+function indexOf(gang: GangLayout): GangIndex {
+  const known = indexes.get(gang);
+  if (known !== undefined) return known;
+  const sorted = [...gang.members].sort((a, b) => a.member - b.member);
+  // members come by number, so a node is ranked by its lowest member
+  const nodes: GangNode[] = [];
+  const nodeRank = new Map<string, number>();
+  const roles = new Map<string, number>();
+  const place: GangIndex['place'] = new Map();
+  for (const m of sorted) {
+    let rank = nodeRank.get(m.node);
+    if (rank === undefined) {
+      rank = nodes.length;
+      nodeRank.set(m.node, rank);
+      nodes.push({ node: m.node, address: m.address, members: [] });
+    }
+    const node = nodes[rank] as GangNode;
+    const roleRank = roles.get(m.role) ?? 0;
+    roles.set(m.role, roleRank + 1);
+    place.set(m.member, { nodeRank: rank, localRank: node.members.length, roleRank, roleSize: 0 });
+    node.members.push(m.member);
   }
-  // a Map keeps insertion order, and members were inserted by number: nodes by their lowest member
-  return [...byNode.values()];
+  for (const m of sorted) {
+    const p = place.get(m.member);
+    if (p !== undefined) p.roleSize = roles.get(m.role) ?? 0;
+  }
+  const index = { nodes, place };
+  indexes.set(gang, index);
+  return index;
 }
 
 function gangVariables(gang: GangLayout, member: number, files: GangFilePaths | undefined): Record<string, string> {
-  const nodes = gangNodes(gang);
-  const nodeRank = nodes.findIndex((n) => n.members.includes(member));
-  const local = nodes[nodeRank]?.members ?? [member];
-  const role = gang.members.find((m) => m.member === member)?.role;
-  const sameRole = gang.members
-    .filter((m) => m.role === role)
-    .map((m) => m.member)
-    .sort((a, b) => a - b);
+  const index = indexOf(gang);
+  const p = index.place.get(member) ?? { nodeRank: 0, localRank: 0, roleRank: 0, roleSize: 1 };
   return {
     RANK: String(member),
     WORLD_SIZE: String(gang.size),
-    LOCAL_RANK: String(Math.max(0, local.indexOf(member))),
-    LOCAL_WORLD_SIZE: String(local.length),
-    NODE_RANK: String(Math.max(0, nodeRank)),
-    NNODES: String(nodes.length),
+    LOCAL_RANK: String(p.localRank),
+    LOCAL_WORLD_SIZE: String(index.nodes[p.nodeRank]?.members.length ?? 1),
+    NODE_RANK: String(p.nodeRank),
+    NNODES: String(index.nodes.length),
     MASTER_ADDR: gang.rendezvous.address,
     MASTER_PORT: String(gang.rendezvous.port),
-    MUSTER_ROLE_RANK: String(Math.max(0, sameRole.indexOf(member))),
-    MUSTER_ROLE_SIZE: String(sameRole.length),
+    MUSTER_ROLE_RANK: String(p.roleRank),
+    MUSTER_ROLE_SIZE: String(p.roleSize),
     MUSTER_ATTEMPT: String(gang.attempt),
     ...(files === undefined ? {} : { MUSTER_HOSTFILE: files.hostfile, MUSTER_GANG_FILE: files.gangFile }),
   };

@@ -11,8 +11,8 @@ export interface MemberOutput {
   end(): Promise<void>;
 }
 
-/** Lines longer than this are cut into several (the file keeps them whole). */
-const MAX_LINE_BYTES = 16 * 1024;
+/** Lines longer than this many characters are cut into several (the file keeps them whole). */
+const MAX_LINE_CHARS = 16 * 1024;
 
 /** The output of one member of one attempt: appended to `file` (null: no file) and published as lines (null: not published). */
 export function memberOutput(opts: {
@@ -29,7 +29,7 @@ export function memberOutput(opts: {
     // a full disk must not end the agent: the member's lines still go to the stream
     file.on('error', () => undefined);
   }
-  const splitters: Record<OutputStreamName, LineSplitter> = { stdout: new LineSplitter(MAX_LINE_BYTES), stderr: new LineSplitter(MAX_LINE_BYTES) };
+  const splitters: Record<OutputStreamName, LineSplitter> = { stdout: new LineSplitter(MAX_LINE_CHARS), stderr: new LineSplitter(MAX_LINE_CHARS) };
   const publish = (stream: OutputStreamName, lines: string[]): void => {
     if (lines.length > 0) opts.publisher?.add(opts.jobId, opts.member, opts.attempt, stream, lines);
   };

@@ -191,8 +191,6 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
     const k = keyOf(key);
     const command = deps.simulate ? undefined : part.command;
     const attempt = bind.gang?.attempt ?? 0;
-    // a real member finds its gang's files in place before it starts (a simulated one reads nothing)
-    if (command !== undefined && bind.gang !== undefined) writeGangFiles(gangFilePaths(deps.filesDir, bind.jobId, bind.session), bind.jobId, bind.gang);
     const output =
       command === undefined || (deps.outputDir === null && deps.output === null)
         ? null
@@ -222,6 +220,15 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
   };
 
   const onBind = (bind: BindMessage, seq: number): void => {
+    // real members find their gang's files in place before they start (a simulated one reads
+    // nothing); written once per bind, and again if the bind is read again
+    if (!deps.simulate && bind.gang !== undefined && bind.parts.some((p) => p.command !== undefined)) {
+      try {
+        writeGangFiles(gangFilePaths(deps.filesDir, bind.jobId, bind.session), bind.jobId, bind.gang);
+      } catch (err) {
+        log.error({ err, jobId: bind.jobId }, 'cannot write the gang files; its members start without them');
+      }
+    }
     for (const part of bind.parts) {
       for (let index = 0; index < part.members.length; index++) startMember(bind, seq, part, index);
     }

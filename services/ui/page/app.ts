@@ -236,7 +236,7 @@ function outputTail(page: JobPage): HTMLElement | string {
   return h(
     'div',
     {},
-    h('h3', {}, 'Output (latest lines of each member; muster logs has all)'),
+    h('h3', {}, `Output (the last ${lines.length} lines; muster logs has all)`),
     h('pre', { class: 'output', 'data-output': '' }, ...lines.map((l) => h('span', { class: l.stream, 'data-member': String(l.member), 'data-attempt': String(l.attempt) }, `${l.member} | ${l.line}\n`))),
   );
 }

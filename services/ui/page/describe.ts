@@ -43,8 +43,16 @@ export function describe(event: LogEvent): string {
       return 'cancel requested';
     case 'JobClosed':
       return 'close requested';
-    case 'TaskCompleted':
-      return `member ${String(e.member)} on ${String(e.nodeId)} finished ${e.ok === false ? 'failed' : 'ok'}`;
+    case 'TaskCompleted': {
+      // contract v1.2: how a member ended (DESIGN.md §15)
+      const how = typeof e.exitCode === 'number' ? ` (exit code ${e.exitCode})` : typeof e.signal === 'string' ? ` (${e.signal})` : '';
+      return `member ${String(e.member)} on ${String(e.nodeId)} finished ${e.ok === false ? 'failed' : 'ok'}${how}`;
+    }
+    case 'GangRestarting': {
+      // a member failed and the gang restarts whole (DESIGN.md §15)
+      const how = typeof e.exitCode === 'number' ? `exited ${e.exitCode}` : typeof e.signal === 'string' ? `ended by ${e.signal}` : 'failed';
+      return `member ${String(e.member)} on ${String(e.node)} ${how}: restarting whole as attempt ${String(e.attempt)}, not before ${new Date(e.notBefore as number).toLocaleTimeString([], { hour12: false })}`;
+    }
     case 'AllocationReleased':
       return `released ${String(e.node)} ${String(e.role)}[${(e.members as number[]).join(',')}] (${String(e.cause)})`;
     case 'MemberBound':

@@ -48,8 +48,10 @@ export interface ReplicaView {
 }
 
 const MAX_URL = 2048;
-/** Lines of a job's output its story shows: the end of each member's latest batch, at most this many. */
+/** Lines of a job's output its story shows, at most. */
 const TAIL_LINES = 50;
+/** Batches the tail reads at most past the oldest of the members' latest batches (a member silent long ago while others print). */
+const TAIL_MAX_BATCHES = 500;
 const MAX_STREAMS = 64;
 const STATUSES: ReadonlySet<string> = new Set(JOB_STATUSES);
 const SECURITY_HEADERS = {
@@ -123,14 +125,31 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     return answer;
   };
 
-  // the tail of a job's output (DESIGN.md §15): each member's latest batch from MUSTER_OUTPUT, its
-  // last TAIL_LINES lines; null when the stream cannot be read (not created yet, not allowed)
+  // the tail of a job's output (DESIGN.md §15): the last TAIL_LINES lines from the oldest of its
+  // members' latest batches in MUSTER_OUTPUT on (each member's latest lines are in, whatever it
+  // printed them on), reading at most TAIL_MAX_BATCHES batches, else only the latest batches;
+  // null when the stream cannot be read (not created yet, not allowed)
   const outputTail = async (jobId: string): Promise<{ lines: OutputLine[] } | null> => {
+    const keep = (lines: OutputLine[], line: OutputLine): void => {
+      lines.push(line);
+      if (lines.length > TAIL_LINES) lines.shift();
+    };
     try {
-      const lines: OutputLine[] = [];
+      const latest: OutputLine[] = [];
+      let from = Infinity;
       for await (const line of client.logs(jobId, { latest: true })) {
-        lines.push(line);
-        if (lines.length > TAIL_LINES) lines.shift();
+        from = Math.min(from, line.seq);
+        keep(latest, line);
+      }
+      if (latest.length === 0) return { lines: [] };
+      const lines: OutputLine[] = [];
+      let batches = 0;
+      let seq = -1;
+      for await (const line of client.logs(jobId, { fromSeq: from })) {
+        // too much since the oldest member's latest batch: the latest batches alone
+        if (line.seq !== seq && ++batches > TAIL_MAX_BATCHES) return { lines: latest };
+        seq = line.seq;
+        keep(lines, line);
       }
       return { lines };
     } catch {

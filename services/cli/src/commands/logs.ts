@@ -27,7 +27,7 @@ export function logsCommand(): Command {
     .option('--member <n>', "only this member's lines", nonNegativeInt)
     .option('--attempt <k>', 'only the lines of this attempt (0, then 1, 2, … after restarts)', nonNegativeInt)
     .option('-f, --follow', 'keep printing lines as they come, until the job ends (or Ctrl-C)')
-    .option('--json', 'print one JSON object per line: {jobId, node, member, attempt, stream, line}')
+    .option('--json', 'print one JSON object per line: {jobId, node, member, attempt, stream, line, seq}')
     .action(async (jobId: string, flags: LogsFlags) => {
       await withClient(flags, async (client) => {
         // an unknown job is an error (the SDK's not-found), not an empty output
