@@ -2,7 +2,7 @@
 // across chunks kept whole, an endless line cut, and the last line without a newline given at the end.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { LineSplitter } from '../../services/agent/src/lineSplitter.ts';
+import { LineSplitter } from '@muster/agent/testing';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 

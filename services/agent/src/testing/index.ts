@@ -8,3 +8,4 @@ export { hostAddress } from '../hostAddress.ts';
 export { hostfileText } from '../gangFiles.ts';
 export { gangNodes, memberEnvironment } from '../memberEnvironment.ts';
 export { createOutputPublisher } from '../outputPublisher.ts';
+export { LineSplitter } from '../lineSplitter.ts';
