@@ -83,7 +83,8 @@ describe('a failing member fails its gang (two real agents)', () => {
   }, 120_000);
 
   it('muster logs --follow prints lines as they come and ends by itself once the job has ended', async () => {
-    const script = 'for i in 1 2 3 4 5; do echo "tick $i"; sleep 0.5; done';
+    // long enough that the job still runs when the follow has printed tick 2, even on a loaded machine
+    const script = 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "tick $i"; sleep 0.5; done';
     const spec = { id: 'ticks', identity: { user: 'alice', queue: 'default', project: 'fail' }, roles: [{ name: 'w', count: 2, resources: { cpu: 100, memoryMb: 64 }, command: ['sh', '-c', script] }] };
     expect((await stack.submit(spec)).code).toBe(0);
     const following = spawnMuster(['logs', 'ticks', '--follow', '--nats', stack.bus.urls.join(',')]);
@@ -93,7 +94,7 @@ describe('a failing member fails its gang (two real agents)', () => {
     await stack.finished('ticks', 60_000);
     const run = await following.exited;
     expect(run.code, run.stderr).toBe(0);
-    for (const m of [0, 1]) expect(run.stdout.split('\n').filter((l) => l.startsWith(`${m} | tick`))).toEqual([1, 2, 3, 4, 5].map((i) => `${m} | tick ${i}`));
+    for (const m of [0, 1]) expect(run.stdout.split('\n').filter((l) => l.startsWith(`${m} | tick`))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => `${m} | tick ${i}`));
   }, 90_000);
 
   it('muster logs: an unknown job and bad flags are one-line errors', async () => {
