@@ -1,5 +1,6 @@
 // The replica's tunables come from one table: its defaults are the replica's, a flag wins over its
 // environment variable, and a bad value is refused naming the flag.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { resolveOptions } from './config.ts';
@@ -21,5 +22,10 @@ describe('the scheduler flags table', () => {
     expect(flagValues({}, { MUSTER_SNAPSHOT_EVERY: '-1' })).toEqual(new Error('--snapshot-every must be a non-negative integer, got -1'));
     expect(flagValues({}, { MUSTER_CHECKPOINT_EVERY: '1.5' })).toBeInstanceOf(Error);
     expect(flagValues({}, { MUSTER_METRICS_PORT: '' })).toBeInstanceOf(Error);
+  });
+
+  it('is the table docs/scheduler.md shows: each flag with its environment variable and default', () => {
+    const doc = readFileSync(new URL('../../../docs/scheduler.md', import.meta.url), 'utf8');
+    for (const f of SCHEDULER_FLAGS) expect(doc).toContain(`| \`--${f.flag}\` | \`${f.env}\` | ${f.default}`);
   });
 });
