@@ -6,9 +6,16 @@ import { defineConfig } from 'vitest/config';
 // --conditions=source; processes they spawn (the `muster` command, scheduler replicas) run dist/.
 const conditions = ['source', 'module', 'node', 'development|production'];
 
-// Files whose assertions are about time under load (a lease of 200 ms kept through long sessions,
-// takeover bounds in the drills): they run last, one at a time, with nothing else on the machine.
-const ALONE = ['test/drill/**/*.test.ts', 'test/scheduler/longSession.test.ts'];
+// A file whose assertion is about CPU time itself (a leader keeps a 200 ms lease through sessions
+// longer than it): it runs last, alone. The drills, which mostly wait on a steady workload, run
+// beside other files (their takeover bounds held at three workers on the loaded machine).
+const ALONE = ['test/scheduler/longSession.test.ts'];
+// Files of the pure core (no process, no NATS, no environment, no timers: the determinism rule):
+// they share their workers' modules instead of loading the core afresh for each file, which took
+// longer than their tests (libs/core/src alone: 25 s isolated, 10 s shared, on a loaded machine).
+const SHARED = ['libs/core/src/**/*.test.ts', 'test/scenarios/**/*.test.ts'];
+// one file more than there are cores (see the parallel project); MUSTER_TEST_WORKERS overrides
+const WORKERS = Number(process.env.MUSTER_TEST_WORKERS ?? availableParallelism() + 1);
 
 export default defineConfig({
   resolve: { conditions },
@@ -26,12 +33,16 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'tools/*/src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...ALONE],
+          exclude: ['**/node_modules/**', ...ALONE, ...SHARED],
           // Most files wait (on nats-server, spawned replicas, leases) rather than compute: one file
           // more than there are cores keeps the cores busy (vitest's default, cores - 1, ran one file
-          // at a time on the two-core machines here). MUSTER_TEST_WORKERS overrides.
-          maxWorkers: Number(process.env.MUSTER_TEST_WORKERS ?? availableParallelism() + 1),
+          // at a time on the two-core machines here).
+          maxWorkers: WORKERS,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'shared', include: SHARED, isolate: false, maxWorkers: WORKERS },
       },
       {
         extends: true,

@@ -13,7 +13,8 @@ const MARK = 'muster-loaded ';
 // what no help page needs: the packages that do the work, and the heavy libraries under them
 const HEAVY = [
   /\/libs\/(core|bus|client|stack)\//,
-  /\/services\/(scheduler|agent|auditor|ui)\//,
+  // (the scheduler's table of flags, which `muster scheduler --help` prints, is not its code)
+  /\/services\/(scheduler|agent|auditor|ui)\/(?!dist\/schedulerFlags\.js$)/,
   /\/tools\/drill\//,
   /\/node_modules\/(zod|pino|immer|@nats-io)\//,
 ];

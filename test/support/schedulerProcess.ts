@@ -2,7 +2,7 @@
 // small helpers to ask them where they are.
 import { subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
-import type { ReplicaStatus } from '@muster/scheduler';
+import type { ReplicaStatus } from '@muster/core';
 
 export { spawnScheduler } from '@muster/stack';
 export type { SchedulerProcess, SchedulerProcessOptions } from '@muster/stack';

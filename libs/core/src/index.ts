@@ -29,6 +29,7 @@ export * from './simulate/index.ts';
 export * from './session/index.ts';
 export * from './queues/index.ts';
 export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, QueueView, RetiredJobDetails, Submitted, UsedTotal } from './api/apiViews.ts';
+export type { ReplicaStatus } from './api/replicaStatus.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
 export { turn, turnSteps } from './turn/turn.ts';

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import { SHRINK_CONFIRM_MS } from './logShrinkWatch.ts';
+import { SCHEDULER_FLAGS } from './schedulerFlags.ts';
+import type { FlagOption } from './schedulerFlags.ts';
 
 /** Options of one scheduler replica. */
 export interface SchedulerOptions {
@@ -66,24 +68,17 @@ export interface SchedulerOptions {
 /** The options with every default filled in. */
 export type ResolvedOptions = Required<Omit<SchedulerOptions, 'user' | 'pass'>> & Pick<SchedulerOptions, 'user' | 'pass'>;
 
+// the defaults of the tunables, from their one table
+const FLAG_DEFAULTS = Object.fromEntries(SCHEDULER_FLAGS.map((f) => [f.option, f.default])) as Pick<ResolvedOptions, FlagOption>;
+
 /** Fills in defaults. */
 export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
   return {
-    leaseMs: 1500,
-    heartbeatTimeoutMs: 15_000,
-    checkpointEvery: 1000,
-    snapshotEvery: 5000,
-    snapshotEveryEvents: 50_000,
-    retainFinishedMs: 300_000,
-    replicas: 1,
-    maxBatchInputs: 1024,
+    ...FLAG_DEFAULTS,
     wallClock: () => Date.now(),
     stampMonotonic: monotonicMs,
-    metricsPort: 0,
-    metricsHost: '127.0.0.1',
     logLossConfirmMs: SHRINK_CONFIRM_MS,
     startupReportMs: 15_000,
-    streamCheckMs: 5_000,
     ...opts,
   };
 }

@@ -12,4 +12,3 @@ export type { RebuildReport } from './replica.ts';
 export type { ReplicaDeps } from './replicaDeps.ts';
 export { HeartbeatMonitor, LOST_ANSWER } from './heartbeatMonitor.ts';
 export { resolveOptions } from './config.ts';
-export type { ReplicaStatus } from './statusResponder.ts';

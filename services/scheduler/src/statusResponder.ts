@@ -1,17 +1,7 @@
 import { nativeStateHash, subjects } from '@muster/bus';
 import type { Bus, BusSubscription } from '@muster/bus';
+import type { ReplicaStatus } from '@muster/core';
 import type { Replica } from './replica.ts';
-
-/** What `muster.replica.<id>.status` answers: where this replica is in the log. */
-export interface ReplicaStatus {
-  id: string;
-  role: string;
-  seq: number;
-  term: number;
-  lastInputSeq: number;
-  stateHash: string;
-  refusedBecause: string | null;
-}
 
 /**
  * Answers `muster.replica.<id>.status` (and the broadcast `muster.replica.status`, every replica

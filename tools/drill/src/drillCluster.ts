@@ -14,8 +14,8 @@ import type { DrillOptions } from './drillOptions.ts';
 import { slowNetworkUnavailable } from './drillNetworkChecks.ts';
 
 /** What `muster.replica.<id>.status` answers (defined by the scheduler that answers it). */
-export type { ReplicaStatus } from '@muster/scheduler';
-import type { ReplicaStatus } from '@muster/scheduler';
+export type { ReplicaStatus } from '@muster/core';
+import type { ReplicaStatus } from '@muster/core';
 import { sleep } from './drillSleep.ts';
 
 /** The drill's cluster: three NATS nodes, three replica processes, simulated agents, and the drill's own connection. */
