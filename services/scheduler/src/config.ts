@@ -69,7 +69,7 @@ export type ResolvedOptions = Required<Omit<SchedulerOptions, 'user' | 'pass'>> 
 /** Fills in defaults. */
 export function resolveOptions(opts: SchedulerOptions): ResolvedOptions {
   return {
-    leaseMs: 1500,
+    leaseMs: 600,
     heartbeatTimeoutMs: 15_000,
     checkpointEvery: 1000,
     snapshotEvery: 5000,
