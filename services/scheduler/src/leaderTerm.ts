@@ -104,9 +104,19 @@ export class LeaderTerm {
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
-    if (!(await this.foldedEndIsTheLogs())) return this.end();
-    // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
-    const elected = await this.pipeline.send(await this.turn([{ elect: true }, { start: true }]));
+    // the inputs' consumer is set up while the election is checked and appended (a takeover's
+    // first decision waited for it after: 300-470 ms in a drill); the first turn takes what it read
+    const reading = this.reader.run();
+    let elected = false;
+    try {
+      // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
+      elected = (await this.foldedEndIsTheLogs()) && (await this.pipeline.send(await this.turn([{ elect: true }, { start: true }])));
+    } finally {
+      if (!elected) {
+        this.end();
+        await reading;
+      }
+    }
     if (!elected) return this.end();
     this.log.child({ component: 'append' }).info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
@@ -115,7 +125,7 @@ export class LeaderTerm {
       this.log.child({ component: 'lease' }).warn('lease taken by another replica: stepping down');
       this.finish('lease-lost');
     });
-    const readers = [this.reader.run(), this.watchLogEnd()];
+    const readers = [reading, this.watchLogEnd()];
     while (this.ended === null) {
       this.thread.tick();
       // timeouts and limits held back by inputs not yet taken (InputReader.ingestCut) wait for them:
