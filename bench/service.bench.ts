@@ -19,7 +19,7 @@ import type { Bus } from '@muster/bus';
 import { STATE_SCHEMA, makeTransaction, stateHash, transactionHash } from '@muster/core';
 import type { Transaction } from '@muster/core';
 import { HeartbeatMonitor, Replica, resolveOptions } from '@muster/scheduler';
-import { spawnScheduler, startNatsServer } from '@muster/stack';
+import { spawnScheduler, startNatsCluster, startNatsServer } from '@muster/stack';
 import type { NatsServerHandle, SchedulerProcess } from '@muster/stack';
 import { NatsAdmin } from '../test/support/natsAdmin.ts';
 import { line, logShape } from './benchLog.ts';
@@ -36,6 +36,7 @@ const REBUILD_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
 // finished jobs the rebuild log's leader keeps before retiring them (about 5 minutes at 30 jobs/s)
 const REBUILD_RETAIN_JOBS = Number(process.env.BENCH_REBUILD_RETAIN_JOBS ?? 10_000);
 const TAKEOVERS = Number(process.env.BENCH_TAKEOVERS ?? 3);
+const LEASE_WRITES = Number(process.env.BENCH_LEASE_WRITES ?? 1000);
 const silent = pino({ level: 'silent' });
 // BENCH_PROFILE=<dir>: the load part's scheduler samples its CPU during the end-to-end part only
 // (bench/cpuProfiler.mjs, preloaded) and writes <dir>/<pid>-0.cpuprofile; its CPU figures then
@@ -178,6 +179,23 @@ async function takeover(server: NatsServerHandle): Promise<number[]> {
   return times;
 }
 
+/** The time (ms) of each of `count` lease refreshes, one after the other, as a leader makes them. */
+async function leaseWrites(bus: Bus, count: number): Promise<number[]> {
+  const lease = await openLeaderLease(bus);
+  const created = await lease.createLease('bench', 1);
+  if (!created.ok) throw new Error(`lease create failed: ${created.code}`);
+  let revision = created.revision;
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const r = await lease.updateLease(revision, { id: 'bench', term: 1 });
+    out.push(performance.now() - t0);
+    if (!r.ok) throw new Error(`lease refresh failed: ${r.code}`);
+    revision = r.revision;
+  }
+  return out;
+}
+
 async function coldRebuild(): Promise<{ without: number; withSnapshot: number; events: number; txs: number }> {
   const server = await startNatsServer();
   const bus = await connect({ servers: server.url, name: 'bench-rebuild' });
@@ -241,8 +259,8 @@ async function stopProfile(proc: SchedulerProcess): Promise<void> {
   line('  its garbage collections (wall time)', Object.entries(gc).map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(0)} ms)`).join(', '));
 }
 
-// BENCH_PARTS picks parts to run (default all): load (raw, end-to-end, latency), takeover, rebuild
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'load,takeover,rebuild').split(','));
+// BENCH_PARTS picks parts to run (default all): load (raw, end-to-end, latency), takeover, rebuild, lease (KV write latency)
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'load,takeover,rebuild,lease').split(','));
 console.log(`service benchmark: node ${process.version}, ${GANGS} gangs of 4 (after ${WARMUP} to warm up), offered load ${RATE}/s for ${RATE_SECONDS} s`);
 if (PARTS.has('load')) {
   const server = await startNatsServer();
@@ -295,4 +313,20 @@ if (PARTS.has('rebuild')) {
   const rebuild = await coldRebuild();
   line(`cold rebuild, ${rebuild.events.toLocaleString('en-US')} events (${rebuild.txs} txs, 10,000 nodes, finished jobs retired after ${REBUILD_RETAIN_JOBS.toLocaleString('en-US')} more), no snapshot`, `${rebuild.without.toFixed(0)} ms`);
   line('cold rebuild from a snapshot at the end', `${rebuild.withSnapshot.toFixed(0)} ms  (goal < 1000 ms)`);
+}
+if (PARTS.has('lease')) {
+  // what the lease's defaults rest on (docs/scheduler.md): a refresh is one compare-and-set on KV muster_leader
+  for (const size of [1, 3]) {
+    const nats = size === 1 ? await startNatsServer() : await startNatsCluster(size);
+    const urls = 'nodes' in nats ? nats.nodes.map((n) => n.url) : [nats.url];
+    const bus = await connect({ servers: urls, name: 'bench-lease' });
+    try {
+      await ensureStreams(bus, { replicas: size });
+      const ms = (await leaseWrites(bus, LEASE_WRITES)).sort((a, b) => a - b);
+      line(`lease: KV compare-and-set latency, R${size}`, `p50 ${pct(ms, 50).toFixed(1)} ms  p99 ${pct(ms, 99).toFixed(1)} ms  max ${ms[ms.length - 1]?.toFixed(1)} ms  (${ms.length} writes, one at a time)`);
+    } finally {
+      await bus.close();
+      await nats.stop();
+    }
+  }
 }

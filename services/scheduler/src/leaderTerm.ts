@@ -8,6 +8,7 @@ import type { DecisionOutboxDeps } from './decisionOutbox.ts';
 import { InputReader } from './inputReader.ts';
 import type { ReplicaDeps } from './replicaDeps.ts';
 import type { LeaseKeeper, WonLease } from './leaseKeeper.ts';
+import type { LeaseThread } from './leaseThread.ts';
 import type { Ledger } from './ledger.ts';
 import { WakeSignal } from './wakeSignal.ts';
 import { stepInSlices } from './stepInSlices.ts';
@@ -49,6 +50,7 @@ export class LeaderTerm {
     private readonly ledger: Ledger,
     private readonly won: WonLease,
     private readonly keeper: LeaseKeeper,
+    private readonly thread: LeaseThread,
     handover: Pick<DecisionOutboxDeps, 'published' | 'recentTx'> = {},
   ) {
     this.log = deps.log.child({ term: won.term });
@@ -91,6 +93,9 @@ export class LeaderTerm {
       this.log.error({ err }, 'leadership failed: stepping down');
       this.finish('error');
       return this.end();
+    } finally {
+      // no refresh after the term, however it ended (a no-op when dropped already)
+      await this.thread.drop(this.won);
     }
   }
 
@@ -98,15 +103,30 @@ export class LeaderTerm {
     // the catch-up after winning the lease may have folded a newer leader's term: never go back
     this.won.term = Math.max(this.won.term, this.ledger.state.term + 1);
     this.pipeline.resetTip();
-    if (!(await this.foldedEndIsTheLogs())) return this.end();
-    // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
-    const elected = await this.pipeline.send(await this.turn([{ elect: true }, { start: true }]));
+    // the inputs' consumer is set up while the election is checked and appended (a takeover's
+    // first decision waited for it after: 300-470 ms in a drill); the first turn takes what it read
+    const reading = this.reader.run();
+    let elected = false;
+    try {
+      // a new log's first leader also writes the v1.1 defaults (the turn knows whether the log is new)
+      elected = (await this.foldedEndIsTheLogs()) && (await this.pipeline.send(await this.turn([{ elect: true }, { start: true }])));
+    } finally {
+      if (!elected) {
+        this.end();
+        await reading;
+      }
+    }
     if (!elected) return this.end();
     this.log.child({ component: 'append' }).info({ seq: this.ledger.seq, lastInputSeq: this.ledger.state.lastInputSeq }, 'elected: leading');
     this.deps.heartbeats.graceAll();
     this.deps.heartbeats.answerLost((nodeId) => shardGet(this.pipeline.tip.state.nodes, nodeId)?.status === 'lost');
-    const readers = [this.reader.run(), this.refreshLease()];
+    this.thread.hold(this.won, () => {
+      this.log.child({ component: 'lease' }).warn('lease taken by another replica: stepping down');
+      this.finish('lease-lost');
+    });
+    const readers = [reading, this.watchLogEnd()];
     while (this.ended === null) {
+      this.thread.tick();
       // timeouts and limits held back by inputs not yet taken (InputReader.ingestCut) wait for them:
       // they wake the loop; a guard against preemption runs out on time all the same
       const state = this.pipeline.tip.state;
@@ -122,6 +142,7 @@ export class LeaderTerm {
     await this.pipeline.settled();
     await this.outbox.idle();
     await this.snapshotting;
+    await this.thread.drop(this.won);
     if (this.ended === 'stopped') await this.keeper.release(this.won).catch(() => undefined);
     return this.end();
   }
@@ -171,7 +192,7 @@ export class LeaderTerm {
     const tip = this.pipeline.tip;
     const started = performance.now();
     const steps = turnSteps(this.context, tip.state, tip.lastHash, commands, { term: this.won.term, leader: this.deps.opts.id, at: this.stampNow() });
-    const { value: result, busyMs } = await stepInSlices(steps, Math.max(5, this.deps.opts.leaseMs / 12));
+    const { value: result, busyMs } = await stepInSlices(steps, Math.max(5, this.deps.opts.leaseMs / 12), () => this.thread.tick());
     if (result.session !== null) this.deps.onSession?.(busyMs / 1000);
     // decisions wait for it (they are stamped when it started): said at most once a second
     if (busyMs > this.deps.opts.leaseMs && started - this.lastSlowTurn >= 1000) {
@@ -238,6 +259,7 @@ export class LeaderTerm {
 
   /** A turn's transactions are in the log: nodes that registered count as seen, and its decisions go to the outbox. */
   private adopted(result: TurnResult): void {
+    this.thread.tick();
     for (const { tx } of result.transactions) {
       for (const e of tx.events) if (e.type === 'NodeRegistered') this.deps.heartbeats.touch(e.node.id);
     }
@@ -280,29 +302,22 @@ export class LeaderTerm {
     );
   }
 
-  private async refreshLease(): Promise<void> {
+  /**
+   * The log, not the lease, keeps history linear: every third of a lease, checks that MUSTER_LOG
+   * has not shrunk under this leader (against what was appended before asking: a turn may append
+   * while the request is in flight). The lease itself is refreshed by the lease thread.
+   */
+  private async watchLogEnd(): Promise<void> {
     const log = this.log.child({ component: 'lease' });
     const signal = this.stopController.signal;
     const every = Math.max(20, Math.floor(this.deps.opts.leaseMs / 3));
-    let started = performance.now();
     while (!signal.aborted) {
-      // one refresh every `every` from the start of the last, not `every` after it ended: a slow
-      // KV write must not stretch the interval a standby sees past the lease
-      await sleep(Math.max(0, every - (performance.now() - started)), signal);
+      await sleep(every, signal);
       if (signal.aborted) return;
-      started = performance.now();
       try {
-        const r = await this.keeper.refresh(this.won);
-        if (r === false) {
-          log.warn('lease taken by another replica: stepping down');
-          this.finish('lease-lost');
-          return;
-        }
-        // the log, not the lease, keeps history linear: check it has not shrunk under us (against
-        // what was appended before asking: a turn may append while the request is in flight);
+        const appended = this.ledger.seq;
         // an answer with no stream leader behind it is a member's own copy (nats-server 2.9.10
         // answers so while the group has no leader), maybe a stale one: not evidence
-        const appended = this.ledger.seq;
         const { lastSeq: last, leader } = await streamInfo(this.deps.bus, LOG_STREAM);
         if (leader !== '' && last < appended) {
           log.error({ seq: appended, last, leader }, 'ALARM: MUSTER_LOG went backwards: stepping down');
@@ -310,7 +325,7 @@ export class LeaderTerm {
           return;
         }
       } catch (err) {
-        log.warn({ err }, 'lease refresh failed');
+        log.debug({ err }, 'MUSTER_LOG\'s end could not be read');
       }
     }
   }

@@ -5,6 +5,7 @@ import { STATE_SCHEMA, initialState } from '@muster/core';
 import type { OutboundMessage, State, Transaction } from '@muster/core';
 import { LeaderTerm } from './leaderTerm.ts';
 import { LeaseKeeper } from './leaseKeeper.ts';
+import { LeaseThread } from './leaseThread.ts';
 import { LogShrinkWatch } from './logShrinkWatch.ts';
 import { derivedMessages, publishedEvidence, publishedTail } from './publishedEvidence.ts';
 import type { WonLease } from './leaseKeeper.ts';
@@ -66,6 +67,8 @@ export class Replica {
   private lastFold = performance.now();
   private restartTail: () => void = () => undefined;
   private readonly keeper: LeaseKeeper;
+  // made when the replica starts (connected by the time it leads): its own thread and NATS connection
+  private thread: LeaseThread | null = null;
   private readonly log: Logger;
   // the bus for a standby's looks at the log and the decisions, bounded like its looks at the lease
   private readonly quick: Bus;
@@ -79,6 +82,10 @@ export class Replica {
     this.keeper = new LeaseKeeper(deps.lease, deps.opts.id, deps.opts.leaseMs, deps.log.child({ component: 'lease' }), deps.standbyLease ?? deps.lease);
     this.quick = deps.bus.withTimeout(standbyRequestMs(deps.opts.leaseMs));
     this.takeoverBus = deps.bus.withTimeout(Math.max(100, deps.opts.leaseMs));
+  }
+
+  private leaseThread(): LeaseThread {
+    return new LeaseThread(this.deps.opts, this.log.child({ component: 'lease' }));
   }
 
   /** The folded state (what the read API answers from). */
@@ -101,6 +108,7 @@ export class Replica {
    * ready, e.g. a cluster still electing), then runs until stopped.
    */
   async start(): Promise<void> {
+    this.thread ??= this.leaseThread();
     for (let attempt = 1; ; attempt++) {
       try {
         await this.rebuild();
@@ -113,6 +121,9 @@ export class Replica {
         await sleep(Math.min(2000, 100 * attempt), this.stopController.signal);
       }
     }
+    // a leader's lease is refreshed by that thread: it must be connected before this replica can lead
+    this.deps.startup?.phase('connecting the lease thread');
+    if (!(await this.thread.ready)) this.log.error('the lease thread did not start: this replica\'s leases will not be refreshed');
     this.running = this.run().catch((err: unknown) => {
       this.log.fatal({ err }, 'replica loop failed');
       this.currentRole = 'stopped';
@@ -124,6 +135,7 @@ export class Replica {
     this.stopController.abort();
     await this.term?.stop();
     await this.running;
+    await this.thread?.close();
     this.currentRole = 'stopped';
   }
 
@@ -231,7 +243,8 @@ export class Replica {
         this.currentRole = 'leader';
         const published = this.judged;
         this.judged = undefined;
-        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, { published, recentTx: (seq) => this.recentTx(seq) });
+        this.thread ??= this.leaseThread();
+        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, this.thread, { published, recentTx: (seq) => this.recentTx(seq) });
         const why = await this.term.run();
         this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
         // the log holds another transaction where this replica's fold ends: what it folded is not the log

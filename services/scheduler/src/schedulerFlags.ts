@@ -22,7 +22,7 @@ export interface SchedulerFlag {
 /** Every tunable of a replica, in the order `--help` lists them. */
 export const SCHEDULER_FLAGS = [
   { option: 'replicas', flag: 'replicas', env: 'MUSTER_REPLICAS', kind: 'positive', default: 1, description: 'stream replicas: 1 on one server, 3 on a cluster' },
-  { option: 'leaseMs', flag: 'lease-ms', env: 'MUSTER_LEASE_MS', kind: 'positive', default: 1500, description: 'a standby takes over after this long without a lease refresh (ms, monotonic clock)' },
+  { option: 'leaseMs', flag: 'lease-ms', env: 'MUSTER_LEASE_MS', kind: 'positive', default: 600, description: 'a standby takes over after this long without a lease refresh (ms, monotonic clock)' },
   { option: 'heartbeatTimeoutMs', flag: 'heartbeat-timeout-ms', env: 'MUSTER_HEARTBEAT_TIMEOUT_MS', kind: 'non-negative', default: 15_000, description: 'mark a node lost after this long without heartbeats (ms; 0: never)' },
   { option: 'checkpointEvery', flag: 'checkpoint-every', env: 'MUSTER_CHECKPOINT_EVERY', kind: 'positive', default: 1000, description: 'a Checkpoint every n transactions' },
   { option: 'snapshotEvery', flag: 'snapshot-every', env: 'MUSTER_SNAPSHOT_EVERY', kind: 'non-negative', default: 5000, description: 'a snapshot every n transactions (0: none)' },
@@ -31,7 +31,7 @@ export const SCHEDULER_FLAGS = [
   { option: 'maxBatchInputs', flag: 'max-batch-inputs', env: 'MUSTER_MAX_BATCH_INPUTS', kind: 'positive', default: 1024, description: 'at most n buffered inputs ingested in one turn, before its session' },
   { option: 'metricsPort', flag: 'metrics-port', env: 'MUSTER_METRICS_PORT', kind: 'non-negative', default: 0, description: 'serve Prometheus metrics on GET /metrics at this port (0: none)' },
   { option: 'metricsHost', flag: 'metrics-host', env: 'MUSTER_METRICS_HOST', kind: 'text', default: '127.0.0.1', description: 'the address the metrics endpoint binds (0.0.0.0 for a scraper on another machine)' },
-  { option: 'streamCheckMs', flag: 'stream-check-ms', env: 'MUSTER_STREAM_CHECK_MS', kind: 'non-negative', default: 5_000, description: 'apply the stream and bucket definitions again this often, so one deleted under a running cluster is created again (ms; 0: only at start)' },
+  { option: 'streamCheckMs', flag: 'stream-check-ms', env: 'MUSTER_STREAM_CHECK_MS', kind: 'non-negative', default: 5_000, description: 'every this many ms a running replica applies the stream and bucket definitions again: one deleted or lost under a running cluster is created again, said at error; 0: only at start' },
 ] as const satisfies readonly SchedulerFlag[];
 
 /** The SchedulerOptions fields the table sets. */

@@ -10,9 +10,10 @@ export interface Stepped<T> {
 /**
  * Runs `steps` to the end, giving the event loop a turn (timers, I/O: the lease refresh, the
  * input reader, appends answered) after every `sliceMs` of stepping, so that a long session does
- * not stop a leader from refreshing its lease. The result is what running them at once gives.
+ * not stop a leader from refreshing its lease; `onSlice` hears each slice end (the lease thread's
+ * sign of progress). The result is what running them at once gives.
  */
-export async function stepInSlices<T>(steps: Steps<T>, sliceMs: number): Promise<Stepped<T>> {
+export async function stepInSlices<T>(steps: Steps<T>, sliceMs: number, onSlice?: () => void): Promise<Stepped<T>> {
   let busyMs = 0;
   let sliceStart = performance.now();
   for (;;) {
@@ -21,6 +22,7 @@ export async function stepInSlices<T>(steps: Steps<T>, sliceMs: number): Promise
     const now = performance.now();
     if (now - sliceStart >= sliceMs) {
       busyMs += now - sliceStart;
+      onSlice?.();
       await giveWay();
       sliceStart = performance.now();
     }
