@@ -4,7 +4,7 @@ import { STATE_SCHEMA, canonicalHash } from '@muster/core';
 import type { Input, Transaction } from '@muster/core';
 import type { AuditSource, OfflineHistory } from './auditSource.ts';
 import { isOfflineHistory } from './auditSource.ts';
-import type { SnapshotCheck } from './logAuditor.ts';
+import type { SnapshotCheck } from './snapshotCheck.ts';
 
 /** One transaction as a feed delivers it; `payload` is its stored bytes when read from NATS. */
 export interface FeedEntry {

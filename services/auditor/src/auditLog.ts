@@ -4,10 +4,10 @@ import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditRe
 import type { AuditSource } from './auditSource.ts';
 import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
-import type { SnapshotCheck } from './logAuditor.ts';
 import { LogAuditor } from './logAuditor.ts';
 import { WorkerShare, useWorker } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
+import type { SnapshotCheck } from './snapshotCheck.ts';
 import { isOfflineHistory } from './auditSource.ts';
 import type { WorkerResult } from './workerProtocol.ts';
 
@@ -105,9 +105,7 @@ function merge(auditor: LogAuditor, part: WorkerResult): void {
   const counts: Record<string, number> = auditor.counts;
   for (const [key, value] of Object.entries(part.counts)) counts[key] = (counts[key] ?? 0) + value;
   auditor.failures.merge(part.failures, part.failureCount);
-  const mine = auditor.divergence;
-  const theirs = part.divergence;
-  if (theirs !== null && (mine === null || theirs.seq < mine.seq || (theirs.seq === mine.seq && theirs.index < mine.index))) auditor.divergence = theirs;
+  auditor.divergences.offer(part.divergence);
   auditor.timings.ingestMs += part.ingestMs;
   auditor.timings.decideMs += part.decideMs;
 }
@@ -163,7 +161,7 @@ function report(auditor: LogAuditor, ctx: ReportContext): AuditReport {
     invariants: { checked: auditor.invariants.checked, count: auditor.invariants.count, violations: auditor.invariants.violations },
     decisionsStream: ctx.decisionsStream,
     chain,
-    divergence: auditor.divergence,
+    divergence: auditor.divergences.first,
     divergences: c.divergences,
     failures: auditor.failures.list(),
     failureCount: auditor.failures.count,

@@ -105,7 +105,7 @@ class WorkerRun {
       counts: auditor.counts,
       failures: auditor.failures.list(),
       failureCount: auditor.failures.count,
-      divergence: auditor.divergence,
+      divergence: auditor.divergences.first,
       decisionsStream,
       decideMs: auditor.timings.decideMs,
       ingestMs: auditor.timings.ingestMs,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nativeTransactionHash } from '@muster/bus';
 import type { Transaction } from '@muster/core';
+import { shortHash } from './shortHash.ts';
 
 /** Where the chain first failed, and why. */
 export interface ChainBreak {
@@ -34,18 +35,14 @@ export class ChainVerifier {
     }
     if (seq < expectedSeq) return { seq, message: `sequence ${seq} comes after ${expectedSeq - 1}: the log goes backwards` };
     if (previous === null) {
-      return tx.prev === null ? null : { seq, message: `transaction ${seq} is the first of the log but records prev ${short(tx.prev)}, not null` };
+      return tx.prev === null ? null : { seq, message: `transaction ${seq} is the first of the log but records prev ${shortHash(tx.prev)}, not null` };
     }
     if (tx.prev === previous.payloadHash) return null;
     const wanted = nativeTransactionHash(previous.tx);
     if (tx.prev === wanted) return null;
     return {
       seq,
-      message: `transaction ${seq} records prev ${short(tx.prev)} but transaction ${seq - 1} hashes to ${short(wanted)}: ${seq - 1} was altered, or ${seq} does not follow it`,
+      message: `transaction ${seq} records prev ${shortHash(tx.prev)} but transaction ${seq - 1} hashes to ${shortHash(wanted)}: ${seq - 1} was altered, or ${seq} does not follow it`,
     };
   }
-}
-
-function short(hash: string | null): string {
-  return hash === null ? 'null' : hash.slice(0, 12);
 }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { ConnectOptions } from '@muster/bus';
-import type { HandedWork, Helper } from './logAuditor.ts';
+import type { HandedWork, Helper } from './helper.ts';
 import { Shared } from './workerProtocol.ts';
 import type { FromWorker, ToWorker, WorkerResult } from './workerProtocol.ts';
 

@@ -1,6 +1,7 @@
 import type { ConnectOptions } from '@muster/bus';
+import type { AuditCounts } from './auditFindings.ts';
 import type { DecisionsStreamReport, Divergence, Failure } from './auditReport.ts';
-import type { HandedWork, LogAuditor } from './logAuditor.ts';
+import type { HandedWork } from './helper.ts';
 
 
 /** What the main thread of a parallel audit tells its worker. */
@@ -33,7 +34,7 @@ export const Shared = {
 
 /** The worker's share of an audit: what it re-derived and found. */
 export interface WorkerResult {
-  counts: LogAuditor['counts'];
+  counts: AuditCounts;
   failures: Failure[];
   failureCount: number;
   divergence: Divergence | null;
