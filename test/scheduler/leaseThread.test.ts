@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, ensureStreams, openLeaderLease } from '@muster/bus';
 import { resolveOptions } from '@muster/scheduler';
-import { LeaseThread } from '../../services/scheduler/src/leaseThread.ts';
+import { LeaseThread } from '@muster/scheduler/testing';
 import { startNatsServer } from '../support/natsServer.ts';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];

@@ -3,3 +3,4 @@
 export { ApiServer } from '../apiServer.ts';
 export { AppendPipeline } from '../appendPipeline.ts';
 export { InputReader } from '../inputReader.ts';
+export { LeaseThread } from '../leaseThread.ts';
