@@ -51,7 +51,9 @@ export class LogAuditor {
   readonly counts = this.findings.counts;
   /** Milliseconds spent re-deriving sessions (`decide`), inputs (`ingest`) and hashing states. */
   readonly timings = this.findings.timings;
+  /** The invariants of DESIGN.md §7, checked after every audited transaction. */
   readonly invariants = new InvariantChecker((v) => this.fail(v.seq, 'invariant', `${v.rule}: ${v.message}`));
+  /** Where the hash chain first broke, if it did. */
   chainBreak: ChainBreak | null = null;
   /** The last sequence folded. */
   lastSeq = 0;
