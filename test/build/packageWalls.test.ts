@@ -39,7 +39,7 @@ function importedPackages(file: string): string[] {
     .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
     .join('\n');
   const names = new Set<string>();
-  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'([^'.][^']*)'/gm)) {
+  for (const m of code.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'([^'.][^']*)'/gm)) {
     const spec = m[1] ?? '';
     if (spec.startsWith('node:') || BUILTINS.has(spec)) continue;
     const parts = spec.split('/');
