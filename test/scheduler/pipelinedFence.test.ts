@@ -9,7 +9,8 @@ import { readDecisionStream, readWholeLog, replay } from '../support/musterLog.t
 import { eventually } from '../support/schedulerProcess.ts';
 
 const JOBS = 600;
-const node = (id: string) => ({ id, labels: {}, capacity: { cpu: 1_000_000, memoryMb: 1_000_000, slots: 4096 }, gpus: [] });
+// 601 gangs run at once on one node, each holding a rendezvous port (DESIGN.md §15): a range wider than the default 500
+const node = (id: string) => ({ id, labels: {}, capacity: { cpu: 1_000_000, memoryMb: 1_000_000, slots: 4096 }, gpus: [], ports: { from: 20_000, to: 29_999 } });
 const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 2, resources: { cpu: 10, memoryMb: 10 } });
 
 describe('pipelined appends under a foreign write', () => {
