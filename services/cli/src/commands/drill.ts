@@ -25,7 +25,7 @@ interface DrillFlags {
  */
 export function drillCommand(): Command {
   return new Command('drill')
-    .description('run an HA drill on loopback: 3 NATS nodes, 3 scheduler replicas, simulated agents and a workload under faults (kill -9 and SIGSTOP of the leader, NATS node and standby restarts, a replica an hour fast, a full disk on a NATS node, the leader cut off from NATS, 200 ms and 5 % loss between the replicas and NATS); exit 0 only when the verdict is PASS: nothing lost, duplicated, contradicted, overcommitted or divergent, no work waited, and the cluster came to rest (SATURATED: sound, but still working through a backlog)')
+    .description('run an HA drill on loopback: 3 NATS nodes, 3 scheduler replicas, simulated agents and a workload under faults (`muster drill --faults list` names each kind and what it does); exit 0 only when the verdict is PASS: nothing lost, duplicated, contradicted, overcommitted or divergent, no work waited, and the cluster came to rest (SATURATED: sound, but still working through a backlog)')
     .option('--duration <s>', 'seconds of workload under faults (default 120)', positiveNumber)
     .option('--schedule <kind>', 'sequential (one fault at a time, recovery between) or chaotic (random faults from a seeded PRNG)', schedule)
     .option('--fault-every <s>', 'sequential: seconds of quiet between faults; chaotic: mean seconds between faults (default 8)', positiveNumber)
