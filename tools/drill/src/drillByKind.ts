@@ -1,7 +1,7 @@
 import { isDecision } from '@muster/core';
 import type { LoggedTransaction } from '@muster/core';
 import type { FaultRecord } from './drillFaultRecord.ts';
-import type { FaultKind } from './drillOptions.ts';
+import type { FaultKind } from './faults/index.ts';
 import { spread } from './drillTakeover.ts';
 import type { Spread, Takeover } from './drillTakeover.ts';
 

@@ -1,5 +1,6 @@
 import type { DrillCluster } from './drillCluster.ts';
-import type { DrillOptions, FaultKind } from './drillOptions.ts';
+import type { DrillOptions } from './drillOptions.ts';
+import type { FaultKind } from './faults/index.ts';
 import type { DrillRandom } from './drillRandom.ts';
 
 /** One fault as injected: what, on whom, when, and what the drill saw live. */

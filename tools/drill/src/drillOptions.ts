@@ -1,17 +1,6 @@
 import { nodesForRate } from './drillCapacity.ts';
-
-/** A fault the drill injects. */
-export type FaultKind = 'kill-leader' | 'pause-leader' | 'restart-nats' | 'restart-standby' | 'fast-clock' | 'full-disk' | 'partition-leader' | 'partition-nats' | 'slow-network';
-
-/** Every fault kind, in the order a sequential drill cycles through them. */
-export const ALL_FAULT_KINDS: readonly FaultKind[] = ['kill-leader', 'pause-leader', 'restart-nats', 'restart-standby', 'fast-clock', 'full-disk', 'partition-leader', 'partition-nats', 'slow-network'];
-
-/**
- * The kinds a drill injects unless told: all but `partition-nats`, which nats-server 2.9.10 fails
- * (docs/drills.md: the cut-off node's copy of a stream stays stale after the heal, serves readers,
- * and, elected later, loses acknowledged writes) and is run on demand (`--faults`).
- */
-export const FAULT_KINDS: readonly FaultKind[] = ALL_FAULT_KINDS.filter((k) => k !== 'partition-nats');
+import { ALL_FAULT_KINDS, FAULT_KINDS } from './faults/index.ts';
+import type { FaultKind } from './faults/index.ts';
 
 /** `sequential`: one fault at a time with recovery between; `chaotic`: faults at random times from a seeded PRNG. */
 export type DrillSchedule = 'sequential' | 'chaotic';

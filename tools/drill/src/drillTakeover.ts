@@ -3,11 +3,13 @@ import type { LoggedTransaction } from '@muster/core';
 import type { FaultRecord } from './drillFaultRecord.ts';
 import { overlapMs } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
+import { drillFault } from './faults/index.ts';
+import type { FaultKind } from './faults/index.ts';
 
 /** One leader fault and what followed it in the log. */
 export interface Takeover {
   fault: number;
-  kind: 'kill-leader' | 'pause-leader' | 'fast-clock' | 'partition-leader';
+  kind: FaultKind;
   /** The replica that was killed or paused. */
   from: string;
   /** The replica that made the first decision after the fault, or null if none did. */
@@ -82,20 +84,10 @@ export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTr
   return out;
 }
 
-// the leader a fault took down and when, or null when it did not hit one (a fast-clock fault kills
-// the leader so that the fast standby takes over: a takeover from that kill)
-function leaderHit(f: FaultRecord): { kind: Takeover['kind']; from: string; at: number } | null {
-  if (f.skipped !== null || f.target === null) return null;
-  switch (f.kind) {
-    case 'kill-leader':
-    case 'pause-leader':
-    case 'partition-leader':
-      return { kind: f.kind, from: f.target, at: f.at };
-    case 'fast-clock':
-      return f.fastClock !== undefined && f.fastClock.killedAt > 0 ? { kind: f.kind, from: f.fastClock.killed, at: f.fastClock.killedAt } : null;
-    default:
-      return null;
-  }
+// the leader a fault took down and when, or null when it did not hit one (its kind's module says)
+function leaderHit(f: FaultRecord): { kind: FaultKind; from: string; at: number } | null {
+  const hit = drillFault(f.kind).leaderHit?.(f) ?? null;
+  return hit === null ? null : { kind: f.kind, ...hit };
 }
 
 /** The spread of the non-null values. */

@@ -2,8 +2,10 @@
 // replica processes, simulated agents, a workload, faults, then the checks and the auditor's verdict.
 export { runDrill } from './drill.ts';
 export type { DrillHooks } from './drill.ts';
-export { ALL_FAULT_KINDS, FAULT_KINDS, drillDefaults, resolveDrillOptions } from './drillOptions.ts';
-export type { DrillOptions, DrillSchedule, FaultKind } from './drillOptions.ts';
+export { drillDefaults, resolveDrillOptions } from './drillOptions.ts';
+export type { DrillOptions, DrillSchedule } from './drillOptions.ts';
+export { ALL_FAULT_KINDS, FAULT_KINDS, faultsHelp } from './faults/index.ts';
+export type { FaultKind } from './faults/index.ts';
 export { drillFailures, drillNotes, drillTable, drillVerdict, isSaturated } from './drillReport.ts';
 export type { DrillReport, DrillVerdict, Finding } from './drillReport.ts';
 export type { DrillAuditSummary } from './drillAudit.ts';
