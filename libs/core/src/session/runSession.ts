@@ -72,6 +72,8 @@ export interface SessionOptions {
   hosts?: HostIndexCache;
   /** Timeouts and runtime limits fall due up to this time when it is earlier than `at` (written in `SessionStarted`). */
   dueBy?: number;
+  /** Whether the session uses its indices (default true; `TurnContextOptions.indices`): the same decisions either way. */
+  indices?: boolean;
 }
 
 /** What a session did, for tests and the benchmark (not written anywhere). */
@@ -294,6 +296,7 @@ class Session {
       // the index is of the state as it is now: runtime limits may have freed hosts
       const hosts = sessionIndex(this.draft, cache);
       const { index, offline } = hosts;
+      index.prune = this.options.indices ?? true;
       this.index = index;
       this.counter = new HostCounter(index, offline);
       this.planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, this.draft, policy, this.at, this.stats);

@@ -124,6 +124,7 @@ export function* turnSteps(
       const result = yield* sessionSteps(current, at, {
         term: stamp.term,
         hosts: context.hosts,
+        indices: context.indices,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });

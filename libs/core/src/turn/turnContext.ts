@@ -10,6 +10,12 @@ export interface TurnContextOptions {
    * core's own; a service may pass its platform's native SHA-256, which gives the same value.
    */
   digest?: (bytes: Uint8Array) => string;
+  /**
+   * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
+   * host could not take, roles the free room cannot hold, running gangs found through their
+   * hosts). Default on; off only to prove that they change no decision.
+   */
+  indices?: boolean;
 }
 
 /**
@@ -24,8 +30,11 @@ export class TurnContext {
   readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */
   readonly digest: (bytes: Uint8Array) => string;
+  /** Whether sessions use their indices (`TurnContextOptions.indices`). */
+  readonly indices: boolean;
 
   constructor(options: TurnContextOptions = {}) {
     this.digest = options.digest ?? ((bytes) => bytesToHex(sha256(bytes)));
+    this.indices = options.indices ?? true;
   }
 }
