@@ -125,6 +125,7 @@ export function* turnSteps(
         term: stamp.term,
         hosts: context.hosts,
         indices: context.indices,
+        pending: context.pending,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });

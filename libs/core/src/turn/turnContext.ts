@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
+import { PendingLeaves } from '../session/pendingLeaves.ts';
 
 /** How a turn context is made. */
 export interface TurnContextOptions {
@@ -26,6 +27,8 @@ export interface TurnContextOptions {
 export class TurnContext {
   /** The last session's host index, brought up to date by the next session. */
   readonly hosts = new HostIndexCache();
+  /** The pending table by leaf as the last sessions read it. */
+  readonly pending = new PendingLeaves();
   /** The buffer transactions are serialised into. */
   readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */
