@@ -17,6 +17,7 @@ import { initialState } from '../libs/core/src/state.ts';
 import { turn } from '../libs/core/src/turn/turn.ts';
 import type { TurnCommand } from '../libs/core/src/turn/turn.ts';
 import { TurnContext } from '../libs/core/src/turn/turnContext.ts';
+import { prng } from './realisticLog.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -28,15 +29,8 @@ const REPEATS = Number(process.argv[4] ?? 3);
 const DEEPEST_ON_LARGE = Number(process.env.BENCH_DEEPEST_ON_LARGE ?? 30_000);
 const HOUR = 3_600_000;
 
-let seed = 32;
-// mulberry32: a seeded generator, so every run measures the same workload
-function random(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// seeded (mulberry32), so every run measures the same workload
+const random = prng(32);
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
