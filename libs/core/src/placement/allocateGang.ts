@@ -392,7 +392,7 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
  * classes' summed free capacity (`HostClass.room`) cannot hold the role's members. With `ptile` (one plan): `firstPlan`.
  */
 function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostClass[], locality: boolean, balanced: boolean, firstPlan: number): number {
-  if (!balanced) return firstPlan;
+  if (!balanced || !index.prune) return firstPlan;
   const r = role.resources;
   const gpuLocal = locality && r.gpus > 0;
   let most = 0;

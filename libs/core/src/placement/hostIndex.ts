@@ -172,6 +172,12 @@ export class HostIndex {
    * time, when more is free than now).
    */
   memo: 'on' | 'read' | 'off' = 'on';
+  /**
+   * Whether searches may skip what the index proves cannot fit (plans whose largest bucket no host
+   * takes, roles the classes' room cannot hold) and planning may find running gangs through their
+   * hosts: on, except to prove that doing so changes no decision.
+   */
+  prune = true;
   private hostNumbers: Map<string, number> | null = null;
   /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
   deferred: Set<HostClass> | null = null;

@@ -45,6 +45,12 @@ export class HostIndexCache {
    * decision may differ, and the property tests that prove it set this.
    */
   everyLabel = false;
+  /**
+   * The labels the jobs of a frozen leaf of the pending (or elastic) table read: the same leaf
+   * object holds the same ids, whose specs do not change, so a later session reads only the
+   * leaves that changed (issue 32: a session's cost follows what changed).
+   */
+  readonly labelsByLeaf = new WeakMap<object, readonly string[]>();
 }
 
 function source(node: NodeState): HostSource {
@@ -74,7 +80,7 @@ const jobLabels = new WeakMap<JobSpec, readonly string[]>();
  * other labels are alike to every search it makes, so they share a class (a rack or hostname
  * label would otherwise make a class of every rack or host).
  */
-export function readLabels(state: State): string[] {
+export function readLabels(state: State, byLeaf: WeakMap<object, readonly string[]> | null = null): string[] {
   const names = new Set<string>();
   // every variant's, also for a running gang (a superset groups hosts finer: no decision changes)
   const add = (job: JobState): void => {
@@ -93,11 +99,20 @@ export function readLabels(state: State): string[] {
   };
   for (const table of state.elastic === undefined ? [state.pending] : [state.pending, state.elastic]) {
     for (const [shard, ids] of shardLeaves(table)) {
+      const known = byLeaf?.get(ids);
+      if (known !== undefined) {
+        for (const name of known) names.add(name);
+        continue;
+      }
       const jobs = shardLeaf(state.jobs, shard);
+      const leafNames = byLeaf !== null && Object.isFrozen(ids) ? new Set<string>() : null;
       for (const id of ids) {
         const job = leafGet(jobs, id);
-        if (job !== undefined) add(job);
+        if (job === undefined) continue;
+        add(job);
+        if (leafNames !== null) for (const name of jobLabels.get(job.spec)!) leafNames.add(name);
       }
+      if (leafNames !== null) byLeaf!.set(ids, [...leafNames]);
     }
   }
   return [...names].sort();
@@ -106,13 +121,13 @@ export function readLabels(state: State): string[] {
 /**
  * The host index for a session on `state`: the previous session's index brought up to date when
  * the cluster's shape is the same (same up nodes, same specs) and it groups hosts by every label
- * read now (`readLabels`), else a fresh one grouped by exactly those, kept in `cache`. Call
+ * read now (`readLabels`, by leaf as `cache` remembers them unless `indices` is off), else a fresh one grouped by exactly those, kept in `cache`. Call
  * `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state, its labels)`.
  */
-export function sessionIndex(state: State, cache: HostIndexCache): SessionIndex {
+export function sessionIndex(state: State, cache: HostIndexCache, indices = true): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
-  const labels = cache.everyLabel ? null : readLabels(state);
+  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByLeaf : null);
   // an index grouped by more labels than are read now still serves (classes split further than
   // needed change no decision): only a label read that it does not group by rebuilds it
   const had = c?.index.labels;

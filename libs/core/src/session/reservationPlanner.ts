@@ -4,8 +4,8 @@ import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
-import { shardGet } from '../shard.ts';
-import type { State } from '../state.ts';
+import { shardGet, shardLeaves } from '../shard.ts';
+import type { JobState, State } from '../state.ts';
 import { expectedEnd } from './runtimeLimits.ts';
 import { change, heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
@@ -266,22 +266,34 @@ export class ReservationPlanner {
     }
     const index = this.index;
     const out: Running[] = [];
-    // a gang holds something on the index only through members bound on its hosts: the jobs those
-    // hosts' nodes list are every candidate (not every job the state still keeps)
-    const ids = new Set<string>();
-    for (const id of index.ids) {
-      const node = shardGet(this.state.nodes, id);
-      if (node !== undefined) for (const jobId in node.jobs) ids.add(jobId);
-    }
-    for (const jobId of ids) {
-      const job = shardGet(this.state.jobs, jobId);
-      if (job === undefined || job.status !== 'running') continue;
+    for (const job of runningOnIndex(index, this.state)) {
       const uses = heldUses(index, job);
-      if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId, uses });
+      if (uses.length > 0) out.push({ end: expectedEnd(job, this.policy, this.at), jobId: job.spec.id, uses });
     }
     out.sort(byEnd);
     this.running = out;
     return out;
+  }
+}
+
+/**
+ * The running jobs that may hold something on the index, in no particular order: a gang holds
+ * something there only through members bound on its hosts, so the jobs those hosts' nodes list
+ * (with `index.prune` off: every job the state keeps, as before).
+ */
+function* runningOnIndex(index: HostIndex, state: State): Generator<JobState> {
+  if (!index.prune) {
+    for (const [, leaf] of shardLeaves(state.jobs)) for (const job of leaf) if (job.status === 'running') yield job;
+    return;
+  }
+  const ids = new Set<string>();
+  for (const id of index.ids) {
+    const node = shardGet(state.nodes, id);
+    if (node !== undefined) for (const jobId in node.jobs) ids.add(jobId);
+  }
+  for (const jobId of ids) {
+    const job = shardGet(state.jobs, jobId);
+    if (job !== undefined && job.status === 'running') yield job;
   }
 }
 

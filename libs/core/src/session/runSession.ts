@@ -34,6 +34,7 @@ import type { PlannedReservation } from './reservationPlanner.ts';
 import { dueLimits, limitOf, plannedRuntime } from './runtimeLimits.ts';
 import { dominantShare } from './dominantShare.ts';
 import { JobQueue } from './jobQueue.ts';
+import type { PendingLeaves } from './pendingLeaves.ts';
 import { countsDemand, fullCounts, heldCounts, largestFit, minCounts, partShape, resizedAllocations } from './elasticGangs.ts';
 import type { QueuedJob } from './jobQueue.ts';
 
@@ -73,6 +74,10 @@ export interface SessionOptions {
   hosts?: HostIndexCache;
   /** Timeouts and runtime limits fall due up to this time when it is earlier than `at` (written in `SessionStarted`). */
   dueBy?: number;
+  /** Whether the session uses its indices (default true; `TurnContextOptions.indices`): the same decisions either way. */
+  indices?: boolean;
+  /** The pending table by leaf as earlier sessions read it (a turn context's). */
+  pending?: PendingLeaves;
 }
 
 /** What a session did, for tests and the benchmark (not written anywhere). */
@@ -262,23 +267,49 @@ class Session {
     const queued: QueuedJob[] = [];
     // a job is tried at most once per session, so its record is still the base state's
     const records = new Map<string, JobState>();
+    const queue = (job: JobState): void => {
+      records.set(job.spec.id, job);
+      queued.push({ id: job.spec.id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+    };
+    // leaves whose jobs were read by an earlier session and have not changed since hold no job new
+    // since the last session: only their planned jobs are tried (none when capacity could have grown: all are)
+    const leaves = this.options.indices === false || timedOut.size > 0 ? null : this.options.pending ?? null;
     for (const [shard, pending] of shardLeaves(base.pending)) {
       const jobs = shardLeaf(base.jobs, shard);
+      const known = retryAll || leaves === null || jobs === null || jobs === undefined ? undefined : leaves.get(pending, jobs, policy !== undefined);
+      // (no job of it may be new since the last session: a record made before that session was applied is not used)
+      if (known !== undefined && known.newest <= prevSessionEpoch) {
+        this.reservedAtStart += known.reserved;
+        this.stats.notRetried += known.unplanned;
+        for (const id of known.planned) {
+          const job = leafGet(jobs, id)!;
+          if (job.notBefore === undefined || job.notBefore <= this.at) queue(job);
+        }
+        continue;
+      }
+      const learnt = { jobs: jobs as object, policy: policy !== undefined, planned: [] as string[], unplanned: 0, newest: -1, reserved: 0 };
       for (const id of pending) {
         const job = leafGet(jobs, id);
         if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
-        // a gang restarting after a member's failure (contract v1.2) waits out its backoff; the
-        // session at or after its end tries it (it is then news, like a job just pending)
-        if (job.notBefore !== undefined && job.notBefore > this.at) continue;
-        if (job.reservation !== undefined) this.reservedAtStart++;
+        if (job.reservation !== undefined) learnt.reserved++;
+        // a gang restarting after a member's failure (contract v1.2) is planned: every session
+        // looks at it, and the one at or after its backoff's end tries it (it is then news, like a
+        // job just pending)
         const planned = job.notBefore !== undefined || (policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved'));
+        if (planned) learnt.planned.push(id);
+        else {
+          learnt.unplanned++;
+          learnt.newest = Math.max(learnt.newest, job.pendingEpoch);
+        }
+        if (job.notBefore !== undefined && job.notBefore > this.at) continue;
         if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
           this.stats.notRetried++;
           continue;
         }
-        records.set(id, job);
-        queued.push({ id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+        queue(job);
       }
+      this.reservedAtStart += learnt.reserved;
+      if (leaves !== null && jobs !== null && jobs !== undefined) leaves.set(pending, learnt);
     }
     // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
     // capacity could have grown since the last session, in the order of the pending jobs
@@ -296,8 +327,9 @@ class Session {
     if (queued.length > 0) {
       const cache = this.options.hosts ?? new HostIndexCache();
       // the index is of the state as it is now: runtime limits may have freed hosts
-      const hosts = sessionIndex(this.draft, cache);
+      const hosts = sessionIndex(this.draft, cache, this.options.indices ?? true);
       const { index, offline } = hosts;
+      index.prune = this.options.indices ?? true;
       this.index = index;
       this.counter = new HostCounter(index, offline);
       this.planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, this.draft, policy, this.at, this.stats);

@@ -24,6 +24,8 @@ export type ScenarioRun = { ok: true; lines: string[]; transactions: TurnTransac
 export interface ScenarioOptions {
   /** A PolicySpec given on the command line: applied after the scenario's own policy, whose fields it replaces. */
   policy?: unknown;
+  /** Whether the run returns its transactions (default true; false: `transactions` is empty, and a long run holds less). */
+  transactions?: boolean;
 }
 
 /** Runs a parsed scenario (see `runScenarioText`). */
@@ -37,6 +39,7 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
     if (!valid.ok) return { ok: false, error: `the policy given on the command line: ${valid.error.message}` };
   }
   const sim = new Simulation();
+  sim.keepTransactions = options.transactions ?? true;
   // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
   sim.start();
   if (scenario.policy !== undefined) sim.input(subjects.policy, scenario.policy);

@@ -43,6 +43,8 @@ export class Simulation {
   /** The printed lines so far (decisions and rejections). */
   readonly lines: string[] = [];
   readonly transactions: TurnTransaction[] = [];
+  /** Whether `transactions` keeps what was written (a long what-if that only prints need not hold its whole log). */
+  keepTransactions = true;
   /** The simulated time: the stamp of the next turn. */
   now = 0;
   /** Called with every event written, in log order. */
@@ -113,7 +115,7 @@ export class Simulation {
     this.state = result.state;
     this.prev = result.lastHash;
     this.counts.transactions += result.transactions.length;
-    this.transactions.push(...result.transactions);
+    if (this.keepTransactions) this.transactions.push(...result.transactions);
     for (const { tx } of result.transactions) {
       this.counts.events += tx.events.length;
       for (const event of tx.events) {

@@ -125,6 +125,8 @@ export function* turnSteps(
       const result = yield* sessionSteps(current, at, {
         term: stamp.term,
         hosts: context.hosts,
+        indices: context.indices,
+        pending: context.pending,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });

@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
+import { PendingLeaves } from '../session/pendingLeaves.ts';
 
 /** How a turn context is made. */
 export interface TurnContextOptions {
@@ -10,6 +11,12 @@ export interface TurnContextOptions {
    * core's own; a service may pass its platform's native SHA-256, which gives the same value.
    */
   digest?: (bytes: Uint8Array) => string;
+  /**
+   * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
+   * host could not take, roles the free room cannot hold, running gangs found through their
+   * hosts). Default on; off only to prove that they change no decision.
+   */
+  indices?: boolean;
 }
 
 /**
@@ -20,12 +27,17 @@ export interface TurnContextOptions {
 export class TurnContext {
   /** The last session's host index, brought up to date by the next session. */
   readonly hosts = new HostIndexCache();
+  /** The pending table by leaf as the last sessions read it. */
+  readonly pending = new PendingLeaves();
   /** The buffer transactions are serialised into. */
   readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */
   readonly digest: (bytes: Uint8Array) => string;
+  /** Whether sessions use their indices (`TurnContextOptions.indices`). */
+  readonly indices: boolean;
 
   constructor(options: TurnContextOptions = {}) {
     this.digest = options.digest ?? ((bytes) => bytesToHex(sha256(bytes)));
+    this.indices = options.indices ?? true;
   }
 }

@@ -47,7 +47,8 @@ export function simulateCommand(): Command {
       // checked before anything is read: a policy the core would refuse is a usage error
       const valid = policy === undefined ? null : validatePolicySpec(policy);
       if (valid !== null && !valid.ok) throw new CliError(EXIT.usage, 'bad-policy', `the policy given on the command line: ${valid.error.message}`);
-      const options = policy === undefined ? {} : { policy };
+      // the command prints decisions only: the transactions written are not kept
+      const options = { transactions: false, ...(policy === undefined ? {} : { policy }) };
       let result;
       let what: string;
       if (file !== undefined) {
