@@ -217,6 +217,23 @@ describe('preemption', () => {
     expect(a.gpus).toBe(16);
   });
 
+  test('reclaim takes nothing from a queue that does not borrow on what it guarantees, though its parent borrows', () => {
+    // every queue is guaranteed 0 GPUs (and names nothing else): research borrows through vision's
+    // GPU gang; text runs a CPU-only gang, so it uses no more GPUs than it is guaranteed
+    const guaranteedNoGpus = (name: string, parent?: string): Step => queue({ name, ...(parent === undefined ? {} : { parent }), guaranteed: { gpus: 0 } });
+    const cpuJob = (id: string, q: string, cpu: number) => job(id, { tasks: 1, gpus: 0, cpu, memoryMb: 1024, queue: q, user: q });
+    const g = given([...gpuHosts(1), guaranteedNoGpus('research'), guaranteedNoGpus('vision', 'research'), guaranteedNoGpus('text', 'research'), guaranteedNoGpus('ops'),
+      submit(gpuJob('v1', 'vision', 1)), submit(cpuJob('t1', 'text', 60_000)), schedule(), advance(1000)]);
+    // o1 would fit only by stopping text's gang; o2 fits by stopping vision's, which borrows
+    const o = g.when(submit(cpuJob('o1', 'ops', 32_000))).when(submit(cpuJob('o2', 'ops', 3_500))).when(schedule());
+    const stopped = o.aborts.filter((a) => a.reason.category === 'preempted');
+    expect(stopped.map((a) => a.jobId)).toEqual(['v1']);
+    expect(stopped[0]!.reason.message).toMatch(/queue ops reclaims its guarantee from queue vision, which borrows/);
+    expect(o.commits.map((c) => c.jobId)).toEqual(['o2']);
+    expect(shardGet(o.state.jobs, 't1')!.status).toBe('running');
+    expect(shardGet(o.state.jobs, 'o1')!.status).toBe('pending');
+  });
+
   test('a queue with reclaim off is never a reclaim victim', () => {
     const o = borrowed({ preemption: { reclaim: false } }).when(submit(gpuJob('b1', 'b', 16))).when(schedule());
     expect(o.commits).toEqual([]);

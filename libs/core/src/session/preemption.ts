@@ -174,9 +174,10 @@ export class ReclaimOrder {
     const slices: RunningGang[] = [];
     for (const other of this.running.leaves()) {
       if (other === leaf || ledger.queues[other]?.preemption.reclaim === false) continue;
-      // the victim's side of the tree: its queues that are not the preemptor's
+      // the victim's side of the tree: its queues that are not the preemptor's; its own queue must
+      // borrow (a parent that borrows through a sibling lends no victims from a queue that does not)
       const side = ledger.path(other).filter((q) => !mine.has(q));
-      if (side.length === 0 || !side.some((q) => ledger.borrowing(q))) continue;
+      if (side.length === 0 || !ledger.borrowing(other)) continue;
       sides.set(other, side);
       const over = Math.max(...side.map((q) => ledger.over(q)));
       for (const g of this.running.of(other)) {
