@@ -266,6 +266,8 @@ describe('node agent on a real nats-server', () => {
       const first = await start('el-3', { stateDir });
       await publish('muster.bind.el-3', cpuOnly(bind('again', `echo "$MUSTER_MEMBER" >> "${counter}"; exec sleep 60`, [0, 1])));
       await eventually(() => first.running() === 2, 10_000, 'both members to start');
+      // both have written their line (a Stop right after the spawn could end a member before its echo)
+      await eventually(() => existsSync(counter) && readFileSync(counter, 'utf8').trim().split('\n').length === 2, 10_000, 'both members to write');
       await publish('muster.stop.el-3', { type: 'Stop', jobId: 'again', members: [1], reason: 'preempted' });
       await eventually(() => first.running() === 1, 10_000, 'member 1 to stop');
       await publish('muster.bind.el-3', cpuOnly(bind('again', `echo "$MUSTER_MEMBER" >> "${counter}"; exit 0`, [1], { session: 4 })));
