@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { needsSession, nextDeadline } from '@muster/core';
 import { explain } from '@muster/core';
-import { runSession } from '@muster/core';
+import { SESSION_LIMITS, TransactionCutter, runSession } from '@muster/core';
 import { foldTransactions, makeTransaction, stateHash } from '@muster/core';
 import { shardGet } from '@muster/core';
 import { job, node, slotNode } from '@muster/core/testing';
@@ -121,7 +121,8 @@ describe('sessions', () => {
     const steps = [register(slotNode('n1', 10_000))];
     for (let i = 0; i < 10; i++) steps.push(submit(job(`j${i}`, { tasks: 64, cpu: 1, memoryMb: 1 })));
     const g = given(steps);
-    const { parts, state } = runSession(g.cluster.state, 0, { partBytes: 20_000 });
+    const cutter = new TransactionCutter({ ...SESSION_LIMITS, bytes: 20_000 }, { at: 0, term: g.cluster.state.term });
+    const { parts, state } = runSession(g.cluster.state, 0, { cutter });
     expect(parts.length).toBeGreaterThan(3);
     for (const part of parts) {
       expect(JSON.stringify(part).length).toBeLessThanOrEqual(20_000);

@@ -33,6 +33,8 @@ export type { ReplicaStatus } from './api/replicaStatus.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
 export { turn, turnSteps } from './turn/turn.ts';
+export { SESSION_LIMITS, TransactionCutter } from './turn/transactionCutter.ts';
+export type { TransactionLimits } from './turn/transactionCutter.ts';
 export { runSteps } from './steps.ts';
 export type { Steps } from './steps.ts';
 export type { TurnCommand, TurnOptions, TurnResult, TurnStamp, TurnTransaction } from './turn/turn.ts';

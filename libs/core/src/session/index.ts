@@ -2,7 +2,7 @@
 export { needsSession, nextDeadline, nextDue, nextGuardExpiry, nextRestart } from './deadlines.ts';
 export { explain } from './explain.ts';
 export type { AlternativeLook, Explanation } from './explain.ts';
-export { runSession, sessionSteps, PART_EVENTS } from './runSession.ts';
+export { runSession, sessionSteps } from './runSession.ts';
 export type { AttemptInfo, AttemptOutcome, SessionOptions, SessionResult, SessionStats } from './runSession.ts';
 export { dominantShare } from './dominantShare.ts';
 export { runningSizeIssues } from './elasticGangs.ts';

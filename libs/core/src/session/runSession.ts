@@ -6,7 +6,7 @@ import type { JobRequest } from '../contract/types.ts';
 import type { AbortCategory, AbortReason, Allocation, AllocationResources, GangAborted, GangCommitted, GangReserved, GangResized, MemberBound, Rendezvous, ReservationCleared, SchedulerEvent } from '../events.ts';
 import { activeRequest, heldMembers, isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
-import { apply, openTransaction } from '../evolve.ts';
+import { apply } from '../evolve.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
@@ -37,16 +37,7 @@ import { JobQueue } from './jobQueue.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
 import { countsDemand, fullCounts, heldCounts, largestFit, minCounts, partShape, resizedAllocations } from './elasticGangs.ts';
 import type { QueuedJob } from './jobQueue.ts';
-
-/** A session's transactions close after the gang that brings one to this many events or more. */
-export const PART_EVENTS = 1000;
-
-/**
- * A session's transaction also closes before the gang whose events would bring its events past
- * this many bytes of JSON: under the log's message limit (1 MiB) with room for the envelope. A
- * part over the limit cannot be appended, and every leader would plan the same part again.
- */
-export const PART_BYTES = 900_000;
+import { SESSION_LIMITS, TransactionCutter } from '../turn/transactionCutter.ts';
 
 /** How one attempt ended: placed, not placed, or pended from the unsatisfiable cache. */
 export type AttemptOutcome = 'committed' | 'failed' | 'cached';
@@ -64,10 +55,8 @@ export interface AttemptInfo {
 export interface SessionOptions {
   /** Called after every attempt, in order. */
   onAttempt?: (info: AttemptInfo) => void;
-  /** Events after which a transaction closes (default PART_EVENTS). */
-  partEvents?: number;
-  /** Bytes of JSON a transaction's events stay within (default PART_BYTES; one gang's events never split). */
-  partBytes?: number;
+  /** What cuts the session's gangs into transactions and opens them (a turn's; default: one under SESSION_LIMITS, stamped with `term`). */
+  cutter?: TransactionCutter;
   /** The term the session's transactions are stamped with (default: the state's). */
   term?: number;
   /** The host index kept from the last session (a turn context's); without it, a fresh index. */
@@ -169,11 +158,7 @@ class Session {
   private readonly session: number;
   // timeouts and runtime limits fall due up to this (the stamp, or earlier: SessionStarted.dueBy when that held one back)
   private readonly dueBy: number;
-  private readonly parts: SchedulerEvent[][] = [];
-  private current: SchedulerEvent[] | null = null;
-  private readonly partEvents: number;
-  private readonly partBytes: number;
-  private currentBytes = 0;
+  private readonly cutter: TransactionCutter;
   private index!: HostIndex;
   private counter!: HostCounter;
   private planner: ReservationPlanner | null = null;
@@ -211,8 +196,7 @@ class Session {
   ) {
     this.session = base.session + 1;
     this.dueBy = options.dueBy ?? at;
-    this.partEvents = options.partEvents ?? PART_EVENTS;
-    this.partBytes = options.partBytes ?? PART_BYTES;
+    this.cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: options.term ?? base.term });
   }
 
   *run(): Steps<SchedulerEvent[][]> {
@@ -357,7 +341,7 @@ class Session {
         releaseSessionIndex(hosts, cache);
       }
     }
-    return this.parts;
+    return this.cutter.transactions;
   }
 
   private shareOf(kind: 'user' | 'queue', name: string): number {
@@ -955,24 +939,12 @@ class Session {
     this.options.onAttempt?.({ jobId, members, outcome, wrote });
   }
 
-  // One gang's events stay in one transaction; a transaction closes after the gang that brings
-  // it to `partEvents` events, or before the gang that would bring it past `partBytes`, so every
-  // transaction leaves the state consistent and can be appended.
+  // One gang's events are one unit, which the cutter keeps in one transaction (opening it on the
+  // draft first when it starts one); then they are applied.
   private emit(unit: readonly SchedulerEvent[]): void {
-    const bytes = JSON.stringify(unit).length;
-    if (this.current !== null && this.current.length > 0 && this.currentBytes + bytes > this.partBytes) this.current = null;
-    if (this.current === null) {
-      this.currentBytes = 0;
-      this.current = [];
-      this.parts.push(this.current);
-      // each part is a transaction of its own: its envelope is applied before its events
-      openTransaction(this.draft, this.base.seq + this.parts.length, { at: this.at, term: this.options.term ?? this.base.term });
-    }
+    this.cutter.add(this.draft, unit);
     for (const event of unit) apply(this.draft, event, this.w);
-    for (const event of unit) this.current.push(event);
-    this.currentBytes += bytes;
     this.stats.events += unit.length;
-    if (this.current.length >= this.partEvents) this.current = null;
   }
 }
 

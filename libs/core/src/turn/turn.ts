@@ -4,7 +4,7 @@ import type { Writer } from '../copyOnWrite.ts';
 import { makeTransaction } from '../chain.ts';
 import type { LoggedTransaction, TransactionKind } from '../envelope.ts';
 import type { SchedulerEvent } from '../events.ts';
-import { apply, openTransaction } from '../evolve.ts';
+import { apply } from '../evolve.ts';
 import { heartbeatLost, ingest } from '../ingest.ts';
 import type { Input } from '../ingest.ts';
 import { retirement } from '../retire.ts';
@@ -15,6 +15,7 @@ import type { AttemptInfo, SessionStats } from '../session/runSession.ts';
 import type { State } from '../state.ts';
 import { DEFAULT_POLICY } from '../contract/defaultPolicy.ts';
 import type { TurnContext } from './turnContext.ts';
+import { INGEST_LIMITS, SESSION_LIMITS, TransactionCutter, openNext } from './transactionCutter.ts';
 
 // The turn (DESIGN.md §1, "One turn, written once"): what a leader does with a batch of inputs,
 // facts and a stamp is this one pure function. The leader, `muster simulate`, the test harness,
@@ -22,9 +23,8 @@ import type { TurnContext } from './turnContext.ts';
 // is derived against the state its predecessors left and applied once, with the recipe replay
 // uses (`apply`), in a copy-on-write run per phase; the state returned equals folding the
 // transactions returned onto the state given (evolve's property tests and turn.test.ts prove it).
-
-/** An ingest transaction closes before the input that would bring its events past this many bytes of JSON (well under the log's message limit). */
-const MAX_INGEST_TX_BYTES = 400_000;
+// Transactions are cut, opened and numbered here alone (transactionCutter.ts): a session hands its
+// gangs to the turn's cutter one by one.
 
 /** One thing a turn does; a turn does its commands in the order given. */
 export type TurnCommand =
@@ -123,7 +123,7 @@ export function* turnSteps(
     const command = commands[i]!;
     if ('session' in command) {
       const result = yield* sessionSteps(current, at, {
-        term: stamp.term,
+        cutter: new TransactionCutter(SESSION_LIMITS, { at, term: stamp.term }),
         hosts: context.hosts,
         indices: context.indices,
         pending: context.pending,
@@ -162,7 +162,7 @@ export function* turnSteps(
 function* plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): Steps<void> {
   const open = (kind: TransactionKind): Planned => {
     const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
-    openTransaction(root, root.seq + 1, { at, term: stamp.term });
+    openNext(root, { at, term: stamp.term });
     out.push(tx);
     return tx;
   };
@@ -177,19 +177,15 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
   } else if ('start' in command) {
     if (isNewLog(root)) add(open('fact'), [{ type: 'PolicySet', policy: { ...DEFAULT_POLICY } }, { type: 'ContractSet', version: '1.2' }]);
   } else if ('inputs' in command) {
-    let tx: Planned | null = null;
-    let bytes = 0;
+    // one input's events are one unit: a transaction closes before the input that would overflow it
+    const cutter = new TransactionCutter(INGEST_LIMITS, { at, term: stamp.term });
     for (const input of command.inputs) {
       // the context's buffer and native SHA-256 fingerprint each submitted job (same value, less work)
       const events = ingest(root, input, at, context);
-      const size = JSON.stringify(events).length;
-      // one input's events stay together; a transaction closes before the input that would overflow it
-      if (tx === null || (tx.events.length > 0 && bytes + size > MAX_INGEST_TX_BYTES)) {
-        tx = open('ingest');
-        bytes = 0;
-      }
-      add(tx, events);
-      bytes += size;
+      const opened = cutter.transactions.length;
+      const tx = cutter.add(root, events);
+      if (cutter.transactions.length > opened) out.push({ kind: 'ingest', session: root.session, part: 1, parts: 1, events: tx });
+      for (const event of events) apply(root, event, w);
       yield;
     }
   } else if ('lostNodes' in command) {

@@ -9,3 +9,14 @@ export const MAX_PAYLOAD_BYTES = 1_048_576;
  * room for the headers (msg id, expected sequence, the log sequence header).
  */
 export const MAX_TRANSACTION_BYTES = 1_000_000;
+
+// The two cut thresholds below are derived from MAX_TRANSACTION_BYTES at exactly the values the
+// log was written with (400,000 and 900,000 bytes of events' JSON): a cut point is part of the
+// log's bytes and of the state between transactions (each one's envelope is applied before its
+// events), so changing either would change every golden history and every leader's decisions.
+
+/** An ingest transaction closes before the input whose events would bring its events' JSON past this many bytes (two fifths of the limit). */
+export const INGEST_TRANSACTION_BYTES = (MAX_TRANSACTION_BYTES * 2) / 5;
+
+/** A session transaction closes before the gang whose events would bring its events' JSON past this many bytes (the limit less 100,000 bytes for the envelope). */
+export const SESSION_TRANSACTION_BYTES = MAX_TRANSACTION_BYTES - 100_000;

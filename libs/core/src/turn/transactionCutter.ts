@@ -1,0 +1,65 @@
+import { openTransaction } from '../evolve.ts';
+import type { SchedulerEvent } from '../events.ts';
+import type { State } from '../state.ts';
+import { INGEST_TRANSACTION_BYTES, SESSION_TRANSACTION_BYTES } from '../wire/limits.ts';
+
+// The one place transactions are cut, opened and numbered (DESIGN.md §1): the turn's ingests and
+// a session's gangs alike arrive as units (events that must land in one transaction: one input's
+// events, a gang's debits, binds and commit, a preemption's releases with its preemptor's commit),
+// and a transaction closes before the unit that would bring its events past the byte limit, or
+// after the unit that brings it to the event limit. Every transaction leaves the state consistent
+// and can be appended.
+
+/** When a transaction closes: its events' JSON stays within `bytes` (one unit never splits), and it closes after the unit that brings it to `events` events. */
+export interface TransactionLimits {
+  bytes: number;
+  events: number;
+}
+
+/** An ingest transaction's limits: inputs until the next would overflow INGEST_TRANSACTION_BYTES. */
+export const INGEST_LIMITS: TransactionLimits = { bytes: INGEST_TRANSACTION_BYTES, events: Infinity };
+
+/** A session transaction's limits: gangs until the next would overflow SESSION_TRANSACTION_BYTES, or one brings it to 1000 events. */
+export const SESSION_LIMITS: TransactionLimits = { bytes: SESSION_TRANSACTION_BYTES, events: 1000 };
+
+/** The stamp a transaction's envelope applies to the state before its events. */
+export interface TransactionStamp {
+  at: number;
+  term: number;
+}
+
+/** Opens the transaction after `state`'s last: its sequence is the next, its stamp applied before its events. */
+export function openNext(state: State, stamp: TransactionStamp): void {
+  openTransaction(state, state.seq + 1, stamp);
+}
+
+/** Cuts a stream of units into transactions under `limits`, opening each on the state as it starts (the caller applies the events). */
+export class TransactionCutter {
+  /** The transactions cut so far, each its events in order. */
+  readonly transactions: SchedulerEvent[][] = [];
+  private current: SchedulerEvent[] | null = null;
+  private bytes = 0;
+
+  constructor(
+    private readonly limits: TransactionLimits,
+    private readonly stamp: TransactionStamp,
+  ) {}
+
+  /** Adds one unit, opening a transaction on `state` first when none is open or the unit would overflow the open one; returns the transaction it landed in. */
+  add(state: State, unit: readonly SchedulerEvent[]): SchedulerEvent[] {
+    const bytes = JSON.stringify(unit).length;
+    if (this.current !== null && this.current.length > 0 && this.bytes + bytes > this.limits.bytes) this.current = null;
+    let current = this.current;
+    if (current === null) {
+      current = [];
+      this.current = current;
+      this.bytes = 0;
+      this.transactions.push(current);
+      openNext(state, this.stamp);
+    }
+    for (const event of unit) current.push(event);
+    this.bytes += bytes;
+    if (current.length >= this.limits.events) this.current = null;
+    return current;
+  }
+}
