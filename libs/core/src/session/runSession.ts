@@ -55,10 +55,8 @@ export interface AttemptInfo {
 export interface SessionOptions {
   /** Called after every attempt, in order. */
   onAttempt?: (info: AttemptInfo) => void;
-  /** What cuts the session's gangs into transactions and opens them (a turn's; default: one under SESSION_LIMITS, stamped with `term`). */
+  /** What cuts the session's gangs into transactions and opens them (a turn's, stamped with its term; default: one under SESSION_LIMITS, stamped with the state's term). */
   cutter?: TransactionCutter;
-  /** The term the session's transactions are stamped with (default: the state's). */
-  term?: number;
   /** The host index kept from the last session (a turn context's); without it, a fresh index. */
   hosts?: HostIndexCache;
   /** Timeouts and runtime limits fall due up to this time when it is earlier than `at` (written in `SessionStarted`). */
@@ -196,7 +194,7 @@ class Session {
   ) {
     this.session = base.session + 1;
     this.dueBy = options.dueBy ?? at;
-    this.cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: options.term ?? base.term });
+    this.cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: base.term });
   }
 
   *run(): Steps<SchedulerEvent[][]> {
