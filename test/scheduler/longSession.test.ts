@@ -11,7 +11,9 @@ import { eventually, replicaStatus, spawnScheduler } from '../support/schedulerP
 // between them, so a session longer than the lease costs no takeover.
 const LEASE_MS = 200;
 const NODES = 100;
-const PENDING = 16_000;
+// enough pending jobs that a session after a completion outlasts the lease on an idle machine
+// (16,000 no longer did once sessions got faster)
+const PENDING = 32_000;
 const COMPLETIONS = 5;
 
 const node = (id: string) => ({ id, labels: {}, capacity: { cpu: 8000, memoryMb: 65_536, slots: 8 }, gpus: [] });
