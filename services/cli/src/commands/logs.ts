@@ -65,8 +65,11 @@ export function renderLine(line: OutputLine, width: number): string {
 
 // Ends a follow a little after the job has ended (its members' last lines are on their way).
 async function endWhenJobEnds(client: MusterClient, jobId: string, stop: AbortController): Promise<void> {
+  // loaded here, as the client was: `--help` loads no NATS
+  const { sleep } = await import('@muster/bus');
   while (!stop.signal.aborted) {
-    await new Promise((r) => setTimeout(r, FOLLOW_CHECK_MS));
+    await sleep(FOLLOW_CHECK_MS, stop.signal);
+    if (stop.signal.aborted) return;
     const job = await client.job(jobId).catch(() => null);
     if (job !== null && job.status !== 'pending' && job.status !== 'running') {
       setTimeout(() => stop.abort(), FOLLOW_TAIL_MS);
