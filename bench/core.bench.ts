@@ -13,15 +13,9 @@ import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { SchedulerEvent } from '@muster/core';
-import { fold } from '@muster/core';
-import { ingest } from '@muster/core';
+import { fold, ingest, initialState, runSession, shardEntriesSorted } from '@muster/core';
+import type { AttemptInfo, SchedulerEvent, SessionStats, State } from '@muster/core';
 import { HostIndexCache, freshIndexFromState } from '@muster/core/testing';
-import { runSession } from '@muster/core';
-import type { AttemptInfo, SessionStats } from '@muster/core';
-import { shardEntriesSorted } from '@muster/core';
-import type { State } from '@muster/core';
-import { initialState } from '@muster/core';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

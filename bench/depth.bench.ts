@@ -10,7 +10,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { TurnContext, initialState, shardGet, turn } from '@muster/core';
+import { TurnContext, initialState, shardGet, subjects, turn } from '@muster/core';
 import type { Input, State, TurnCommand } from '@muster/core';
 import { prng } from './realisticLog.ts';
 
@@ -46,9 +46,8 @@ class Driver {
   seq = 0;
   at = 0;
 
-  run(commands: TurnCommand[], state = this.state, context = this.context) {
-    const result = turn(context, state, this.prev, commands, { term: 1, leader: 'bench', at: this.at });
-    return result;
+  run(commands: TurnCommand[]) {
+    return turn(this.context, this.state, this.prev, commands, { term: 1, leader: 'bench', at: this.at });
   }
 
   step(commands: TurnCommand[]): void {
@@ -94,14 +93,14 @@ const CASES: readonly Case[] = ['done', 'arrival', 'node'];
 function depthCase(hosts: number, depth: number): { perJob: number; times: Record<Case, Measured> } {
   const d = new Driver();
   d.step([{ start: true }]);
-  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(`muster.in.node.${host(i).id}.register`, host(i))) }]);
+  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(subjects.nodeInput(host(i).id, 'register'), host(i))) }]);
   // the cluster full: an 8-member gang on each host
-  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input('muster.in.submit', gang(`run${i}`, 8, HOUR * (1 + Math.floor(random() * 10))))) }]);
+  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(subjects.submit, gang(`run${i}`, 8, HOUR * (1 + Math.floor(random() * 10))))) }]);
   d.step([{ session: true }]);
   const before = heapBytes();
   d.at = 1000;
   const sizes = [1, 1, 2, 4, 8, 16, 32];
-  d.step([{ inputs: Array.from({ length: depth }, (_, i) => d.input('muster.in.submit', gang(`p${i}`, sizes[Math.floor(random() * sizes.length)]!, HOUR * (1 + Math.floor(random() * 4))))) }]);
+  d.step([{ inputs: Array.from({ length: depth }, (_, i) => d.input(subjects.submit, gang(`p${i}`, sizes[Math.floor(random() * sizes.length)]!, HOUR * (1 + Math.floor(random() * 4))))) }]);
   const perJob = (heapBytes() - before) / depth;
   // every pending gang tried once
   d.at = 2000;
@@ -109,9 +108,9 @@ function depthCase(hosts: number, depth: number): { perJob: number; times: Recor
   d.at = 3000;
   const running = shardGet(d.state.jobs, 'run0')!;
   const inputs: Record<Case, Input[]> = {
-    done: [d.input(`muster.in.node.${running.members[0]!.node}.done`, { jobId: 'run0', member: 0, ok: true })],
-    arrival: [d.input('muster.in.submit', gang('new', 4, HOUR))],
-    node: [d.input(`muster.in.node.${host(hosts).id}.register`, host(hosts))],
+    done: [d.input(subjects.nodeInput(running.members[0]!.node, 'done'), { jobId: 'run0', member: 0, ok: true })],
+    arrival: [d.input(subjects.submit, gang('new', 4, HOUR))],
+    node: [d.input(subjects.nodeInput(host(hosts).id, 'register'), host(hosts))],
   };
   const times = {} as Record<Case, Measured>;
   for (const c of CASES) times[c] = measure(d, inputs[c]);
