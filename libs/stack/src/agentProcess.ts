@@ -11,8 +11,6 @@ export interface AgentProcessOptions {
   /** Simulated nodes sim-1 … sim-N (members finish after their job's runtimeMs). */
   simulate: number;
   heartbeatMs?: number;
-  /** The nodes' address (`--address`; default: the host's first non-loopback IPv4, else 127.0.0.1). */
-  address?: string;
   /** pino level (default info). */
   logLevel?: string;
   /** Output is appended here; default: `agent.log` in a new temporary folder. */
@@ -27,7 +25,6 @@ export type AgentProcess = ManagedProcess;
 export function spawnAgent(opts: AgentProcessOptions): AgentProcess {
   const args = ['--enable-source-maps', cliEntry(), 'agent', '--simulate', String(opts.simulate), '--nats', opts.urls.join(','), '--log-level', opts.logLevel ?? 'info'];
   if (opts.heartbeatMs !== undefined) args.push('--heartbeat-ms', String(opts.heartbeatMs));
-  if (opts.address !== undefined) args.push('--address', opts.address);
   const logFile = opts.logFile ?? join(newDataDir(undefined, 'muster-agent-'), 'agent.log');
   return spawnManaged({ name: `agent ×${opts.simulate}`, command: process.execPath, args, logFile, cwd: REPO_ROOT, ...(opts.env === undefined ? {} : { env: opts.env }) });
 }
