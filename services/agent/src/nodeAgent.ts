@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { memberGpuIds, parseAgentMessage } from './agentMessages.ts';
 import { DeliveryCensus } from './deliveryCensus.ts';
 import { gangFilePaths, writeGangFiles } from './gangFiles.ts';
-
 import { createInputReporter } from './inputReporter.ts';
 import type { LedgerEntry, MemberKey, MemberLedger } from './memberLedger.ts';
 import { memberEnvironment } from './memberEnvironment.ts';
