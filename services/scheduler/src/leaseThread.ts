@@ -28,6 +28,8 @@ export class LeaseThread {
   private readonly progress = new Int32Array(new SharedArrayBuffer(4));
   private readonly worker: Worker;
   private onLost: (() => void) | null = null;
+  // a lease was handed to the thread (`hold`) and not dropped since
+  private holding = false;
   private dropped: ((revision: number | null) => void) | null = null;
   // the thread failed or ended: nothing is refreshed, and nothing answers a drop
   private dead = false;
@@ -90,14 +92,16 @@ export class LeaseThread {
   /** Refreshes `won` from now on; `onLost` is called if someone else holds it at a refresh. */
   hold(won: WonLease, onLost: () => void): void {
     this.onLost = onLost;
+    this.holding = true;
     this.tick();
     this.post({ type: 'hold', term: won.term, revision: won.revision });
   }
 
-  /** Stops refreshing, after the refresh in flight; `won` gets the lease's last revision (for a release). */
+  /** Stops refreshing, after the refresh in flight; `won` gets the lease's last revision (for a release). A no-op when nothing is held. */
   async drop(won: WonLease): Promise<void> {
     this.onLost = null;
-    if (this.dead) return;
+    if (this.dead || !this.holding) return;
+    this.holding = false;
     const revision = await new Promise<number | null>((resolve) => {
       this.dropped = resolve;
       this.post({ type: 'drop' });
