@@ -108,7 +108,7 @@ export class LogAuditor {
       this.checkOther(seq, tx);
     }
     this.invariants.afterTransaction(this.state);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
+    this.compareDecisions(seq, tx);
     this.snapshotAt(seq);
   }
 
@@ -127,7 +127,7 @@ export class LogAuditor {
     if (tx.kind === 'session') this.session(seq, tx, work?.kind === 'session');
     else if (tx.kind === 'ingest' && work?.kind === 'ingest') this.state = checkIngest(seq, tx, work.groups, this.state, this.rederiver, this.timings);
     else this.foldWhole(seq, tx);
-    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
+    this.compareDecisions(seq, tx);
   }
 
   /** Ends the replay: a session still open was cut short by the end of the log; stops reading inputs. */
@@ -187,6 +187,11 @@ export class LogAuditor {
     helper?.hand(seq, payload!, handed ? { kind: 'ingest', groups } : null);
     if (handed) this.foldWhole(seq, tx);
     else this.state = checkIngest(seq, tx, groups, this.state, this.rederiver, this.timings);
+  }
+
+  // the decision messages transaction `seq` leads to, each job and node looked up in the state after it
+  private compareDecisions(seq: number, tx: Transaction): void {
+    this.deps.decisions?.fromLog(decisionMessages(seq, tx, (id) => shardGet(this.state.jobs, id), (id) => shardGet(this.state.nodes, id)));
   }
 
   private foldWhole(seq: number, tx: Transaction): void {
