@@ -14,17 +14,17 @@ export const iptables = (args: string[]): void => {
 export function partitionUnavailable(): string | null {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (iptables and a cgroup of its own)';
   if (CGROUP2 === null) return 'needs a cgroup v2 hierarchy';
-  try {
-    iptables(['-L', 'OUTPUT', '-n']);
-  } catch {
-    return 'needs iptables (apt-get install -y iptables)';
-  }
-  return null;
+  return iptablesMissing();
 }
 
 /** Why this machine cannot slow the replicas' network (not root, no iptables), or null when it can. */
 export function slowNetworkUnavailable(): string | null {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (iptables drops the lost packets)';
+  return iptablesMissing();
+}
+
+// whether iptables runs here (listing OUTPUT), the reason when it does not
+function iptablesMissing(): string | null {
   try {
     iptables(['-L', 'OUTPUT', '-n']);
   } catch {
