@@ -200,9 +200,9 @@ export class MusterClient {
    */
   async *logs(jobId: string, opts: LogsOptions = {}): AsyncGenerator<OutputLine, void, undefined> {
     checkJobId(jobId);
-    if (opts.member !== undefined && !(Number.isInteger(opts.member) && opts.member >= 0)) throw new MusterError('invalid', `member: must be a non-negative integer (got ${opts.member})`, { path: 'member' });
-    if (opts.attempt !== undefined && !(Number.isInteger(opts.attempt) && opts.attempt >= 0)) throw new MusterError('invalid', `attempt: must be a non-negative integer (got ${opts.attempt})`, { path: 'attempt' });
-    if (opts.fromSeq !== undefined && !(Number.isInteger(opts.fromSeq) && opts.fromSeq >= 1)) throw new MusterError('invalid', `fromSeq: must be a positive integer (got ${opts.fromSeq})`, { path: 'fromSeq' });
+    checkCount('member', opts.member, 0);
+    checkCount('attempt', opts.attempt, 0);
+    checkCount('fromSeq', opts.fromSeq, 1);
     const messages = readOutput(this.bus, jobId, {
       ...(opts.follow === undefined ? {} : { follow: opts.follow }),
       ...(opts.member === undefined ? {} : { member: opts.member }),
@@ -338,6 +338,12 @@ function checkJobId(jobId: string): void {
   if (!ID_PATTERN.test(jobId)) {
     throw new MusterError('invalid', `jobId: must match ${ID_PATTERN.source} (got ${JSON.stringify(jobId)})`, { path: 'jobId' });
   }
+}
+
+/** An integer option of at least `min` (0 or 1), when given; otherwise an `invalid` error naming it. */
+function checkCount(path: string, value: number | undefined, min: 0 | 1): void {
+  if (value === undefined || (Number.isInteger(value) && value >= min)) return;
+  throw new MusterError('invalid', `${path}: must be a ${min === 0 ? 'non-negative' : 'positive'} integer (got ${value})`, { path });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
