@@ -352,8 +352,13 @@ function unpend(w: Writer, state: State, shard: number, id: string): void {
 
 /** Puts a running gang with a runtime limit into the table of limited gangs (made on first use). */
 function limit(w: Writer, state: State, shard: number, id: string): void {
-  if (state.limited === undefined) state.limited = w.created(emptySharded<string>());
-  if (entry(state.limited, shard, id) === undefined) insert(w, w.writable(state, 'limited') as Sharded<string>, shard, id);
+  enlist(w, state, 'limited', shard, id);
+}
+
+/** Puts job `id` into one of the state's tables of ids, made on first use (once: it may be there already). */
+function enlist(w: Writer, state: State, key: 'limited' | 'guarded' | 'elastic' | 'restarting', shard: number, id: string): void {
+  if (state[key] === undefined) state[key] = w.created(emptySharded<string>());
+  if (entry(state[key], shard, id) === undefined) insert(w, w.writable(state, key) as Sharded<string>, shard, id);
 }
 
 /** A gang stops running: out of the tables of limited, guarded and elastic gangs (if it is there). */
@@ -365,8 +370,7 @@ function unlimit(w: Writer, state: State, shard: number, id: string): void {
 
 /** Puts a running elastic gang below its full size into the table of gangs a session may grow. */
 function elasticize(w: Writer, state: State, shard: number, id: string): void {
-  if (state.elastic === undefined) state.elastic = w.created(emptySharded<string>());
-  if (entry(state.elastic, shard, id) === undefined) insert(w, w.writable(state, 'elastic') as Sharded<string>, shard, id);
+  enlist(w, state, 'elastic', shard, id);
 }
 
 /** Whether a gang with these allocations holds fewer members than its request in force has (an elastic role not at its count). */
@@ -380,8 +384,7 @@ function belowFullSize(job: JobState, allocations: readonly Allocation[]): boole
 
 /** Puts a gang just committed under a minimum runtime before preemption into the guarded table. */
 function guard(w: Writer, state: State, shard: number, id: string): void {
-  if (state.guarded === undefined) state.guarded = w.created(emptySharded<string>());
-  if (entry(state.guarded, shard, id) === undefined) insert(w, w.writable(state, 'guarded') as Sharded<string>, shard, id);
+  enlist(w, state, 'guarded', shard, id);
 }
 
 /** A session at `at`: gangs whose guard ran out by then leave the guarded table (they may be victims now). */
@@ -701,8 +704,7 @@ function restartGang(w: Writer, state: State, event: GangRestarting): void {
   written.lastFailure = w.created(lastFailure(event.member, event.node, event));
   written.notBefore = event.notBefore;
   pend(w, state, n, event.jobId);
-  if (state.restarting === undefined) state.restarting = w.created(emptySharded<string>());
-  insert(w, w.writable(state, 'restarting') as Sharded<string>, n, event.jobId);
+  enlist(w, state, 'restarting', n, event.jobId);
 }
 
 function lastFailure(member: number, node: string, how: { exitCode?: number; signal?: string; at: number }): LastFailure {
