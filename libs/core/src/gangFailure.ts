@@ -15,7 +15,7 @@ export interface MemberExit {
  * What a job's failure policy does with a failing member (DESIGN.md §15): the first rule naming
  * its exit code, else a restart; a restart with none left is a failure. No policy: no restart.
  */
-export function failureAction(policy: FailurePolicy | undefined, exitCode: number | undefined, restarts: number): 'restart' | 'fail' | 'ignore' {
+function failureAction(policy: FailurePolicy | undefined, exitCode: number | undefined, restarts: number): 'restart' | 'fail' | 'ignore' {
   const rule = exitCode === undefined ? undefined : policy?.rules.find((r) => r.onExitCodes.includes(exitCode));
   const action = rule?.action ?? 'restart';
   return action === 'restart' && restarts >= (policy?.maxRestarts ?? 0) ? 'fail' : action;
@@ -39,10 +39,7 @@ export function gangFailure(job: JobState, exit: MemberExit, at: number): Schedu
   const own = releaseMember(job, exit.member, 'completed');
   if (own !== null) events.push(own);
   const attempt = job.attempt ?? 0;
-  const how = {
-    ...(exit.exitCode === undefined ? {} : { exitCode: exit.exitCode }),
-    ...(exit.signal === undefined ? {} : { signal: exit.signal }),
-  };
+  const how = exitOf(exit);
   if (action === 'restart') {
     const restart: GangRestarting = {
       type: 'GangRestarting', jobId: job.spec.id, at, member: exit.member, node: exit.node, ...how, attempt: attempt + 1, notBefore: at + (policy?.backoffMs ?? 0),
@@ -53,4 +50,12 @@ export function gangFailure(job: JobState, exit: MemberExit, at: number): Schedu
     events.push(failed);
   }
   return events;
+}
+
+/** The exit code and signal of a member's end, each only when given. */
+export function exitOf(exit: { exitCode?: number; signal?: string }): { exitCode?: number; signal?: string } {
+  return {
+    ...(exit.exitCode === undefined ? {} : { exitCode: exit.exitCode }),
+    ...(exit.signal === undefined ? {} : { signal: exit.signal }),
+  };
 }

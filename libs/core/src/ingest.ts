@@ -1,5 +1,5 @@
 import type { RejectionReason, SchedulerEvent, TaskCompleted } from './events.ts';
-import { gangFailure } from './gangFailure.ts';
+import { exitOf, gangFailure } from './gangFailure.ts';
 import { cancelJob, loseNode, releaseAll, releaseMember } from './lifecycle.ts';
 import { isJobIdTaken, isRetired } from './retire.ts';
 import { shardGet } from './shard.ts';
@@ -257,12 +257,4 @@ function doneBody(value: unknown): Parsed<DoneReport> {
     report.attempt = v.attempt;
   }
   return { ok: true, value: report };
-}
-
-/** The exit code and signal of a report, each only when given. */
-function exitOf(report: DoneReport): { exitCode?: number; signal?: string } {
-  return {
-    ...(report.exitCode === undefined ? {} : { exitCode: report.exitCode }),
-    ...(report.signal === undefined ? {} : { signal: report.signal }),
-  };
 }
