@@ -87,7 +87,7 @@ export function invariantViolations(state: State): string[] {
  * that node's range; each node lists, ascending and once each, exactly the ports its running
  * gangs hold (so no port is held twice on a node); only a pending job waits out a backoff.
  */
-export function rendezvousViolations(state: State): string[] {
+function rendezvousViolations(state: State): string[] {
   const out: string[] = [];
   const held = new Map<string, number[]>();
   for (const [id, job] of shardEntriesSorted(state.jobs)) {
