@@ -84,10 +84,6 @@ export class Replica {
     this.takeoverBus = deps.bus.withTimeout(Math.max(100, deps.opts.leaseMs));
   }
 
-  private leaseThread(): LeaseThread {
-    return new LeaseThread(this.deps.opts, this.log.child({ component: 'lease' }));
-  }
-
   /** The folded state (what the read API answers from). */
   get state(): State {
     return this.ledger.state;
@@ -108,7 +104,7 @@ export class Replica {
    * ready, e.g. a cluster still electing), then runs until stopped.
    */
   async start(): Promise<void> {
-    this.thread ??= this.leaseThread();
+    const thread = (this.thread ??= new LeaseThread(this.deps.opts, this.log.child({ component: 'lease' })));
     for (let attempt = 1; ; attempt++) {
       try {
         await this.rebuild();
@@ -123,8 +119,8 @@ export class Replica {
     }
     // a leader's lease is refreshed by that thread: it must be connected before this replica can lead
     this.deps.startup?.phase('connecting the lease thread');
-    if (!(await this.thread.ready)) this.log.error('the lease thread did not start: this replica\'s leases will not be refreshed');
-    this.running = this.run().catch((err: unknown) => {
+    if (!(await thread.ready)) this.log.error('the lease thread did not start: this replica\'s leases will not be refreshed');
+    this.running = this.run(thread).catch((err: unknown) => {
       this.log.fatal({ err }, 'replica loop failed');
       this.currentRole = 'stopped';
     });
@@ -233,7 +229,7 @@ export class Replica {
     this.refusal = reason;
   }
 
-  private async run(): Promise<void> {
+  private async run(thread: LeaseThread): Promise<void> {
     while (!this.stopped) {
       try {
         this.currentRole = 'standby';
@@ -243,8 +239,7 @@ export class Replica {
         this.currentRole = 'leader';
         const published = this.judged;
         this.judged = undefined;
-        this.thread ??= this.leaseThread();
-        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, this.thread, { published, recentTx: (seq) => this.recentTx(seq) });
+        this.term = new LeaderTerm(this.deps, this.ledger, won, this.keeper, thread, { published, recentTx: (seq) => this.recentTx(seq) });
         const why = await this.term.run();
         this.log.info({ why, seq: this.ledger.seq }, 'left leadership');
         // the log holds another transaction where this replica's fold ends: what it folded is not the log
