@@ -10,14 +10,14 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * 4 MB, then newer ones are dropped) and go out when writing works again. pino's own destination
  * emits the error, and a process with no listener for it dies (`muster drill`, full-disk).
  */
-export function logDestination(fd: number, report: (line: string) => void = (line) => process.stderr.write(line)): DestinationStream {
+export function logDestination(fd: number): DestinationStream {
   const dest = pino.destination({ dest: fd, sync: true, maxLength: MAX_BUFFERED_BYTES });
   let failing = false;
   dest.on('error', (err: NodeJS.ErrnoException) => {
     if (failing) return;
     failing = true;
     try {
-      report(`muster scheduler: the log stream failed (${err.code ?? err.message}): lines wait, then are dropped, until it can be written again\n`);
+      process.stderr.write(`muster scheduler: the log stream failed (${err.code ?? err.message}): lines wait, then are dropped, until it can be written again\n`);
     } catch {
       // stderr fails too: nothing left to tell
     }
