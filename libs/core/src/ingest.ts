@@ -113,9 +113,7 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
     return reject(invalid('member', `member ${report.member} of job ${job.spec.id} runs on ${member.node}, not ${nodeId}`));
   }
   if (member.done) return reject({ category: 'duplicate', path: 'member', message: `member ${report.member} of job ${job.spec.id} already finished` });
-  const completed: TaskCompleted = { type: 'TaskCompleted', inputSeq, jobId: job.spec.id, member: report.member, nodeId, ok: report.ok };
-  if (report.exitCode !== undefined) completed.exitCode = report.exitCode;
-  if (report.signal !== undefined) completed.signal = report.signal;
+  const completed: TaskCompleted = { type: 'TaskCompleted', inputSeq, jobId: job.spec.id, member: report.member, nodeId, ok: report.ok, ...exitOf(report) };
   if (report.attempt !== undefined) completed.attempt = report.attempt;
   const events: SchedulerEvent[] = [completed];
   // a gang committed under contract v1.2 (it has a rendezvous) fails as one (DESIGN.md §15)
