@@ -1,5 +1,5 @@
 /** The size class of a gang of `members` members: `1`, `2`, then powers of two (`3-4`, `5-8`, `9-16`, ...). */
-export function sizeClass(members: number): string {
+function sizeClass(members: number): string {
   if (members <= 2) return String(members);
   let top = 4;
   while (top < members) top *= 2;
