@@ -121,7 +121,8 @@ export function readLabels(state: State, byLeaf: WeakMap<object, readonly string
 /**
  * The host index for a session on `state`: the previous session's index brought up to date when
  * the cluster's shape is the same (same up nodes, same specs) and it groups hosts by every label
- * read now (`readLabels`, by leaf as `cache` remembers them unless `indices` is off), else a fresh one grouped by exactly those, kept in `cache`. Call
+ * read now (`readLabels`, by leaf as `cache` remembers them unless `indices` is off), else a fresh one grouped by exactly those, kept in `cache`; its
+ * `prune` is `indices`. Call
  * `releaseSessionIndex` when the session ends. Equal to `freshIndexFromState(state, its labels)`.
  */
 export function sessionIndex(state: State, cache: HostIndexCache, indices = true): SessionIndex {
@@ -134,11 +135,13 @@ export function sessionIndex(state: State, cache: HostIndexCache, indices = true
   const same = labels === null ? had === null : had !== null && had !== undefined && labels.every((l) => had.has(l));
   if (c !== null && same && !c.busy && refreshed(c, state)) {
     c.index.resetSession();
+    c.index.prune = indices;
     c.busy = true;
     cache.cached = c;
     return c;
   }
   const fresh = freshIndexFromState(state, labels === null ? null : new Set(labels));
+  fresh.index.prune = indices;
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
   const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };

@@ -311,7 +311,6 @@ class Session {
       // the index is of the state as it is now: runtime limits may have freed hosts
       const hosts = sessionIndex(this.draft, cache, this.options.indices ?? true);
       const { index, offline } = hosts;
-      index.prune = this.options.indices ?? true;
       this.index = index;
       this.counter = new HostCounter(index, offline);
       this.planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, this.draft, policy, this.at, this.stats);
