@@ -1,8 +1,9 @@
 import type { Bus } from './bus.ts';
 import type { StreamAck } from './jetStreamPublisher.ts';
 import { natsOf } from './natsBus.ts';
+import { subjects } from './subjects.ts';
 
-const OUTPUT_PREFIX = 'muster.out.';
+const OUTPUT_PREFIX = subjects.outputPrefix;
 
 /**
  * Stores one batch of a member's output on its `muster.out.<nodeId>.<jobId>.<member>` subject in

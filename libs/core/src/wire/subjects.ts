@@ -41,6 +41,8 @@ export const subjects = {
   bindPrefix: 'muster.bind.',
   /** The stops of one node. */
   stop: (nodeId: string): string => `muster.stop.${nodeId}`,
+  /** What every output subject starts with (MUSTER_OUTPUT's subjects). */
+  outputPrefix: 'muster.out.',
   /** One member's output lines (DESIGN.md §15): the node first, so permissions confine an agent to its own node's output. */
   output: (nodeId: string, jobId: string, member: number): string => `muster.out.${nodeId}.${jobId}.${member}`,
   /** One node's output, every job (what an agent may publish on). */
