@@ -49,7 +49,7 @@ describe('the lease bucket deleted under running replicas', () => {
     cleanups.push(() => s2.stop());
 
     await admin.deleteStream(LEASE_STREAM);
-    await eventually(async () => (await streamInfo(bus, LEASE_STREAM).catch(() => null)) !== null || null, 5_000, 'the bucket created again');
+    await eventually(async () => (await streamInfo(bus, LEASE_STREAM).catch(() => null)) !== null || null, 15_000, 'the bucket created again');
     expect(errors.some((m) => m.includes(`${LEASE_STREAM} was missing: created it again`))).toBe(true);
 
     // failover works again: the leader goes, the standby leads
