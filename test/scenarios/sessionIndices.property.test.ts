@@ -8,7 +8,8 @@ import { alternativesJob, job, node } from '@muster/core/testing';
 // skipped, roles the free room cannot hold failed at once, running gangs found through their
 // hosts) change no decision. Two drivers of the same turn, one with the indices and one without
 // (`TurnContext({ indices: false })`), given the same inputs at the same times, write the same
-// transactions, byte for byte.
+// transactions, byte for byte. A third driver asks for events only (`encode: false`, as `muster
+// simulate` and the auditor do) and must get the same events and state.
 
 type Command =
   | { kind: 'submit'; tasks: number; cpu: number; gpus: number; policy: 'pack' | 'spread' | 'same-node'; ptile: number | null; user: string; priority: number; limitMs: number; topology: 'required' | 'preferred' | null; minCount: number | null; or: number | null }
@@ -64,6 +65,7 @@ function jobSpec(id: string, c: Extract<Command, { kind: 'submit' }>): Record<st
 class Pair {
   readonly on = new TurnContext();
   readonly off = new TurnContext({ indices: false });
+  readonly events = new TurnContext();
   state: State = initialState();
   prev: string | null = null;
   at = 0;
@@ -76,6 +78,10 @@ class Pair {
     const b = turn(this.off, this.state, this.prev, commands, stamp);
     expect(a.transactions.map((t) => Buffer.from(t.payload).toString())).toEqual(b.transactions.map((t) => Buffer.from(t.payload).toString()));
     expect(a.lastHash).toBe(b.lastHash);
+    const c = turn(this.events, this.state, this.prev, commands, stamp, { encode: false });
+    expect(JSON.stringify(c.transactions.map((t) => [t.seq, t.tx.kind, t.tx.session, t.tx.part, t.tx.parts, t.tx.events]))).toBe(JSON.stringify(a.transactions.map((t) => [t.seq, t.tx.kind, t.tx.session, t.tx.part, t.tx.parts, t.tx.events])));
+    expect(c.transactions.every((t) => t.payload.length === 0 && t.hash === '')).toBe(true);
+    expect(c.state).toEqual(a.state);
     this.transactions += a.transactions.length;
     this.state = a.state;
     this.prev = a.lastHash;

@@ -23,7 +23,8 @@ export class Rederiver {
    */
   parts(seq: number, state: State, tx: Transaction, commands: TurnCommand[]): SchedulerEvent[][] | null {
     try {
-      return turn(this.context, state, tx.prev, commands, { term: tx.term, leader: tx.leader, at: tx.at }).transactions.map((t) => t.tx.events);
+      // only the events are compared: nothing is serialised or hashed
+      return turn(this.context, state, tx.prev, commands, { term: tx.term, leader: tx.leader, at: tx.at }, { encode: false }).transactions.map((t) => t.tx.events);
     } catch (err) {
       this.divergences.whole(seq, tx, `${transactionName(tx)} at ${seq} cannot be re-derived: the core threw on the state before it (${(err as Error).message}), a state no log the core wrote leads to`);
       return null;

@@ -43,7 +43,7 @@ export class Simulation {
   /** The printed lines so far (decisions and rejections). */
   readonly lines: string[] = [];
   readonly transactions: TurnTransaction[] = [];
-  /** Whether `transactions` keeps what was written (a long what-if that only prints need not hold its whole log). */
+  /** Whether `transactions` keeps what was written, serialised and chained (set before the first turn: a long what-if that only prints need not hold, serialise or hash its whole log). */
   keepTransactions = true;
   /** The simulated time: the stamp of the next turn. */
   now = 0;
@@ -111,7 +111,8 @@ export class Simulation {
 
   /** Runs one turn at the current time; prints and counts what it wrote; returns how many transactions. */
   private turn(commands: TurnCommand[]): number {
-    const result = turn(this.context, this.state, this.prev, commands, { term: 1, leader: SIMULATOR, at: this.now });
+    // a run that keeps no log needs no transaction's bytes or hash (the events are the same)
+    const result = turn(this.context, this.state, this.prev, commands, { term: 1, leader: SIMULATOR, at: this.now }, { encode: this.keepTransactions });
     this.state = result.state;
     this.prev = result.lastHash;
     this.counts.transactions += result.transactions.length;

@@ -76,10 +76,17 @@ export interface TurnResult {
   marked: State | null;
 }
 
-/** Options of one turn (observation only: nothing here changes what it decides). */
+/** Options of one turn (nothing here changes what it decides). */
 export interface TurnOptions {
   /** Called after every attempt of the session (the benchmark's timings). */
   onAttempt?: (info: AttemptInfo) => void;
+  /**
+   * Whether the transactions are serialised and hashed (default true). A caller that reads only
+   * their events (the auditor's re-derivation, a simulation that keeps no log) passes false: each
+   * transaction then has an empty payload and hash, chains to the `lastHash` given, and the
+   * result's `lastHash` is that one.
+   */
+  encode?: boolean;
 }
 
 /** A transaction's kind, session numbering and events, before it is chained and encoded. */
@@ -155,7 +162,8 @@ export function* turnSteps(
     if ('mark' in batch[batch.length - 1]!) marked = current;
     i = end;
   }
-  return { ...(yield* encode(context, state, lastHash, planned, stamp, at)), state: current, session, marked };
+  const encoded = options.encode === false ? unencoded(state, lastHash, planned, stamp, at) : yield* encode(context, state, lastHash, planned, stamp, at);
+  return { ...encoded, state: current, session, marked };
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them (in steps: one per input). */
@@ -210,6 +218,20 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
 /** Whether a log holds nothing but elections (no input ingested, no session, no policy): a new log, whose start writes the v1.1 defaults and contract v1.2. */
 function isNewLog(state: State): boolean {
   return state.policy === undefined && state.lastInputSeq === 0 && state.session === 0 && state.lastCheckpoint === null && state.nextSubmitIndex === 0;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** The planned transactions stamped after `state`'s last sequence, neither serialised nor hashed (`TurnOptions.encode` false). */
+function unencoded(state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): { transactions: TurnTransaction[]; lastHash: string | null } {
+  let seq = state.seq;
+  const transactions = planned.map((p): TurnTransaction => ({
+    seq: ++seq,
+    tx: makeTransaction(lastHash, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events),
+    payload: NO_BYTES,
+    hash: '',
+  }));
+  return { transactions, lastHash };
 }
 
 /** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
