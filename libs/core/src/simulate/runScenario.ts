@@ -26,6 +26,8 @@ export interface ScenarioOptions {
   policy?: unknown;
   /** Whether the run returns its transactions (default true; false: `transactions` is empty, and a long run holds less). */
   transactions?: boolean;
+  /** Hex SHA-256 of bytes (default: the core's own): a caller may pass its platform's native one, which gives the same values. */
+  digest?: (bytes: Uint8Array) => string;
 }
 
 /** Runs a parsed scenario (see `runScenarioText`). */
@@ -38,7 +40,7 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
     const valid = validatePolicySpec(options.policy);
     if (!valid.ok) return { ok: false, error: `the policy given on the command line: ${valid.error.message}` };
   }
-  const sim = new Simulation();
+  const sim = new Simulation(options.digest);
   sim.keepTransactions = options.transactions ?? true;
   // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
   sim.start();

@@ -2,7 +2,7 @@ import type { SchedulerEvent } from '../events.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
-import { stateHash } from '../stateHash.ts';
+import { canonicalHashWith } from '../canonical.ts';
 import { turn } from '../turn/turn.ts';
 import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
 import type { DoneStep } from './scenario.ts';
@@ -49,10 +49,15 @@ export class Simulation {
   now = 0;
   /** Called with every event written, in log order. */
   onEvent: ((event: SchedulerEvent) => void) | null = null;
-  private readonly context = new TurnContext();
+  private readonly context: TurnContext;
   private prev: string | null = null;
   private inputSeq = 0;
   private readonly counts: Counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, reserved: 0, transactions: 0, events: 0 };
+
+  /** `digest`: hex SHA-256 of bytes, for the log's hashes, job fingerprints and the Summary's state hash (default: the core's own; the same values). */
+  constructor(digest?: (bytes: Uint8Array) => string) {
+    this.context = new TurnContext(digest === undefined ? {} : { digest });
+  }
 
   /** What a new log's first leader writes: the v1.1 defaults and contract v1.2. */
   start(): void {
@@ -143,7 +148,7 @@ export class Simulation {
       jobs: byStatus,
       nodes: shardEntriesSorted(this.state.nodes).length,
       ...extra,
-      stateHash: stateHash(this.state),
+      stateHash: canonicalHashWith(this.state, this.context),
     };
   }
 }

@@ -47,8 +47,11 @@ export function simulateCommand(): Command {
       // checked before anything is read: a policy the core would refuse is a usage error
       const valid = policy === undefined ? null : validatePolicySpec(policy);
       if (valid !== null && !valid.ok) throw new CliError(EXIT.usage, 'bad-policy', `the policy given on the command line: ${valid.error.message}`);
-      // the command prints decisions only: the transactions written are not kept
-      const options = { transactions: false, ...(policy === undefined ? {} : { policy }) };
+      // the command prints decisions only: the transactions written are not kept; hashes (job
+      // fingerprints, the Summary's stateHash) by Node's SHA-256, the same values as the core's
+      const { createHash } = await import('node:crypto');
+      const digest = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+      const options = { transactions: false, digest, ...(policy === undefined ? {} : { policy }) };
       let result;
       let what: string;
       if (file !== undefined) {
