@@ -54,10 +54,12 @@ function written(value: unknown, scratch?: ByteScratch): Uint8Array {
 /**
  * The canonical bytes of a value (`canonicalBytes(value, cache)`) in chunks of about `chunkBytes`,
  * each valid until the next is asked for, so that a caller can hash a state of many megabytes a
- * slice at a time between other work. Leaves are taken from (or put into) the cache as by
- * `canonicalBytes`. The value must not change while its chunks are read: a state never does.
+ * slice at a time between other work. Given a cache, leaves are taken from (or put into) it as by
+ * `canonicalBytes`; given a scratch buffer, they are written into it and not kept (a one-off hash
+ * that holds a chunk at a time, not the state's bytes). The value must not change while its
+ * chunks are read: a state never does.
  */
-export function* canonicalChunks(value: unknown, cache: CanonicalCache, chunkBytes = 1 << 18): Generator<Uint8Array, void, undefined> {
+export function* canonicalChunks(value: unknown, cache: CanonicalCache | ByteScratch, chunkBytes = 1 << 18): Generator<Uint8Array, void, undefined> {
   const out = new ChunkBuffer(chunkBytes);
   yield* chunksOf(value, cache, 0, out);
   if (out.length > 0) yield out.take();
@@ -100,11 +102,12 @@ class ChunkBuffer {
 
 const BYTES: Uint8Array[] = Array.from({ length: 128 }, (_, b) => Uint8Array.of(b));
 
-// The traversal of `write` down to a state's leaves (taken from or put into the cache when frozen),
+// The traversal of `write` down to a state's leaves (taken from or put into a cache when frozen),
 // pushing into a chunk buffer and yielding whenever it is full.
-function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: ChunkBuffer): Generator<Uint8Array, void, undefined> {
+function* chunksOf(value: unknown, cache: CanonicalCache | ByteScratch, depth: number, out: ChunkBuffer): Generator<Uint8Array, void, undefined> {
+  const scratch = cache instanceof CanonicalCache ? cache.scratch : cache;
   if (typeof value !== 'object' || value === null || depth === LEAF_DEPTH) {
-    out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) ? leafBytes(value, cache) : written(value, cache.scratch));
+    out.push(depth === LEAF_DEPTH && Array.isArray(value) && Object.isFrozen(value) && cache instanceof CanonicalCache ? leafBytes(value, cache) : written(value, scratch));
   } else if (Array.isArray(value)) {
     out.byte(0x5b);
     for (let i = 0; i < value.length; i++) {
@@ -121,7 +124,7 @@ function* chunksOf(value: unknown, cache: CanonicalCache, depth: number, out: Ch
       if (member === undefined) continue;
       if (!first) out.byte(0x2c);
       first = false;
-      out.push(written(key, cache.scratch));
+      out.push(written(key, scratch));
       out.byte(0x3a);
       yield* chunksOf(member, cache, depth + 1, out);
     }

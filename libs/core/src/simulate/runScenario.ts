@@ -3,6 +3,7 @@ import type { TurnTransaction } from '../turn/turn.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
 import { Simulation } from './simulation.ts';
+import type { Sha256 } from './simulation.ts';
 import { runWorkload } from './runWorkload.ts';
 import { subjects } from '../wire/subjects.ts';
 
@@ -26,8 +27,8 @@ export interface ScenarioOptions {
   policy?: unknown;
   /** Whether the run returns its transactions (default true; false: `transactions` is empty, and a long run holds less). */
   transactions?: boolean;
-  /** Hex SHA-256 of bytes (default: the core's own): a caller may pass its platform's native one, which gives the same values. */
-  digest?: (bytes: Uint8Array) => string;
+  /** A SHA-256 to feed (default: the core's own): a caller may pass its platform's native one, which gives the same values. */
+  sha256?: () => Sha256;
 }
 
 /** Runs a parsed scenario (see `runScenarioText`). */
@@ -40,7 +41,7 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
     const valid = validatePolicySpec(options.policy);
     if (!valid.ok) return { ok: false, error: `the policy given on the command line: ${valid.error.message}` };
   }
-  const sim = new Simulation(options.digest);
+  const sim = new Simulation(options.sha256);
   sim.keepTransactions = options.transactions ?? true;
   // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
   sim.start();
