@@ -4,7 +4,7 @@ import { allocateGang } from '../placement/allocateGang.ts';
 import type { Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
 import type { JobState } from '../state.ts';
 import { commit, rendezvousOf } from './commitEvents.ts';
@@ -142,22 +142,13 @@ function placeNow(scope: AttemptScope, id: string, shape: GangShape, classes: re
   // hosts passed over (member 0's hosts without a rendezvous port): such a search says nothing
   // about the cluster, so it feeds no memo of failures
   const exclude: Avoid | undefined = excluded.size === 0 ? undefined : (h) => excluded.has(h);
-  let stmt: Statement | null;
-  if (exclude === undefined) stmt = allocateGang(index, id, shape, classes, stats);
-  else {
-    const memo = index.memo;
-    index.memo = 'read';
-    stmt = allocateGang(index, id, shape, classes, stats, exclude);
-    index.memo = memo;
-  }
+  let stmt = exclude === undefined ? allocateGang(index, id, shape, classes, stats) : allocateGang(index, id, shape, classes, stats, exclude, 'read');
   if (stmt === null || planner === null || !planner.violates(end, stmt.held)) return { stmt, delaying: null };
   const hosts = stmt.held.map((d) => d.host);
   stmt.discard();
   // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
-  index.memo = 'read';
   const reserved = planner.avoid(end);
-  stmt = allocateGang(index, id, shape, classes, stats, exclude === undefined || reserved === null ? reserved ?? exclude : (h, demand) => excluded.has(h) || reserved(h, demand));
-  index.memo = 'on';
+  stmt = allocateGang(index, id, shape, classes, stats, exclude === undefined || reserved === null ? reserved ?? exclude : (h, demand) => excluded.has(h) || reserved(h, demand), 'read');
   // roles sharing a host could still add up past an allowance together
   if (stmt !== null && planner.violates(end, stmt.held)) {
     stmt.discard();

@@ -4,6 +4,7 @@ import { activeRequest, heldMembers } from '../jobRequests.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
+import { mostMembers } from '../placement/hostTrees.ts';
 import type { Statement } from '../placement/statement.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
 import type { JobState } from '../state.ts';
@@ -34,7 +35,7 @@ export function grow(scope: AttemptScope, job: JobState): void {
   const index = scope.index;
   const room = fullCounts(request).map((c, i) => {
     const r = request.roles[i]!.resources;
-    return c > held[i]! && classes.some((k) => index.mostMembers(k, r, request.placement.gpuLocality && r.gpus > 0) >= 1) ? c - held[i]! : 0;
+    return c > held[i]! && classes.some((k) => mostMembers(k, r, request.placement.gpuLocality && r.gpus > 0, 'on') >= 1) ? c - held[i]! : 0;
   });
   if (room.every((n) => n === 0)) return;
   const ledger = scope.ledger;
@@ -47,9 +48,7 @@ export function grow(scope: AttemptScope, job: JobState): void {
   const avoid: Avoid = (h, demand) => !allowed(h) || (reserved !== null && reserved(h, demand));
   const placeExtra = (extra: readonly number[]): Statement | null => {
     // a search that passes hosts over says nothing about the cluster: it feeds no memo of failures
-    index.memo = 'read';
-    const stmt = allocateGang(index, id, partShape(request, extra, held), classes, scope.stats, avoid);
-    index.memo = 'on';
+    const stmt = allocateGang(index, id, partShape(request, extra, held), classes, scope.stats, avoid, 'read');
     if (stmt !== null && planner !== null && planner.violates(end, stmt.held)) {
       stmt.discard();
       return null;

@@ -1,7 +1,7 @@
 import type { AbortCategory, AbortReason, GangAborted, GangReserved, ReservationCleared } from '../events.ts';
 import { reservationCleared } from '../lifecycle.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
 import type { JobState } from '../state.ts';
 import type { PlannedReservation } from './reservationPlanner.ts';
 import { plannedRuntime } from './runtimeLimits.ts';

@@ -1,6 +1,6 @@
 import type { AbortCategory, AbortReason } from '../events.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
 import { topologyRoom } from '../placement/topologyDomains.ts';
 import type { QuotaIssue } from './queueLedger.ts';
 import type { AttemptScope } from './sessionScope.ts';

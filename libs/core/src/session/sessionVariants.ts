@@ -3,7 +3,7 @@ import type { AllocationResources } from '../events.ts';
 import { isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
 import { evalSelect } from '../select/index.ts';
 import type { SelectAst } from '../select/index.ts';
