@@ -19,6 +19,7 @@ import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
 import { NatsAdmin } from '../support/natsAdmin.ts';
+import { natsServerVersion } from '../support/natsServerVersion.ts';
 import { chain, lastHash } from './transactions.ts';
 
 /**
@@ -146,14 +147,21 @@ async function restartEmptyUnderAppends(fence: Fence): Promise<Writer> {
   return w;
 }
 
-describe('a MUSTER_LOG copy that comes back under fenced appends (nats-server 2.9.10)', () => {
+/**
+ * The wedge is nats-server 2.9.10's (the pinned version: it skips the failed message silently and
+ * its debug log names it); CI also runs these files on Debian's newest server, where the appends
+ * muster makes must catch up all the same but the old appends' outcome is that server's own.
+ */
+const PINNED = natsServerVersion().startsWith('2.9.');
+
+describe('a MUSTER_LOG copy that comes back under fenced appends', () => {
   it('catches up from a snapshot under muster\'s own appends (batches of 4, fenced by sequence alone)', async () => {
     const w = await restartEmptyUnderAppends('sequence');
     expect(await settledCopy(w)).toBe(w.log.seq);
     expect(applyFailures(w.follower)).toEqual([]);
   }, 120_000);
 
-  it('stops for good after catching up from a snapshot when every message expects the last msg id before it (muster before v1.2)', async () => {
+  it.runIf(PINNED)('stops for good after catching up from a snapshot when every message expects the last msg id before it (muster before v1.2, nats-server 2.9.10)', async () => {
     const w = await restartEmptyUnderAppends('last-msg-id');
     const copy = await settledCopy(w);
     // the copy holds the catchup and nothing after it: one message failed its last msg id, the

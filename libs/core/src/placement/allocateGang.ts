@@ -1,8 +1,13 @@
 import type { Resources } from '../resources.ts';
+import { bucketDemand } from './bucketDemand.ts';
+import type { BucketDemand, GpuPart } from './bucketDemand.ts';
+import { recordInfeasible } from './failureMemo.ts';
+import type { MemoMode } from './failureMemo.ts';
 import type { GangShape, RoleShape } from './gangShape.ts';
-import type { GpuPart } from './pickGpus.ts';
+import type { HostClass } from './hostClass.ts';
+import type { HostIndex } from './hostIndex.ts';
+import { mostMembers } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
-import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
 import { HostIterator } from './hostIterator.ts';
 import type { Plan } from './planIterator.ts';
 import { planIterator } from './planIterator.ts';
@@ -30,6 +35,7 @@ export type Avoid = (host: number, demand: BucketDemand) => boolean;
  * failed plans) when every member has a host, or null with the index exactly as it was.
  * `classes` are the host classes that pass the job's select. A placement topology (DESIGN.md §13)
  * is kept here, so every caller (a session, a reservation's plan, the empty-cluster check) keeps it.
+ * `memo` says how its searches use the session's memo of failures (`MemoMode`).
  */
 export function allocateGang(
   index: HostIndex,
@@ -38,16 +44,17 @@ export function allocateGang(
   classes: readonly HostClass[],
   counters: AllocatorCounters = allocatorCounters(),
   avoid: Avoid | null = null,
+  memo: MemoMode = 'on',
 ): Statement | null {
   const topology = shape.placement.topology;
   // a job without topology takes exactly the path it took before topology existed
   if (topology !== undefined) {
     return topology.mode === 'required'
-      ? allocateRequired(index, jobId, shape, topologyGroups(classes, topology.key).domains, counters, avoid)
-      : allocatePreferred(index, jobId, shape, classes, topologyGroups(classes, topology.key), counters, avoid);
+      ? allocateRequired(index, jobId, shape, topologyGroups(classes, topology.key).domains, counters, avoid, memo)
+      : allocatePreferred(index, jobId, shape, classes, topologyGroups(classes, topology.key), counters, avoid, memo);
   }
   const stmt = new Statement(index, jobId);
-  if (placeGang(index, stmt, shape, classes, counters, avoid, null, null)) return stmt;
+  if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;
   // never hold a partial gang: every debit of the attempt is given back
   stmt.discard();
   return null;
@@ -66,6 +73,7 @@ function placeGang(
   classes: readonly HostClass[],
   counters: AllocatorCounters,
   avoid: Avoid | null,
+  memo: MemoMode,
   limit: readonly number[] | null,
   ranks: number[] | null,
   strict = true,
@@ -76,9 +84,9 @@ function placeGang(
     // one plan per role: nothing ranks strictly before another placement
     if (limit !== null && strict) return false;
     if (ranks !== null) ranks.fill(0);
-    if (policy === 'same-node') return placeSameNode(index, stmt, shape, classes, counters, avoid);
-    if (policy === 'spread') return placeSpread(index, stmt, shape, classes, counters, avoid);
-    return shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters, avoid, Number.POSITIVE_INFINITY) >= 0);
+    if (policy === 'same-node') return placeSameNode(index, stmt, shape, classes, counters, avoid, memo);
+    if (policy === 'spread') return placeSpread(index, stmt, shape, classes, counters, avoid, memo);
+    return shape.roles.every((role) => placePackedRole(index, stmt, shape, role, classes, counters, avoid, memo, Number.POSITIVE_INFINITY) >= 0);
   }
   // lexicographic bound: while every role so far took the limit's plan, the next may take no later one
   let tight = limit !== null;
@@ -86,7 +94,7 @@ function placeGang(
   for (let i = 0; i <= last; i++) {
     // the last role must rank strictly before the limit's plan if every role before it tied
     const max = tight ? limit![i]! - (i === last && strict ? 1 : 0) : Number.POSITIVE_INFINITY;
-    const plan = placePackedRole(index, stmt, shape, shape.roles[i]!, classes, counters, avoid, max, i === 0 ? firstPlan : 0);
+    const plan = placePackedRole(index, stmt, shape, shape.roles[i]!, classes, counters, avoid, memo, max, i === 0 ? firstPlan : 0);
     if (plan < 0) return false;
     if (ranks !== null) ranks[i] = plan;
     if (tight && plan < limit![i]!) tight = false;
@@ -107,8 +115,8 @@ function placeGang(
  * placement so far stays held while others are tried, and is given back exactly when a better one
  * is found.
  */
-function allocateRequired(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): Statement | null {
-  return bestDomain(index, jobId, shape, domains, counters, avoid)?.stmt ?? null;
+function allocateRequired(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode): Statement | null {
+  return bestDomain(index, jobId, shape, domains, counters, avoid, memo)?.stmt ?? null;
 }
 
 interface DomainFit {
@@ -125,7 +133,7 @@ interface DomainCandidate {
   firstPlan: number;
 }
 
-function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null): DomainFit | null {
+function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: readonly TopologyDomain[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode): DomainFit | null {
   if (domains.length === 0) return null;
   const sums = index.classFree();
   const need = gangTotals(shape);
@@ -134,8 +142,8 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   for (let at = 0; at < domains.length; at++) {
     const domain = domains[at]!;
     if (domainShare(sums, domain.classes, need) < 1) continue;
-    const firstPlan = firstPlanBound(index, shape, domain.classes);
-    if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes)) continue;
+    const firstPlan = firstPlanBound(index, shape, domain.classes, memo);
+    if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes, memo)) continue;
     candidates.push({ domain, at, firstPlan: packed ? firstPlan : 0 });
   }
   // stable: equal bounds stay in domain order
@@ -152,7 +160,7 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
     const ranks = new Array<number>(shape.roles.length).fill(0);
     // a domain earlier in domain order than the best so far also wins a tie
     const strict = best === null || at > best.at;
-    if (!placeGang(index, stmt, shape, domain.classes, counters, avoid, best?.ranks ?? null, ranks, strict, firstPlan)) {
+    if (!placeGang(index, stmt, shape, domain.classes, counters, avoid, memo, best?.ranks ?? null, ranks, strict, firstPlan)) {
       stmt.discard();
       continue;
     }
@@ -167,14 +175,14 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
 /**
  * The least plan index the gang's first role could take on these classes under `pack` without
  * ptile (plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
- * than `HostIndex.mostMembers` allows), or -1 when no host there takes one member of it.
+ * than `mostMembers` allows), or -1 when no host there takes one member of it.
  */
-function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): number {
+function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode): number {
   const role = shape.roles[0]!;
   const locality = shape.placement.gpuLocality && role.resources.gpus > 0;
   let most = 0;
   for (const c of classes) {
-    most = Math.max(most, index.mostMembers(c, role.resources, locality));
+    most = Math.max(most, mostMembers(c, role.resources, locality, memo));
     if (most >= role.count) return 0;
   }
   return most <= 0 ? -1 : Math.ceil(role.count / most) - 1;
@@ -201,26 +209,27 @@ function allocatePreferred(
   groups: TopologyGroups,
   counters: AllocatorCounters,
   avoid: Avoid | null,
+  memo: MemoMode,
 ): Statement | null {
   const everywhere = (): Statement | null => {
     const stmt = new Statement(index, jobId);
-    if (placeGang(index, stmt, shape, classes, counters, avoid, null, null)) return stmt;
+    if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;
     stmt.discard();
     return null;
   };
   if (groups.domains.length === 0) return everywhere();
-  const best = bestDomain(index, jobId, shape, groups.domains, counters, avoid);
+  const best = bestDomain(index, jobId, shape, groups.domains, counters, avoid, memo);
   if (best !== null && best.ranks.every((r) => r === 0)) return best.stmt;
   if (groups.unlabelled.length > 0 && oneHostPossible(shape)) {
     const stmt = new Statement(index, jobId);
-    if (placeSameNode(index, stmt, shape, groups.unlabelled, counters, avoid)) {
+    if (placeSameNode(index, stmt, shape, groups.unlabelled, counters, avoid, memo)) {
       best?.stmt.discard();
       return stmt;
     }
     stmt.discard();
   }
   if (best !== null) return best.stmt;
-  return severalDomains(index, jobId, shape, groups, counters, avoid) ?? everywhere();
+  return severalDomains(index, jobId, shape, groups, counters, avoid, memo) ?? everywhere();
 }
 
 // All the gang on one host is a placement its plans allow: pack (each role's first plan, roles
@@ -242,7 +251,7 @@ interface Candidate {
 
 // The fewest domains whose free capacity could hold the gang, grown one at a time (see
 // allocatePreferred); null when none of those sets takes it (or no set could).
-function severalDomains(index: HostIndex, jobId: string, shape: GangShape, groups: TopologyGroups, counters: AllocatorCounters, avoid: Avoid | null): Statement | null {
+function severalDomains(index: HostIndex, jobId: string, shape: GangShape, groups: TopologyGroups, counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode): Statement | null {
   const sums = index.classFree();
   const need = gangTotals(shape);
   const candidates: Candidate[] = groups.domains.map((domain, order) => ({ share: domainShare(sums, domain.classes, need), domain, host: -1, order }));
@@ -260,49 +269,27 @@ function severalDomains(index: HostIndex, jobId: string, shape: GangShape, group
   // one domain was tried already; all of them is the caller's last resort
   if (fewest < 0) return null;
   const unlabelled = new Set(groups.unlabelled.map((c) => c.index));
-  const saved = index.memo;
-  try {
-    for (let k = Math.max(2, fewest); k < Math.min(candidates.length, fewest + PREFERRED_GROWTH + 1); k++) {
-      const chosen = candidates.slice(0, k);
-      const hosts = new Set<number>();
-      const set = new Set<HostClass>();
-      for (const c of chosen) {
-        if (c.domain !== null) for (const cls of c.domain.classes) set.add(cls);
-        else {
-          hosts.add(c.host);
-          set.add(index.classes[index.cls[c.host]!]!);
-        }
+  for (let k = Math.max(2, fewest); k < Math.min(candidates.length, fewest + PREFERRED_GROWTH + 1); k++) {
+    const chosen = candidates.slice(0, k);
+    const hosts = new Set<number>();
+    const set = new Set<HostClass>();
+    for (const c of chosen) {
+      if (c.domain !== null) for (const cls of c.domain.classes) set.add(cls);
+      else {
+        hosts.add(c.host);
+        set.add(index.classes[index.cls[c.host]!]!);
       }
-      const chosenClasses = [...set].sort((a, b) => a.index - b.index);
-      // hosts without the label that were not chosen are passed over; a search that passes hosts
-      // over says nothing about the cluster, so it feeds no memo of failures
-      const unchosen = (h: number): boolean => unlabelled.has(index.cls[h]!) && !hosts.has(h);
-      const skip: Avoid | null = hosts.size === 0 ? avoid : (h, d) => unchosen(h) || (avoid !== null && avoid(h, d));
-      if (hosts.size > 0 && index.memo === 'on') index.memo = 'read';
-      const stmt = new Statement(index, jobId);
-      const ok = placeGang(index, stmt, shape, chosenClasses, counters, skip, null, null);
-      index.memo = saved;
-      if (ok) return stmt;
-      stmt.discard();
     }
-  } finally {
-    index.memo = saved;
+    const chosenClasses = [...set].sort((a, b) => a.index - b.index);
+    // hosts without the label that were not chosen are passed over; a search that passes hosts
+    // over says nothing about the cluster, so it feeds no memo of failures
+    const unchosen = (h: number): boolean => unlabelled.has(index.cls[h]!) && !hosts.has(h);
+    const skip: Avoid | null = hosts.size === 0 ? avoid : (h, d) => unchosen(h) || (avoid !== null && avoid(h, d));
+    const stmt = new Statement(index, jobId);
+    if (placeGang(index, stmt, shape, chosenClasses, counters, skip, hosts.size > 0 && memo === 'on' ? 'read' : memo, null, null)) return stmt;
+    stmt.discard();
   }
   return null;
-}
-
-/** What `n` members of a role ask of one host, as one bucket. */
-export function bucketDemand(role: RoleShape, n: number, locality: boolean): BucketDemand {
-  const r = role.resources;
-  const gpus = r.gpus * n;
-  return {
-    cpu: r.cpu * n,
-    memoryMb: r.memoryMb * n,
-    slots: n,
-    gpus,
-    parts: [{ count: gpus, gpuMemoryMb: gpus > 0 ? r.gpuMemoryMb : 0 }],
-    locality: locality && gpus > 0,
-  };
 }
 
 function bucketResources(role: RoleShape, n: number): Resources {
@@ -318,9 +305,9 @@ function memberRange(first: number, n: number): number[] {
 
 // A search that found nothing on the clean cluster (nothing held, nothing skipped, no pin) proves
 // that no host of these classes takes this demand for the rest of the session.
-function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostClass[], demand: BucketDemand, skipped: number): void {
+function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostClass[], demand: BucketDemand, skipped: number, memo: MemoMode): void {
   if (stmt.mark() > 0 || skipped > 0 || stmt.pinned) return;
-  for (const c of classes) index.recordInfeasible(c, demand);
+  for (const c of classes) recordInfeasible(c, demand, memo);
 }
 
 /**
@@ -329,7 +316,7 @@ function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostC
  * fails midway reverses its own debits before the next plan. Returns the index of the plan that
  * fit (plans after `maxPlan` are not tried), or -1.
  */
-function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, maxPlan: number, firstPlan = 0): number {
+function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode, maxPlan: number, firstPlan = 0): number {
   const locality = shape.placement.gpuLocality;
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
@@ -339,7 +326,7 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
   // plans before `from` put more members on one host than any host here could take now: their
   // first (largest) bucket's search would fail before any debit, so they are not built at all
   // (on one-slot hosts every plan but the last)
-  const from = balancedFrom(index, role, classes, locality, shape.placement.ptile === undefined, firstPlan);
+  const from = balancedFrom(index, role, classes, locality, shape.placement.ptile === undefined, firstPlan, memo);
   if (from < 0) return -1;
   counters.plansSkipped += from;
   let rank = from - 1;
@@ -363,11 +350,11 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
       // since are claimed by this plan (skipped), so it yields what a fresh iterator would
       if (search === null || plan[j - 1] !== n) {
         counters.hostSearches++;
-        search = new HostIterator(index, demand, classes, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
+        search = new HostIterator(index, demand, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
       }
       const h = search.nextHost();
       if (h < 0) {
-        searchFailed(index, stmt, classes, demand, claimed.size);
+        searchFailed(index, stmt, classes, demand, claimed.size, memo);
         failedAt = j;
         break;
       }
@@ -388,10 +375,10 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
 /**
  * The first balanced plan of a packed role worth trying: at least `firstPlan`, and no plan whose
  * largest bucket ⌈count / h⌉ is more members than any host of the classes could take now
- * (`HostIndex.mostMembers`, a bound a host search never beats), nor any plan at all (-1) when the
+ * (`mostMembers`, a bound a host search never beats), nor any plan at all (-1) when the
  * classes' summed free capacity (`HostClass.room`) cannot hold the role's members. With `ptile` (one plan): `firstPlan`.
  */
-function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostClass[], locality: boolean, balanced: boolean, firstPlan: number): number {
+function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostClass[], locality: boolean, balanced: boolean, firstPlan: number, memo: MemoMode): number {
   if (!balanced || !index.prune) return firstPlan;
   const r = role.resources;
   const gpuLocal = locality && r.gpus > 0;
@@ -401,7 +388,7 @@ function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostC
   let slots = 0;
   let gpus = 0;
   for (const c of classes) {
-    most = Math.max(most, index.mostMembers(c, r, gpuLocal));
+    most = Math.max(most, mostMembers(c, r, gpuLocal, memo));
     cpu += c.room[0]!;
     mem += c.room[1]!;
     slots += c.room[2]!;
@@ -428,7 +415,7 @@ export function provablyInfeasible(plan: Plan, exact: ReadonlyMap<number, number
 }
 
 /** `spread`: every member of the gang (all roles, heaviest first) on a host of its own. */
-function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
+function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode): boolean {
   const locality = shape.placement.gpuLocality;
   const claimed = new Set<number>();
   counters.plansTried++;
@@ -437,11 +424,11 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
     // one iterator per role: after each claim the only changed host is claimed (skipped), so
     // continuing yields exactly what a fresh iterator per member would
     counters.hostSearches++;
-    const search = new HostIterator(index, demand, classes, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)));
+    const search = new HostIterator(index, demand, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)));
     for (let i = 0; i < role.count; i++) {
       const h = search.nextHost();
       if (h < 0) {
-        searchFailed(index, stmt, classes, demand, claimed.size);
+        searchFailed(index, stmt, classes, demand, claimed.size, memo);
         return false;
       }
       const gpus = pickGpus(index, h, demand.parts, demand.locality, -1)![0]!;
@@ -453,7 +440,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
 }
 
 /** `same-node`: every member of every role on one host (with gpuLocality, all GPUs in one domain). */
-function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null): boolean {
+function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode): boolean {
   const locality = shape.placement.gpuLocality;
   const parts: GpuPart[] = shape.roles.map((r) => ({ count: r.resources.gpus * r.count, gpuMemoryMb: r.resources.gpus > 0 ? r.resources.gpuMemoryMb : 0 }));
   const gpus = parts.reduce((n, p) => n + p.count, 0);
@@ -467,9 +454,9 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   };
   counters.plansTried++;
   counters.hostSearches++;
-  const h = new HostIterator(index, demand, classes, avoid === null ? undefined : (x) => avoid(x, demand)).nextHost();
+  const h = new HostIterator(index, demand, classes, memo, avoid === null ? undefined : (x) => avoid(x, demand)).nextHost();
   if (h < 0) {
-    searchFailed(index, stmt, classes, demand, 0);
+    searchFailed(index, stmt, classes, demand, 0, memo);
     return false;
   }
   const picked = gpus > 0 ? pickGpus(index, h, parts, demand.locality, -1)! : null;
@@ -482,11 +469,11 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
 // Whether, for every role after the first (`firstPlanBound` checks that one), some host of the
 // classes may take one member now: a necessary condition for a placement there, far cheaper than
 // trying one.
-function laterRolesMayFit(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
+function laterRolesMayFit(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode): boolean {
   const locality = shape.placement.gpuLocality;
   for (let i = 1; i < shape.roles.length; i++) {
     const r = shape.roles[i]!.resources;
-    if (!classes.some((c) => index.mostMembers(c, r, locality && r.gpus > 0) >= 1)) return false;
+    if (!classes.some((c) => mostMembers(c, r, locality && r.gpus > 0, memo) >= 1)) return false;
   }
   return true;
 }

@@ -1,8 +1,9 @@
 import type { MemberResources, NodeSpec } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import type { GangShape } from './gangShape.ts';
-import type { HostClass, HostSource } from './hostIndex.ts';
-import { HostIndex, hostClassKey } from './hostIndex.ts';
+import type { HostClass, HostSource } from './hostClass.ts';
+import { hostClassKey } from './hostClass.ts';
+import { HostIndex } from './hostIndex.ts';
 import { topologyGroups } from './topologyDomains.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type { MemberResources } from '../contract/types.ts';
-import type { HostClass, HostIndex } from './hostIndex.ts';
+import type { HostClass } from './hostClass.ts';
+import type { HostIndex } from './hostIndex.ts';
 
 /** Why one host cannot take one member now (DESIGN.md §4 `reason.hosts` keys). */
 export type HostReason =

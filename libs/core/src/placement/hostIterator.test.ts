@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { NodeSpec } from '../contract/types.ts';
-import { bucketDemand } from './allocateGang.ts';
+import { bucketDemand } from './bucketDemand.ts';
+import { knownInfeasible, recordInfeasible } from './failureMemo.ts';
 import { gangShape } from './gangShape.ts';
-import type { HostSource } from './hostIndex.ts';
+import type { HostSource } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
 import { HostIterator } from './hostIterator.ts';
 
@@ -26,7 +27,7 @@ const role = gangShape({
 }).roles[0]!;
 
 function ranked(index: HostIndex, members: number, skip: (h: number) => boolean = () => false): string[] {
-  return [...new HostIterator(index, bucketDemand(role, members, false), index.classes, skip)].map((h) => index.ids[h]!);
+  return [...new HostIterator(index, bucketDemand(role, members, false), index.classes, 'on', skip)].map((h) => index.ids[h]!);
 }
 
 describe('HostIterator', () => {
@@ -44,7 +45,7 @@ describe('HostIterator', () => {
 
   test('claimed hosts are skipped; exhaustion is -1 and stays so', () => {
     const index = new HostIndex([host(spec('a', 8000)), host(spec('b', 8000))]);
-    const it = new HostIterator(index, bucketDemand(role, 1, false), index.classes, (h) => index.ids[h] === 'a');
+    const it = new HostIterator(index, bucketDemand(role, 1, false), index.classes, 'on', (h) => index.ids[h] === 'a');
     expect(index.ids[it.nextHost()]).toBe('b');
     expect(it.nextHost()).toBe(-1);
     expect(it.nextHost()).toBe(-1);
@@ -73,8 +74,20 @@ describe('HostIterator', () => {
     const index = new HostIndex([host(spec('a', 2000))]);
     const c = index.classes[0]!;
     expect(ranked(index, 3)).toEqual([]);
-    index.recordInfeasible(c, bucketDemand(role, 3, false));
-    expect(index.knownInfeasible(c, bucketDemand(role, 4, false))).toBe(true);
-    expect(index.knownInfeasible(c, bucketDemand(role, 2, false))).toBe(false);
+    recordInfeasible(c, bucketDemand(role, 3, false), 'on');
+    expect(knownInfeasible(c, bucketDemand(role, 4, false), 'on')).toBe(true);
+    expect(knownInfeasible(c, bucketDemand(role, 2, false), 'on')).toBe(false);
+  });
+
+  test('the memo of failures is fed only in mode on, and read in every mode but off', () => {
+    // 2000 of 8000 CPU free: 3 members fail now, though an empty host would take them
+    const index = new HostIndex([host(spec('a', 8000), 6000)]);
+    const c = index.classes[0]!;
+    expect(ranked(index, 3)).toEqual([]);
+    recordInfeasible(c, bucketDemand(role, 3, false), 'read');
+    expect(knownInfeasible(c, bucketDemand(role, 4, false), 'on')).toBe(false);
+    recordInfeasible(c, bucketDemand(role, 3, false), 'on');
+    expect(knownInfeasible(c, bucketDemand(role, 4, false), 'read')).toBe(true);
+    expect(knownInfeasible(c, bucketDemand(role, 4, false), 'off')).toBe(false);
   });
 });

@@ -1,5 +1,9 @@
-import { levelOf, RATIOS } from './hostIndex.ts';
-import type { BucketDemand, HostClass, HostIndex } from './hostIndex.ts';
+import { knownInfeasible } from './failureMemo.ts';
+import { levelOf, RATIOS } from './hostTrees.ts';
+import type { BucketDemand } from './bucketDemand.ts';
+import type { HostClass } from './hostClass.ts';
+import type { HostIndex } from './hostIndex.ts';
+import type { MemoMode } from './failureMemo.ts';
 
 /** Pins a host to a compact NVLink domain index (or -1) for this bucket under gpuLocality. */
 export type DomainPin = (host: number) => number;
@@ -33,6 +37,7 @@ export class HostIterator implements IterableIterator<number> {
     private readonly index: HostIndex,
     private readonly demand: BucketDemand,
     classes: readonly HostClass[],
+    memo: MemoMode,
     private readonly skip: (host: number) => boolean = () => false,
     private readonly pin: DomainPin = NO_PIN,
   ) {
@@ -40,7 +45,7 @@ export class HostIterator implements IterableIterator<number> {
     // classes whose tree root cannot hold the bucket are left out before anything is sized for them
     // (on a busy cluster most are: a search there then costs no more than these checks)
     for (const c of classes) {
-      if (c.hosts.length === 0 || !this.mayHold(c, 1) || index.knownInfeasible(c, demand)) continue;
+      if (c.hosts.length === 0 || !this.mayHold(c, 1) || knownInfeasible(c, demand, memo)) continue;
       this.slots.push(c);
     }
     const n = this.slots.length;

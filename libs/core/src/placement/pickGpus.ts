@@ -1,9 +1,17 @@
-import type { HostIndex } from './hostIndex.ts';
+import type { GpuPart } from './bucketDemand.ts';
+import type { HostClass } from './hostClass.ts';
 
-/** GPU devices one role asks of a host in one bucket: how many, and the least memory of each. */
-export interface GpuPart {
-  count: number;
-  gpuMemoryMb: number;
+/** What choosing devices reads of the hosts (a `HostIndex`): each host's class and its free devices, per device and per NVLink domain. */
+export interface HostDevices {
+  readonly classes: readonly HostClass[];
+  readonly cls: Int32Array;
+  readonly freeGpu: Int32Array;
+  /** Per host, its devices' free flags (1 = free) start here in `gpuFree`. */
+  readonly gpuBase: Int32Array;
+  readonly gpuFree: Uint8Array;
+  /** Per host, its domains' free device counts start here in `domFree`. */
+  readonly domBase: Int32Array;
+  readonly domFree: Int32Array;
 }
 
 /**
@@ -16,7 +24,7 @@ export interface GpuPart {
  * has room for `reserve` more devices (what later roles of the gang may add on this host, which
  * must then come from the same domain) goes before one that does not.
  */
-export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[], locality: boolean, pin: number, reserve = 0): number[][] | null {
+export function pickGpus(index: HostDevices, h: number, parts: readonly GpuPart[], locality: boolean, pin: number, reserve = 0): number[][] | null {
   let total = 0;
   for (const p of parts) total += p.count;
   if (total === 0) return parts.map(() => []);
@@ -42,12 +50,12 @@ export function pickGpus(index: HostIndex, h: number, parts: readonly GpuPart[],
 }
 
 /** The compact NVLink domain index of a device index on host `h`'s class. */
-export function deviceDomain(index: HostIndex, h: number, device: number): number {
+export function deviceDomain(index: HostDevices, h: number, device: number): number {
   return index.classes[index.cls[h]!]!.gpuDom[device]!;
 }
 
 // Greedy, strictest memory need first, within one domain (or anywhere when domain < 0).
-function pickIn(index: HostIndex, h: number, parts: readonly GpuPart[], domain: number): number[][] | null {
+function pickIn(index: HostDevices, h: number, parts: readonly GpuPart[], domain: number): number[][] | null {
   const c = index.classes[index.cls[h]!]!;
   const base = index.gpuBase[h]!;
   const order = parts.map((_, i) => i).sort((a, b) => parts[b]!.gpuMemoryMb - parts[a]!.gpuMemoryMb || a - b);

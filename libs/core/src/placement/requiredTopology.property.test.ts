@@ -4,7 +4,7 @@ import type { NodeSpec, PlacementSpec, RoleSpec } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import { gangShape } from './gangShape.ts';
 import type { GangShape } from './gangShape.ts';
-import type { HostSource } from './hostIndex.ts';
+import type { HostSource } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
 import type { Statement } from './statement.ts';
 import { topologyGroups } from './topologyDomains.ts';

@@ -4,7 +4,7 @@ import { selectLabels } from '../select/selectLabels.ts';
 import { leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
-import type { HostSource } from './hostIndex.ts';
+import type { HostSource } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
 
 /** A host index for a session, and how many nodes are lost or drained (they take no members). */

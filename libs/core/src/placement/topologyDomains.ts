@@ -1,7 +1,8 @@
 import type { TopologySpec } from '../contract/types.ts';
 import type { GangShape } from './gangShape.ts';
 import { HostCounter } from './hostCounter.ts';
-import type { HostClass, HostIndex } from './hostIndex.ts';
+import type { HostClass } from './hostClass.ts';
+import type { HostIndex } from './hostIndex.ts';
 
 /** The hosts of one topology domain: every candidate class whose label `key` has this value. */
 export interface TopologyDomain {

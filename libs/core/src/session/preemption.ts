@@ -3,7 +3,8 @@ import type { Avoid, AllocatorCounters } from '../placement/allocateGang.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import { activeRequest, isElastic } from '../jobRequests.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
+import type { HostIndex } from '../placement/hostIndex.ts';
 import { shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { change, heldUses } from './hostUses.ts';
@@ -283,42 +284,35 @@ export function chooseVictims(
     freeTo(k);
     return fitsNow(p, ledger, index, counters);
   };
-  const saved = index.memo;
-  // more is free than the session's memo of failures knew
-  index.memo = 'off';
-  try {
-    // most attempts that get this far still do not fit with every candidate stopped: one
-    // placement with all of them freed says so before any search for the shortest prefix
-    if (!fitsWith(list.length)) {
-      freeTo(0);
-      return null;
-    }
-    let lo = Math.max(0, from - 1);
-    let hi = Math.max(1, from);
-    while (hi < list.length && !fitsWith(hi)) {
-      lo = hi;
-      hi = Math.min(list.length, hi * 2);
-    }
-    // the shortest prefix that fits lies in (lo, hi]
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (fitsWith(mid)) hi = mid;
-      else lo = mid;
-    }
-    freeTo(hi);
-    const taken = list.slice(0, hi);
-    // spare, last first, every victim the preemptor does not need; never a slice (an elastic gang
-    // gives up its newest members; a core spared leaves its gang shrunk)
-    for (let i = taken.length - 2; i >= 0; i--) {
-      if (taken[i]!.gang.slice !== null) continue;
-      release(taken[i]!.gang, -1);
-      if (fitsNow(p, ledger, index, counters)) taken.splice(i, 1);
-      else release(taken[i]!.gang, 1);
-    }
-    return { gangs: taken };
-  } finally {
-    index.memo = saved;
+  // most attempts that get this far still do not fit with every candidate stopped: one
+  // placement with all of them freed says so before any search for the shortest prefix
+  if (!fitsWith(list.length)) {
+    freeTo(0);
+    return null;
   }
+  let lo = Math.max(0, from - 1);
+  let hi = Math.max(1, from);
+  while (hi < list.length && !fitsWith(hi)) {
+    lo = hi;
+    hi = Math.min(list.length, hi * 2);
+  }
+  // the shortest prefix that fits lies in (lo, hi]
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fitsWith(mid)) hi = mid;
+    else lo = mid;
+  }
+  freeTo(hi);
+  const taken = list.slice(0, hi);
+  // spare, last first, every victim the preemptor does not need; never a slice (an elastic gang
+  // gives up its newest members; a core spared leaves its gang shrunk)
+  for (let i = taken.length - 2; i >= 0; i--) {
+    if (taken[i]!.gang.slice !== null) continue;
+    release(taken[i]!.gang, -1);
+    if (fitsNow(p, ledger, index, counters)) taken.splice(i, 1);
+    else release(taken[i]!.gang, 1);
+  }
+  return { gangs: taken };
 }
 
 /** Undoes `chooseVictims`: the victims hold again on the index and in the ledger what they held (their stops are not made after all). */
@@ -371,10 +365,11 @@ function anyHostGains(p: Preemptor, index: HostIndex, list: readonly Candidate[]
   return false;
 }
 
-// The preemptor's queues admit it and a placement exists, as the index and ledger are now.
+// The preemptor's queues admit it and a placement exists, as the index and ledger are now (more
+// is free than the session's memo of failures knew: the search neither reads nor feeds it).
 function fitsNow(p: Preemptor, ledger: QueueLedger, index: HostIndex, counters: AllocatorCounters): boolean {
   if (ledger.quotaIssue(p.leaf, p.request) !== null) return false;
-  const stmt = allocateGang(index, p.job.spec.id, p.shape, p.classes, counters, p.avoid);
+  const stmt = allocateGang(index, p.job.spec.id, p.shape, p.classes, counters, p.avoid, 'off');
   if (stmt === null) return false;
   stmt.discard();
   return true;

@@ -2,7 +2,8 @@ import type { Policy } from '../contract/types.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
-import type { HostClass, HostIndex } from '../placement/hostIndex.ts';
+import type { HostClass } from '../placement/hostClass.ts';
+import type { HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
 import { shardGet, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
@@ -83,8 +84,6 @@ export class ReservationPlanner {
   plan(jobId: string, shape: GangShape, classes: readonly HostClass[], runtime: number): PlannedReservation | null {
     const index = this.index;
     const running = this.runningGangs();
-    const saved = index.memo;
-    index.memo = 'off';
     const credited: HostUse[] = [];
     try {
       const times = this.candidateTimes(running, shape, classes);
@@ -96,7 +95,8 @@ export class ReservationPlanner {
         credited.push(...ended);
         const holds = this.holdsOver(t, t + runtime);
         change(index, holds, -1);
-        const stmt = allocateGang(index, jobId, shape, classes, this.counters);
+        // a plan for a later time, when more is free than now: the memo of failures says nothing of it
+        const stmt = allocateGang(index, jobId, shape, classes, this.counters, null, 'off');
         let planned: PlannedReservation | null = null;
         if (stmt !== null) {
           planned = this.reservationOf(jobId, t, t + runtime, stmt.held);
@@ -108,7 +108,6 @@ export class ReservationPlanner {
       return null;
     } finally {
       change(index, credited, -1);
-      index.memo = saved;
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Decision, GangAborted, GangCommitted, GangResized, SchedulerEvent } from '../events.ts';
 import { isDecision } from '../events.ts';
 import type { Input } from '../ingest.ts';
-import type { SessionStats } from '../session/runSession.ts';
+import type { SessionStats } from '../session/sessionStats.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';

@@ -1,0 +1,103 @@
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import type { JobState, State } from '../state.ts';
+import { nextGuardExpiry } from './deadlines.ts';
+import type { QueuedJob } from './jobQueue.ts';
+import type { PendingLeaves } from './pendingLeaves.ts';
+import type { SessionStart } from './sessionStart.ts';
+
+/** What the choice of jobs reads: the state the session began on, its stamp, what its deadlines did, and the pending table as earlier sessions read it. */
+export interface JobChoiceInput {
+  state: State;
+  at: number;
+  start: SessionStart;
+  /** The pending table by leaf (a turn context's), or null to read every leaf. */
+  pending: PendingLeaves | null;
+}
+
+/** The jobs a session tries, in no order yet, with their records and what was counted on the way. */
+export interface JobChoice {
+  queued: QueuedJob[];
+  /** Each queued job's record in the state the session began on (a job is tried at most once per session). */
+  records: Map<string, JobState>;
+  /** Pending jobs reserved when the session began (a job held back waits behind them). */
+  reservedAtStart: number;
+  /** Pending jobs not tried: nothing they could use changed since their last attempt. */
+  notRetried: number;
+}
+
+/**
+ * Step 3 of a session, which jobs to try (Nomad's blocked evaluations): those pending since the
+ * last session, or all of them when capacity could have grown since (a release, a node joining, a
+ * runtime limit just now, a new policy); under a policy also every reserved job and every job held
+ * back by a reservation, since the reservations of this session are planned anew (a gang whose
+ * guard against preemption ran out may now be stopped for a job that waits). When capacity could
+ * have grown, running elastic gangs below their full size take their turn to grow too.
+ */
+export function chooseJobs({ state: base, at, start, pending: table }: JobChoiceInput): JobChoice {
+  const { timedOut, stopped, reservationFreed } = start;
+  const prevSessionEpoch = base.sessionEpoch;
+  const guardExpired = (nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= at;
+  const retryAll = base.freeEpoch > prevSessionEpoch || stopped.size > 0 || reservationFreed || guardExpired;
+  const policy = base.policy;
+  const queued: QueuedJob[] = [];
+  const records = new Map<string, JobState>();
+  let reservedAtStart = 0;
+  let notRetried = 0;
+  const queue = (job: JobState): void => {
+    records.set(job.spec.id, job);
+    queued.push({ id: job.spec.id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+  };
+  // leaves whose jobs were read by an earlier session and have not changed since hold no job new
+  // since the last session: only their planned jobs are tried (none when capacity could have grown: all are)
+  const leaves = timedOut.size > 0 ? null : table;
+  for (const [shard, pending] of shardLeaves(base.pending)) {
+    const jobs = shardLeaf(base.jobs, shard);
+    const known = retryAll || leaves === null || jobs === null || jobs === undefined ? undefined : leaves.get(pending, jobs, policy !== undefined);
+    // (no job of it may be new since the last session: a record made before that session was applied is not used)
+    if (known !== undefined && known.newest <= prevSessionEpoch) {
+      reservedAtStart += known.reserved;
+      notRetried += known.unplanned;
+      for (const id of known.planned) {
+        const job = leafGet(jobs, id)!;
+        if (job.notBefore === undefined || job.notBefore <= at) queue(job);
+      }
+      continue;
+    }
+    const learnt = { jobs: jobs as object, policy: policy !== undefined, planned: [] as string[], unplanned: 0, newest: -1, reserved: 0 };
+    for (const id of pending) {
+      const job = leafGet(jobs, id);
+      if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
+      if (job.reservation !== undefined) learnt.reserved++;
+      // a gang restarting after a member's failure (contract v1.2) is planned: every session
+      // looks at it, and the one at or after its backoff's end tries it (it is then news, like a
+      // job just pending)
+      const planned = job.notBefore !== undefined || (policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved'));
+      if (planned) learnt.planned.push(id);
+      else {
+        learnt.unplanned++;
+        learnt.newest = Math.max(learnt.newest, job.pendingEpoch);
+      }
+      if (job.notBefore !== undefined && job.notBefore > at) continue;
+      if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
+        notRetried++;
+        continue;
+      }
+      queue(job);
+    }
+    reservedAtStart += learnt.reserved;
+    if (leaves !== null && jobs !== null && jobs !== undefined) leaves.set(pending, learnt);
+  }
+  // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
+  // capacity could have grown since the last session, in the order of the pending jobs
+  if (retryAll && base.elastic !== undefined) {
+    for (const [shard, ids] of shardLeaves(base.elastic)) {
+      const jobs = shardLeaf(base.jobs, shard);
+      for (const id of ids) {
+        const job = leafGet(jobs, id);
+        if (job === undefined || job.status !== 'running' || stopped.has(id)) continue;
+        queue(job);
+      }
+    }
+  }
+  return { queued, records, reservedAtStart, notRetried };
+}
