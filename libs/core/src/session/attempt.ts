@@ -1,8 +1,9 @@
 import type { AbortCategory, AbortReason } from '../events.ts';
-import { isElastic } from '../jobRequests.ts';
+import { isElastic, jobRequests } from '../jobRequests.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
+import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
@@ -31,6 +32,7 @@ const NO_HOSTS: ReadonlySet<number> = new Set();
  */
 export function attempt(scope: AttemptScope, job: JobState): void {
   scope.stats.attempted++;
+  if (unchangedMiss(scope, job)) return;
   const variants = variantsOf(scope, job);
   const leaf = scope.ledger?.leafOf(job.spec) ?? '';
   // the variants in order, without stopping anyone: the first that fits commits (DESIGN.md §13)
@@ -50,6 +52,29 @@ export function attempt(scope: AttemptScope, job: JobState): void {
     }
   }
   fail(scope, job, variants, misses);
+}
+
+/**
+ * Issue 32 (a session's cost follows what changed): an attempt known to write nothing and to change
+ * nothing later jobs see, done without building its variant. That is a job of one plain request
+ * (no alternatives, not elastic), without queues defined (no quota, no preemption), holding no
+ * reservation, whose request an identical one already failed this session with the category the
+ * job's recorded pend reason has: the attempt would be served from the session's cache, pend with
+ * that category (nothing written), reserve nothing (not short of resources, no reservation left to
+ * give, or behind the reserved job the cache names) and clear nothing. Off with the indices.
+ */
+function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
+  const recorded = job.pendReason?.category;
+  if (recorded === undefined || scope.ledger !== null || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
+  const hit = scope.unsatisfiable.get(cacheKeyOf(job, job.fingerprint));
+  if (hit === undefined || hit.category !== recorded) return false;
+  const request = jobRequests(job.spec)[0]!;
+  if (isElastic(request)) return false;
+  const planner = scope.planner;
+  if (recorded === 'insufficient-resources' && planner !== null && planner.room > 0 && !planner.reserves(hit.jobId)) return false;
+  scope.stats.cacheHits++;
+  if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(request).size, 'cached', false);
+  return true;
 }
 
 /** Tries one request of a job: null when it committed, otherwise how it missed (nothing of it is left held). */
