@@ -1,5 +1,5 @@
 import type { AbortCategory, AbortReason } from '../events.ts';
-import { isElastic, jobRequests } from '../jobRequests.ts';
+import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
@@ -66,7 +66,7 @@ export function attempt(scope: AttemptScope, job: JobState): void {
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
   const recorded = job.pendReason?.category;
   if (recorded === undefined || scope.ledger !== null || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
-  const hit = scope.unsatisfiable.get(cacheKeyOf(job, job.fingerprint));
+  const hit = scope.unsatisfiable.get(cacheKeyOf(job, requestFingerprint(job, 0)));
   if (hit === undefined || hit.category !== recorded) return false;
   const request = jobRequests(job.spec)[0]!;
   if (isElastic(request)) return false;
