@@ -26,6 +26,8 @@ import type { DrillOptions } from './drillOptions.ts';
 import { drillRandom } from './drillRandom.ts';
 import { readWhole } from './drillRead.ts';
 import { recoverCluster } from './drillRecover.ts';
+import { watchReplicas } from './drillReplicaWatch.ts';
+import type { SilentReplica } from './drillReplicaWatch.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
 import { drillFailures, drillNotes, drillVerdict, finding } from './drillReport.ts';
 import type { DrillReport } from './drillReport.ts';
@@ -117,6 +119,8 @@ async function exercise(
   signal?.addEventListener('abort', onAbort, { once: true });
   const watch = await watchJetStream(cluster.bus);
   const workloadStart = Date.now();
+  // a replica that stops answering is named when it is found, not by a reader of its log later
+  const replicas = watchReplicas(cluster, { boundMs: opts.silentBoundMs, origin: workloadStart, say: progress });
   const endAt = workloadStart + opts.durationS * 1000;
   const workload = startDrillWorkload({ client, random: drillRandom(opts.seed), rate: opts.rate, prefix: runId });
   progress(`workload: ${opts.rate} gangs/s for ${opts.durationS} s; ${opts.schedule} faults (${opts.faults.join(', ')})`);
@@ -133,7 +137,7 @@ async function exercise(
     faults = await schedule;
   } finally {
     clearInterval(ticker);
-    if (signal?.aborted === true) await watch.stop();
+    if (signal?.aborted === true) await Promise.all([watch.stop(), replicas.stop()]);
     workloadEnd = Date.now();
     await workload.stop();
     signal?.removeEventListener('abort', onAbort);
@@ -146,8 +150,9 @@ async function exercise(
   if (trouble !== null) progress(`recovery: ${trouble}`);
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
   const unavailable = await watch.stop();
+  const silent = await replicas.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, { settled, unavailable, workloadStart, workloadEnd }, report, progress, hooks);
+  await check(cluster, opts, workload, { settled, unavailable, silent, workloadStart, workloadEnd }, report, progress, hooks);
 }
 
 /** How long the audit of the drill's log may take (a 200-gangs/s run's takes a minute or two here). */
@@ -160,7 +165,7 @@ async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
   workload: DrillWorkload,
-  run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number; workloadEnd: number },
+  run: { settled: SettleResult; unavailable: Interval[]; silent: SilentReplica[]; workloadStart: number; workloadEnd: number },
   report: DrillReport,
   progress: (line: string) => void,
   hooks: DrillHooks,
@@ -174,7 +179,7 @@ async function check(
   const log: LoggedTransaction[] = await readWhole(servers, 'MUSTER_LOG', (bus, signal) => readLog(bus, { verifyChain: false, signal }), progress);
   const readAt = Date.now();
 
-  const { settled, unavailable, workloadStart, workloadEnd } = run;
+  const { settled, unavailable, silent, workloadStart, workloadEnd } = run;
   const accepted = [...workload.accepted.keys()];
   const decisions = checkDecisions(accepted, { inputs, stream, log });
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
@@ -296,6 +301,7 @@ async function check(
       nodes: nodesByStatus(replay.final),
     },
     nodeChurn: nodeChurn(log),
+    silent: { boundMs: opts.silentBoundMs, replicas: silent },
   };
   report.byKind = numbersByKind(
     report.faults,
@@ -349,6 +355,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
       settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [], nodes: '' },
       nodeChurn: { lostByHeartbeat: 0, lostByOperator: 0, registeredAgain: 0 },
+      silent: { boundMs: opts.silentBoundMs, replicas: [] },
     },
     auditor: null,
     auditorError: null,
