@@ -256,6 +256,7 @@ async function check(
     rebuild: spread(leaderFaults.map((t) => t.rebuildMs)),
     firstDecision: spread(leaderFaults.map((t) => t.firstDecisionMs)),
     missing: leaderFaults.filter((t) => t.decisionMs === null).length,
+    elections: log.filter((l) => l.tx.kind === 'election').length,
     each: leaderFaults,
   };
   const byHash = new Map<number, Set<string>>();
@@ -336,7 +337,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
     ms: 0,
     workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, completed: 0, offeredRate: 0, achievedRate: 0, load: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
     faults: [],
-    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, detection: none, rebuild: none, firstDecision: none, missing: 0, each: [] },
+    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, detection: none, rebuild: none, firstDecision: none, missing: 0, elections: 0, each: [] },
     byKind: [],
     checks: {
       lost: nothing,

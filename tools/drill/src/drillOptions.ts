@@ -1,3 +1,4 @@
+import { SCHEDULER_FLAGS } from '@muster/scheduler/flags';
 import { nodesForRate } from './drillCapacity.ts';
 import { ALL_FAULT_KINDS, FAULT_KINDS } from './faults/index.ts';
 import type { FaultKind } from './faults/index.ts';
@@ -70,7 +71,7 @@ export function drillDefaults(): DrillOptions {
     faults: FAULT_KINDS,
     rate: 4,
     nodes: nodesForRate(4),
-    leaseMs: 600,
+    leaseMs: Number(SCHEDULER_FLAGS.find((f) => f.option === 'leaseMs')?.default),
     heartbeatTimeoutMs: 5_000,
     pauseMs: 2_500,
     natsDownMs: 3_000,

@@ -71,6 +71,8 @@ export interface DrillReport {
     firstDecision: Spread;
     /** Leader faults after which no other replica took over. */
     missing: number;
+    /** LeaderElected transactions in the log, the first leader's included: more than one per leader fault means leases lost without one (a lease too short for the load). */
+    elections: number;
     each: Takeover[];
   };
   checks: {
@@ -217,6 +219,7 @@ export function drillTable(r: DrillReport): string {
     ['  detection', spreadText(r.takeover.detection)],
     ['  rebuild', spreadText(r.takeover.rebuild)],
     ['  1st decision', spreadText(r.takeover.firstDecision)],
+    ['elections', `${r.takeover.elections} in the log, after ${r.takeover.each.length} leader faults`],
     ['workload', `${r.workload.submitted} submitted, ${r.workload.accepted} accepted, ${r.workload.unacknowledged} unacknowledged, ${r.workload.committed} committed, ${r.workload.completed} completed`],
     ['rate', `offered ${r.workload.offeredRate}/s, committed ${r.workload.achievedRate}/s during the workload, on ${r.options.nodes} nodes (expected load ${r.workload.load})`],
     ['log', `${r.workload.logTransactions} transactions, ${r.workload.decisionsInLog} decisions (${r.workload.decisionsOnStream} on MUSTER_DECISIONS)`],
