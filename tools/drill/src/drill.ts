@@ -35,7 +35,7 @@ import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
 import type { SettleResult } from './drillSettle.ts';
 import { sleepUntil } from './drillSleep.ts';
-import { leaseWins } from './drillLeaseWins.ts';
+import { electionsLogged, leaseWins } from './drillLeaseWins.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { startDrillWorkload } from './drillWorkload.ts';
 import type { DrillWorkload } from './drillWorkload.ts';
@@ -185,14 +185,17 @@ async function check(
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
   const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
-  // each replica's lease wins, read from its log once
-  const wins = new Map<string, number[]>();
-  const winsOf = (id: string): number[] => {
-    let w = wins.get(id);
-    if (w === undefined) wins.set(id, (w = cluster.replicaIds.includes(id) ? leaseWins(cluster.replica(id).log()) : []));
-    return w;
+  // each replica's lease wins and elections, read from its log once
+  const logged = new Map<string, { wins: number[]; elections: Map<number, number> }>();
+  const loggedBy = (id: string): { wins: number[]; elections: Map<number, number> } => {
+    let l = logged.get(id);
+    if (l === undefined) {
+      const text = cluster.replicaIds.includes(id) ? cluster.replica(id).log() : '';
+      logged.set(id, (l = { wins: leaseWins(text), elections: electionsLogged(text) }));
+    }
+    return l;
   };
-  const leaderFaults = takeovers(report.faults, log, unavailable, winsOf);
+  const leaderFaults = takeovers(report.faults, log, unavailable, (id) => loggedBy(id).wins, (id) => loggedBy(id).elections);
   let auditor: DrillAuditSummary | null = null;
   try {
     // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever.
