@@ -310,6 +310,9 @@ describe('drill: takeover split, numbers per kind, the clock', () => {
     expect(takeovers(pause, lagging, [])[0]?.decisionMs).toBeNull();
     const [t] = takeovers(pause, lagging, [], (id) => (id === 's2' ? leaseWins(s2) : []), (id) => (id === 's2' ? electionsLogged(s2) : new Map()));
     expect([t?.to, t?.electedMs, t?.decisionMs, t?.detectionMs, t?.rebuildMs, t?.firstDecisionMs]).toEqual(['s2', 500, 700, 400, 100, 200]);
+    // a replica whose clock runs an hour fast logs its own time: its line is not believed, the stamp stands
+    const fast = ['{"level":30,"time":3608000,"replica":"s2","term":2,"component":"append","seq":2,"msg":"elected: leading"}'].join('\n');
+    expect(takeovers([fault(1, 'kill-leader', 's1', 4_000)], lagging, [], () => [], (id) => (id === 's2' ? electionsLogged(fast) : new Map()))[0]?.decisionMs).toBe(1_200);
   });
 
   it('gives each kind its count, takeovers and the findings that fall in its windows', () => {

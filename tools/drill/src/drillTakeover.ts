@@ -35,6 +35,10 @@ export interface Takeover {
 /** When a replica won the lease, from its log: the times (ms) it did, in order. */
 export type LeaseWins = (replica: string) => readonly number[];
 
+// how far a stamp may lead the clock (the StampClock's slack) and trail it (slow turns on a loaded machine) for a logged time to be believed
+const STAMP_AHEAD_MS = 1_000;
+const STAMP_BEHIND_MS = 30_000;
+
 /** When a replica's elections landed, from its log: LeaderElected's sequence to the time (ms). */
 export type ElectionTimes = (replica: string) => ReadonlyMap<number, number>;
 
@@ -65,7 +69,11 @@ export function takeovers(
   elections: ElectionTimes = () => new Map(),
 ): Takeover[] {
   const out: Takeover[] = [];
-  const electedAt = (l: LoggedTransaction): number => elections(l.tx.leader).get(l.seq) ?? l.tx.at;
+  // a line far from the stamp is not believed: a replica's clock may be fast (fast-clock: an hour ahead), and its log says its own time
+  const electedAt = (l: LoggedTransaction): number => {
+    const logged = elections(l.tx.leader).get(l.seq);
+    return logged !== undefined && logged >= l.tx.at - STAMP_AHEAD_MS && logged <= l.tx.at + STAMP_BEHIND_MS ? logged : l.tx.at;
+  };
   for (const f of faults) {
     const hit = leaderHit(f);
     if (hit === null) continue;
