@@ -17,9 +17,17 @@ import { runRestartable } from './restartable.ts';
 /** Where a replica is: following the log, leading it, or stopped. */
 export type Role = 'standby' | 'leader' | 'stopped';
 
-/** How long one request of a standby's tick may wait: half a lease, so a hung request costs a takeover at most that. */
+const STANDBY_REQUEST_FLOOR_MS = 500;
+
+/**
+ * How long one request of a standby's tick may wait: half a lease, so a hung request costs a
+ * takeover at most that, but never less than `STANDBY_REQUEST_FLOOR_MS`: with a 400 ms lease a
+ * 200 ms bound timed out every look on a network that delays each request 200 ms (the drill's
+ * slow-network), so no standby could take over a leader that was gone (a 12.6 s wait, docs/drills.md).
+ * A slow look costs no false takeover: a look counts at most half a lease of silence.
+ */
 export function standbyRequestMs(leaseMs: number): number {
-  return Math.max(50, Math.floor(leaseMs / 2));
+  return Math.max(STANDBY_REQUEST_FLOOR_MS, Math.floor(leaseMs / 2));
 }
 
 const CATCH_UP_BATCH = 1000;
