@@ -115,16 +115,6 @@ export class LeaseKeeper {
     this.lastLook = monotonicMs();
   }
 
-  /** Refreshes a held lease; false when someone else holds it now. */
-  async refresh(won: WonLease): Promise<boolean | 'unknown'> {
-    const r = await this.lease.updateLease(won.revision, { id: this.id, term: won.term });
-    if (r.ok) {
-      won.revision = r.revision;
-      return true;
-    }
-    return r.code === 'conflict' ? false : 'unknown';
-  }
-
   /** Gives the lease up so that a standby takes over at once. */
   async release(won: WonLease): Promise<void> {
     await this.lease.releaseLease(won.revision);

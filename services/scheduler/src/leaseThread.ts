@@ -55,6 +55,7 @@ export class LeaseThread {
           this.readied(true);
           break;
         case 'lost':
+          this.holding = false;
           this.onLost?.();
           break;
         case 'dropped':
@@ -89,12 +90,16 @@ export class LeaseThread {
     Atomics.add(this.progress, 0, 1);
   }
 
-  /** Refreshes `won` from now on; `onLost` is called if someone else holds it at a refresh. */
+  /**
+   * Refreshes `won` from now on; `onLost` is called if someone else holds it at a refresh. Held
+   * already (a takeover's check, then its term): refreshing goes on from the revision the thread
+   * last wrote, under `won`'s term.
+   */
   hold(won: WonLease, onLost: () => void): void {
     this.onLost = onLost;
-    this.holding = true;
     this.tick();
-    this.post({ type: 'hold', term: won.term, revision: won.revision });
+    this.post({ type: 'hold', term: won.term, revision: this.holding ? null : won.revision });
+    this.holding = true;
   }
 
   /** Stops refreshing, after the refresh in flight; `won` gets the lease's last revision (for a release). A no-op when nothing is held. */

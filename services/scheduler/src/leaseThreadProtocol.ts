@@ -13,8 +13,11 @@ export interface LeaseWorkerData {
   progress: SharedArrayBuffer;
 }
 
-/** What a replica tells its lease thread: refresh this lease while the main loop progresses, or stop and say its revision. */
-export type LeaseOrder = { type: 'hold'; term: number; revision: number } | { type: 'drop' };
+/**
+ * What a replica tells its lease thread: refresh this lease while the main loop progresses (a null
+ * revision: the one held already, under this term), or stop and say its revision.
+ */
+export type LeaseOrder = { type: 'hold'; term: number; revision: number | null } | { type: 'drop' };
 
 /** What the lease thread tells its replica. */
 export type LeaseNews =

@@ -37,7 +37,11 @@ try {
   tell({ type: 'ready' });
   port.on('message', (order: LeaseOrder) => {
     if (order.type === 'hold') {
-      held = { term: order.term, revision: order.revision };
+      // the lease held already (a takeover's check went on into its term): the term only, in place,
+      // so a refresh in flight still records the revision it wrote
+      if (order.revision === null) {
+        if (held !== null) held.term = order.term;
+      } else held = { term: order.term, revision: order.revision };
       seen = Atomics.load(progress, 0);
       progressAt = performance.now();
       stalledSaid = false;

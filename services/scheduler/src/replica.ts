@@ -17,9 +17,17 @@ import { runRestartable } from './restartable.ts';
 /** Where a replica is: following the log, leading it, or stopped. */
 export type Role = 'standby' | 'leader' | 'stopped';
 
-/** How long one request of a standby's tick may wait: half a lease, so a hung request costs a takeover at most that. */
+const STANDBY_REQUEST_FLOOR_MS = 500;
+
+/**
+ * How long one request of a standby's tick may wait: half a lease, so a hung request costs a
+ * takeover at most that, but never less than `STANDBY_REQUEST_FLOOR_MS`: with a 400 ms lease a
+ * 200 ms bound timed out every look on a network that delays each request 200 ms (the drill's
+ * slow-network), so no standby could take over a leader that was gone (a 12.6 s wait, docs/drills.md).
+ * A slow look costs no false takeover: a look counts at most half a lease of silence.
+ */
 export function standbyRequestMs(leaseMs: number): number {
-  return Math.max(50, Math.floor(leaseMs / 2));
+  return Math.max(STANDBY_REQUEST_FLOOR_MS, Math.floor(leaseMs / 2));
 }
 
 const CATCH_UP_BATCH = 1000;
@@ -292,32 +300,47 @@ export class Replica {
    * while the tail is caught up: a decision read before the log's end is backed by it unless the
    * log lost it). It leads only on a log that backs them: a leader that wrote over lost writes would
    * hide their evidence, its own decisions becoming the last ones. When that cannot be found out in
-   * time (NATS slow or a copy behind), it keeps the lease, refreshed, and looks again, up to
-   * TAKEOVER_LOOKS times: giving it back at once made, at 200 gangs/s, 222 leases taken and given
-   * back in one drill, each look a new consumer on the busy stream. Otherwise the lease is given up.
+   * time (NATS slow or a copy behind), it keeps the lease and looks again, up to TAKEOVER_LOOKS
+   * times: giving it back at once made, at 200 gangs/s, 222 leases taken and given back in one
+   * drill, each look a new consumer on the busy stream. Otherwise the lease is given up. The lease
+   * thread refreshes the lease from the win on, into the term (LeaderTerm holds it on, and drops it
+   * when the term ends): at the 400 ms lease a check on a loaded machine (the catch-up,
+   * MUSTER_DECISIONS' tail, five or six round trips) outlasted it, another standby took the lease
+   * over mid-check, and the two replicas' elections raced (docs/drills.md).
    */
   private async checkBeforeLeading(won: WonLease, tail: Promise<void>): Promise<WonLease | 'again'> {
     const unchecked = (err: unknown): 'unknown' => {
       this.log.warn({ err }, 'the published decisions could not be checked: not leading yet');
       return 'unknown';
     };
+    const thread = this.thread;
+    let lost = false;
+    thread?.hold(won, () => (lost = true));
+    let checked: WonLease | 'again' = 'again';
     try {
       for (let look = 1; ; look++) {
+        thread?.tick();
         const published = publishedTail(this.takeoverBus).then((d) => d, unchecked);
         await tail;
         await this.catchUp();
+        thread?.tick();
         const decisions = await published;
         const verdict = decisions === 'unknown' ? decisions : await this.checkPublished(decisions, true, this.takeoverBus, 0).catch(unchecked);
         if (verdict === true) {
           if (decisions !== 'unknown') this.judged = decisions;
-          return won;
+          checked = won;
+          break;
         }
-        // the log does not back what was published: never lead on it
-        if (verdict === false || look >= TAKEOVER_LOOKS || (await this.keeper.refresh(won).catch(() => false)) !== true) break;
+        // the log does not back what was published: never lead on it; nor on a lease someone else took
+        if (verdict === false || look >= TAKEOVER_LOOKS || lost) break;
       }
     } catch (err) {
       this.log.warn({ err }, 'could not catch up after winning the lease: not leading yet');
     }
+    // the thread goes on refreshing into the term (a gap before the term held it again outlasted a
+    // lease on a slow link); given up, the lease's last revision comes back for the release
+    if (checked !== 'again' && !lost) return checked;
+    await thread?.drop(won);
     await this.keeper.release(won).catch(() => undefined);
     return 'again';
   }

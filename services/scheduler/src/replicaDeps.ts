@@ -15,7 +15,7 @@ export interface ReplicaDeps {
   lease: LeaderLease;
   /**
    * The lease for a standby's looks, its calls bounded by `standbyRequestMs(leaseMs)` (default:
-   * `lease`): a standby's tick must not sit in one request for longer than a lease.
+   * `lease`): a standby's tick must not sit in one request for long (a hung request delays a takeover).
    */
   standbyLease?: LeaderLease;
   heartbeats: HeartbeatMonitor;

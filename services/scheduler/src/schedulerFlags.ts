@@ -22,7 +22,7 @@ export interface SchedulerFlag {
 /** Every tunable of a replica, in the order `--help` lists them. */
 export const SCHEDULER_FLAGS = [
   { option: 'replicas', flag: 'replicas', env: 'MUSTER_REPLICAS', kind: 'positive', default: 1, description: 'stream replicas: 1 on one server, 3 on a cluster' },
-  { option: 'leaseMs', flag: 'lease-ms', env: 'MUSTER_LEASE_MS', kind: 'positive', default: 600, description: 'a standby takes over after this long without a lease refresh (ms, monotonic clock)' },
+  { option: 'leaseMs', flag: 'lease-ms', env: 'MUSTER_LEASE_MS', kind: 'positive', default: 400, description: 'a standby takes over after this long without a lease refresh (ms, monotonic clock)' },
   { option: 'heartbeatTimeoutMs', flag: 'heartbeat-timeout-ms', env: 'MUSTER_HEARTBEAT_TIMEOUT_MS', kind: 'non-negative', default: 15_000, description: 'mark a node lost after this long without heartbeats (ms; 0: never)' },
   { option: 'checkpointEvery', flag: 'checkpoint-every', env: 'MUSTER_CHECKPOINT_EVERY', kind: 'positive', default: 1000, description: 'a Checkpoint every n transactions' },
   { option: 'snapshotEvery', flag: 'snapshot-every', env: 'MUSTER_SNAPSHOT_EVERY', kind: 'non-negative', default: 5000, description: 'a snapshot every n transactions (0: none)' },

@@ -1,7 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { auditLog } from '@muster/auditor';
-import { connect, readDecisions, readInputs, readLog } from '@muster/bus';
+import { connect, isBusError, readDecisions, readInputs, readLog } from '@muster/bus';
 import type { Bus, InputMessage, StoredDecision } from '@muster/bus';
 import { MusterClient } from '@muster/client';
 import type { LoggedTransaction } from '@muster/core';
@@ -26,6 +26,8 @@ import type { DrillOptions } from './drillOptions.ts';
 import { drillRandom } from './drillRandom.ts';
 import { readWhole } from './drillRead.ts';
 import { recoverCluster } from './drillRecover.ts';
+import { watchReplicas } from './drillReplicaWatch.ts';
+import type { SilentReplica } from './drillReplicaWatch.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
 import { drillFailures, drillNotes, drillVerdict, finding } from './drillReport.ts';
 import type { DrillReport } from './drillReport.ts';
@@ -33,7 +35,7 @@ import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
 import type { SettleResult } from './drillSettle.ts';
 import { sleepUntil } from './drillSleep.ts';
-import { leaseWins } from './drillLeaseWins.ts';
+import { electionsLogged, leaseWins } from './drillLeaseWins.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { startDrillWorkload } from './drillWorkload.ts';
 import type { DrillWorkload } from './drillWorkload.ts';
@@ -117,6 +119,8 @@ async function exercise(
   signal?.addEventListener('abort', onAbort, { once: true });
   const watch = await watchJetStream(cluster.bus);
   const workloadStart = Date.now();
+  // a replica that stops answering is named when it is found, not by a reader of its log later
+  const replicas = watchReplicas(cluster, { boundMs: opts.silentBoundMs, origin: workloadStart, say: progress });
   const endAt = workloadStart + opts.durationS * 1000;
   const workload = startDrillWorkload({ client, random: drillRandom(opts.seed), rate: opts.rate, prefix: runId });
   progress(`workload: ${opts.rate} gangs/s for ${opts.durationS} s; ${opts.schedule} faults (${opts.faults.join(', ')})`);
@@ -133,7 +137,7 @@ async function exercise(
     faults = await schedule;
   } finally {
     clearInterval(ticker);
-    if (signal?.aborted === true) await watch.stop();
+    if (signal?.aborted === true) await Promise.all([watch.stop(), replicas.stop()]);
     workloadEnd = Date.now();
     await workload.stop();
     signal?.removeEventListener('abort', onAbort);
@@ -146,8 +150,9 @@ async function exercise(
   if (trouble !== null) progress(`recovery: ${trouble}`);
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
   const unavailable = await watch.stop();
+  const silent = await replicas.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, { settled, unavailable, workloadStart, workloadEnd }, report, progress, hooks);
+  await check(cluster, opts, workload, { settled, unavailable, silent, workloadStart, workloadEnd }, report, progress, hooks);
 }
 
 /** How long the audit of the drill's log may take (a 200-gangs/s run's takes a minute or two here). */
@@ -160,7 +165,7 @@ async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
   workload: DrillWorkload,
-  run: { settled: SettleResult; unavailable: Interval[]; workloadStart: number; workloadEnd: number },
+  run: { settled: SettleResult; unavailable: Interval[]; silent: SilentReplica[]; workloadStart: number; workloadEnd: number },
   report: DrillReport,
   progress: (line: string) => void,
   hooks: DrillHooks,
@@ -174,20 +179,23 @@ async function check(
   const log: LoggedTransaction[] = await readWhole(servers, 'MUSTER_LOG', (bus, signal) => readLog(bus, { verifyChain: false, signal }), progress);
   const readAt = Date.now();
 
-  const { settled, unavailable, workloadStart, workloadEnd } = run;
+  const { settled, unavailable, silent, workloadStart, workloadEnd } = run;
   const accepted = [...workload.accepted.keys()];
   const decisions = checkDecisions(accepted, { inputs, stream, log });
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
   const statuses = [...settled.statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const replay = replayLog(log, new Set(statuses.map((s) => s.seq)));
-  // each replica's lease wins, read from its log once
-  const wins = new Map<string, number[]>();
-  const winsOf = (id: string): number[] => {
-    let w = wins.get(id);
-    if (w === undefined) wins.set(id, (w = cluster.replicaIds.includes(id) ? leaseWins(cluster.replica(id).log()) : []));
-    return w;
+  // each replica's lease wins and elections, read from its log once
+  const logged = new Map<string, { wins: number[]; elections: Map<number, number> }>();
+  const loggedBy = (id: string): { wins: number[]; elections: Map<number, number> } => {
+    let l = logged.get(id);
+    if (l === undefined) {
+      const text = cluster.replicaIds.includes(id) ? cluster.replica(id).log() : '';
+      logged.set(id, (l = { wins: leaseWins(text), elections: electionsLogged(text) }));
+    }
+    return l;
   };
-  const leaderFaults = takeovers(report.faults, log, unavailable, winsOf);
+  const leaderFaults = takeovers(report.faults, log, unavailable, (id) => loggedBy(id).wins, (id) => loggedBy(id).elections);
   let auditor: DrillAuditSummary | null = null;
   try {
     // bounded like every wait of the drill: on copies that disagree (JetStream lost writes) a read of the audit can wait for ever.
@@ -204,10 +212,20 @@ async function check(
         progress(`audit at log ${p.seq} of ${p.lastSeq} (${Math.round(p.txPerSec)} transactions/s)`);
       };
       // a read served by a copy that stopped behind its stream ends early, and says so: audit again
-      // (up to AUDIT_ATTEMPTS in all), as the auditor asks, on a consumer placed anew
+      // (up to AUDIT_ATTEMPTS in all), as the auditor asks, on a consumer placed anew. So does a read
+      // whose consumer went away under it (nats-server 2.15.1 at load 18: `a pull went unanswered
+      // … its consumer … is gone`): the audit's findings need a whole read, not the server's patience
       for (let attempt = 1; attempt <= AUDIT_ATTEMPTS; attempt++) {
-        const audited = await within(auditLog(auditBus, { onProgress }), AUDIT_BOUND_MS);
+        const audited = await within(
+          auditLog(auditBus, { onProgress }).catch((err: unknown) => {
+            if (attempt === AUDIT_ATTEMPTS || !isBusError(err) || err.code !== 'READ_STALLED') throw err;
+            progress(`the audit's read failed (${err.message}): auditing again`);
+            return 'again' as const;
+          }),
+          AUDIT_BOUND_MS,
+        );
         if (audited === null) throw new Error(`the audit did not finish within ${AUDIT_BOUND_MS / 1000} s`);
+        if (audited === 'again') continue;
         auditor = summarizeAudit(audited);
         if (!auditor.failures.some((f) => f.includes('the read of the log ended at'))) break;
         if (attempt < AUDIT_ATTEMPTS) progress(`the audit's read ended early (${auditor.failures[0] ?? ''}): auditing again`);
@@ -251,6 +269,7 @@ async function check(
     rebuild: spread(leaderFaults.map((t) => t.rebuildMs)),
     firstDecision: spread(leaderFaults.map((t) => t.firstDecisionMs)),
     missing: leaderFaults.filter((t) => t.decisionMs === null).length,
+    elections: log.filter((l) => l.tx.kind === 'election').length,
     each: leaderFaults,
   };
   const byHash = new Map<number, Set<string>>();
@@ -296,6 +315,7 @@ async function check(
       nodes: nodesByStatus(replay.final),
     },
     nodeChurn: nodeChurn(log),
+    silent: { boundMs: opts.silentBoundMs, replicas: silent },
   };
   report.byKind = numbersByKind(
     report.faults,
@@ -330,7 +350,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
     ms: 0,
     workload: { submitted: 0, accepted: 0, unacknowledged: 0, committed: 0, completed: 0, offeredRate: 0, achievedRate: 0, load: 0, logTransactions: 0, decisionsInLog: 0, decisionsOnStream: 0 },
     faults: [],
-    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, detection: none, rebuild: none, firstDecision: none, missing: 0, each: [] },
+    takeover: { all: none, kill: none, pause: none, elected: none, jetStream: none, muster: none, detection: none, rebuild: none, firstDecision: none, missing: 0, elections: 0, each: [] },
     byKind: [],
     checks: {
       lost: nothing,
@@ -349,6 +369,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
       settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [], nodes: '' },
       nodeChurn: { lostByHeartbeat: 0, lostByOperator: 0, registeredAgain: 0 },
+      silent: { boundMs: opts.silentBoundMs, replicas: [] },
     },
     auditor: null,
     auditorError: null,

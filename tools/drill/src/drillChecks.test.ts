@@ -9,7 +9,7 @@ import { drillJob } from './drillJobs.ts';
 import { checkLiveness } from './drillLiveness.ts';
 import { drillRandom } from './drillRandom.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
-import { leaseWins } from './drillLeaseWins.ts';
+import { electionsLogged, leaseWins } from './drillLeaseWins.ts';
 import { spread, takeovers } from './drillTakeover.ts';
 import { checkClock } from './drillClock.ts';
 import { numbersByKind } from './drillByKind.ts';
@@ -296,6 +296,23 @@ describe('drill: takeover split, numbers per kind, the clock', () => {
     const [t] = takeovers(faults, log, [{ from: 3_000, to: 6_000 }], (id) => wins.get(id) ?? []);
     expect([t?.detectionMs, t?.rebuildMs, t?.firstDecisionMs, t?.jetStreamMs]).toEqual([600, 4_900, 300, 3_000]);
     expect(t?.overlapping).toEqual(['2 restart-nats n2']);
+  });
+
+  it('times an election by the line its replica logged when it landed, not by its stamp, which can trail the clock on a loaded machine', () => {
+    // s2's stamps trail the clock by 3 s: its election is stamped before the pause (7,500) that it answered
+    const lagging = logOf([
+      { at: 1_000, leader: 's1', events: [submitted('a', 1)] },
+      { at: 5_000, leader: 's2', kind: 'election', events: [{ type: 'LeaderElected', term: 2, leader: 's2' }] },
+      { at: 5_200, leader: 's2', events: [commit('a')] },
+    ]);
+    const s2 = ['{"level":30,"time":7900,"component":"lease","msg":"took over the lease","from":"s1"}', '{"level":30,"time":8000,"replica":"s2","term":2,"component":"append","seq":2,"msg":"elected: leading"}'].join('\n');
+    const pause = [fault(1, 'pause-leader', 's1', 7_500, 10_000)];
+    expect(takeovers(pause, lagging, [])[0]?.decisionMs).toBeNull();
+    const [t] = takeovers(pause, lagging, [], (id) => (id === 's2' ? leaseWins(s2) : []), (id) => (id === 's2' ? electionsLogged(s2) : new Map()));
+    expect([t?.to, t?.electedMs, t?.decisionMs, t?.detectionMs, t?.rebuildMs, t?.firstDecisionMs]).toEqual(['s2', 500, 700, 400, 100, 200]);
+    // a replica whose clock runs an hour fast logs its own time: its line is not believed, the stamp stands
+    const fast = ['{"level":30,"time":3608000,"replica":"s2","term":2,"component":"append","seq":2,"msg":"elected: leading"}'].join('\n');
+    expect(takeovers([fault(1, 'kill-leader', 's1', 4_000)], lagging, [], () => [], (id) => (id === 's2' ? electionsLogged(fast) : new Map()))[0]?.decisionMs).toBe(1_200);
   });
 
   it('gives each kind its count, takeovers and the findings that fall in its windows', () => {

@@ -1,3 +1,4 @@
+import { SCHEDULER_FLAGS } from '@muster/scheduler/flags';
 import { nodesForRate } from './drillCapacity.ts';
 import { ALL_FAULT_KINDS, FAULT_KINDS } from './faults/index.ts';
 import type { FaultKind } from './faults/index.ts';
@@ -50,6 +51,8 @@ export interface DrillOptions {
   slowLoss: number;
   /** Longest acceptable time with pending work that fits and no decision. */
   livenessBoundMs: number;
+  /** Longest a replica may go without answering its status while another answers before the drill names it and fails. */
+  silentBoundMs: number;
   /** Longest wait, after the workload, for every accepted job to finish and the replicas to agree. */
   settleTimeoutMs: number;
   /** Keep every log (NATS nodes, replicas, agents) in this folder. */
@@ -68,7 +71,7 @@ export function drillDefaults(): DrillOptions {
     faults: FAULT_KINDS,
     rate: 4,
     nodes: nodesForRate(4),
-    leaseMs: 600,
+    leaseMs: Number(SCHEDULER_FLAGS.find((f) => f.option === 'leaseMs')?.default),
     heartbeatTimeoutMs: 5_000,
     pauseMs: 2_500,
     natsDownMs: 3_000,
@@ -83,6 +86,8 @@ export function drillDefaults(): DrillOptions {
     slowDelayMs: 200,
     slowLoss: 0.05,
     livenessBoundMs: 10_000,
+    // a restarted replica answers once it has rebuilt: seconds, even an hour into a soak
+    silentBoundMs: 30_000,
     settleTimeoutMs: 60_000,
     keepLogsDir: null,
     logLevel: 'info',
@@ -95,7 +100,7 @@ export function resolveDrillOptions(partial: Partial<DrillOptions>): DrillOption
   const opts = { ...drillDefaults(), ...given };
   // the cluster grows with the offered rate unless the caller sized it
   if (given.nodes === undefined && typeof opts.rate === 'number' && opts.rate > 0) opts.nodes = nodesForRate(opts.rate);
-  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'natsPartitionMs', 'slowMs', 'slowDelayMs', 'slowLoss', 'livenessBoundMs', 'settleTimeoutMs'];
+  const positive: (keyof DrillOptions)[] = ['durationS', 'faultEveryS', 'rate', 'nodes', 'leaseMs', 'pauseMs', 'natsDownMs', 'clockAheadMs', 'fastLeadMs', 'diskFullMs', 'diskHeadroomMb', 'partitionMs', 'natsPartitionMs', 'slowMs', 'slowDelayMs', 'slowLoss', 'livenessBoundMs', 'silentBoundMs', 'settleTimeoutMs'];
   for (const key of positive) {
     const value = opts[key];
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new RangeError(`${key} must be a positive number, got ${String(value)}`);

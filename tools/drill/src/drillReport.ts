@@ -9,6 +9,7 @@ import type { LivenessResult } from './drillLiveness.ts';
 import type { InputLoss } from './drillInputLoss.ts';
 import type { LogLoss } from './drillLogLoss.ts';
 import type { DrillOptions } from './drillOptions.ts';
+import type { SilentReplica } from './drillReplicaWatch.ts';
 import type { Spread, Takeover } from './drillTakeover.ts';
 
 /** The drill's verdict: passed, saturated but sound, or failed. */
@@ -70,6 +71,8 @@ export interface DrillReport {
     firstDecision: Spread;
     /** Leader faults after which no other replica took over. */
     missing: number;
+    /** LeaderElected transactions in the log, the first leader's included: more than one per leader fault means leases lost without one (a lease too short for the load). */
+    elections: number;
     each: Takeover[];
   };
   checks: {
@@ -110,6 +113,8 @@ export interface DrillReport {
     settle: { trouble: string | null; pending: number; running: number; progressing: boolean; logRate: number; unsettled: string[]; nodes: string };
     /** Nodes lost and registered again over the run (a lost node whose agent is heard again registers it). */
     nodeChurn: NodeChurn;
+    /** Replicas that did not answer their status for longer than `boundMs` while another did, from the workload's start to rest (`from` counts from the workload's start). */
+    silent: { boundMs: number; replicas: SilentReplica[] };
   };
   auditor: DrillAuditSummary | null;
   /** Why the auditor did not run, or null. */
@@ -154,6 +159,7 @@ export function drillFailures(r: DrillReport): string[] {
   fail(c.liveness.violations.length > 0, `${c.liveness.violations.length} waits over ${c.liveness.boundMs} ms with work that fits and JetStream up (longest ${c.liveness.longestAttributableMs} ms)`);
   fail(c.clock.jumps.length > 0, `the log's time jumped: ${c.clock.jumps[0] ?? ''}`);
   fail(!saturated && c.settle.trouble !== null, `settle: ${c.settle.trouble}${c.settle.unsettled.length > 0 ? ` (${c.settle.unsettled.slice(0, 2).join('; ')})` : ''}; nodes in the log: ${c.settle.nodes}`);
+  for (const s of c.silent.replicas) fail(true, `replica ${s.id} (pid ${s.pid}) did not answer its status for ${Math.round(s.ms / 1000)} s from ${Math.round(s.from / 1000)} s into the workload (${s.answeredAgain ? 'then answered again' : 'never again'})`);
   fail(r.takeover.missing > 0, `${r.takeover.missing} leader faults with no takeover`);
   for (const f of r.faults) fail(f.error !== null, `fault ${f.n} ${f.kind}: ${f.error}`);
   if (r.auditor === null) fail(r.error === null, `the auditor did not run: ${r.auditorError ?? 'no reason given'}`);
@@ -213,6 +219,7 @@ export function drillTable(r: DrillReport): string {
     ['  detection', spreadText(r.takeover.detection)],
     ['  rebuild', spreadText(r.takeover.rebuild)],
     ['  1st decision', spreadText(r.takeover.firstDecision)],
+    ['elections', `${r.takeover.elections} in the log, after ${r.takeover.each.length} leader faults`],
     ['workload', `${r.workload.submitted} submitted, ${r.workload.accepted} accepted, ${r.workload.unacknowledged} unacknowledged, ${r.workload.committed} committed, ${r.workload.completed} completed`],
     ['rate', `offered ${r.workload.offeredRate}/s, committed ${r.workload.achievedRate}/s during the workload, on ${r.options.nodes} nodes (expected load ${r.workload.load})`],
     ['log', `${r.workload.logTransactions} transactions, ${r.workload.decisionsInLog} decisions (${r.workload.decisionsOnStream} on MUSTER_DECISIONS)`],
@@ -229,6 +236,7 @@ export function drillTable(r: DrillReport): string {
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
     ['nats restarts', natsRestarts(r.faults)],
     ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
+    ['silent', c.silent.replicas.length === 0 ? `no replica went more than ${c.silent.boundMs} ms without answering while another answered` : c.silent.replicas.map((s) => `${s.id} ${Math.round(s.ms / 1000)} s from ${Math.round(s.from / 1000)} s`).join(', ')],
     ['nodes', `${c.nodeChurn.lostByHeartbeat} lost by heartbeat, ${c.nodeChurn.lostByOperator} by an operator, ${c.nodeChurn.registeredAgain} registered again; at the end ${c.settle.nodes}`],
     ['audit', auditor],
   ];

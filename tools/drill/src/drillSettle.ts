@@ -61,7 +61,8 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   const statuses = await cluster.statuses(1_000);
   const base = { at, logLastSeq, statuses, pending: -1, running: -1, unsettled: [], progressing: false, logRate: 0 };
   const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
-  if (answered.length < statuses.size) return { ...base, trouble: `${statuses.size - answered.length} replica(s) not answering` };
+  const silent = [...statuses].filter(([, s]) => s === null).map(([id]) => id);
+  if (silent.length > 0) return { ...base, trouble: `${silent.join(', ')} not answering` };
   const leader = answered.find((s) => s.role === 'leader');
   if (leader === undefined) return { ...base, trouble: 'no leader' };
   if (leader.lastInputSeq < inLastSeq) return { ...base, trouble: `leader ingested inputs up to ${leader.lastInputSeq} of ${inLastSeq}` };

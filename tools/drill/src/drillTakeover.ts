@@ -35,6 +35,13 @@ export interface Takeover {
 /** When a replica won the lease, from its log: the times (ms) it did, in order. */
 export type LeaseWins = (replica: string) => readonly number[];
 
+// how far a stamp may lead the clock (the StampClock's slack) and trail it (slow turns on a loaded machine) for a logged time to be believed
+const STAMP_AHEAD_MS = 1_000;
+const STAMP_BEHIND_MS = 30_000;
+
+/** When a replica's elections landed, from its log: LeaderElected's sequence to the time (ms). */
+export type ElectionTimes = (replica: string) => ReadonlyMap<number, number>;
+
 /** Count, median, 99th percentile and maximum of some durations (nearest rank), null when there are none. */
 export interface Spread {
   count: number;
@@ -45,39 +52,55 @@ export interface Spread {
 
 /**
  * For each leader fault (a kill, a pause, a partition, the fast clock's kill): the first
- * LeaderElected by another replica stamped after the fault, and the first decision another replica
- * logged after that election. All processes run on one machine, so the stamped times of the log
- * and the drill's clock are the same clock.
+ * LeaderElected by another replica after the fault, and the first decision another replica
+ * logged after that election. All processes run on one machine, so the drill's clock and the
+ * replicas' are the same clock; but a stamp can trail it by seconds (a leader stamps a turn when it
+ * starts, and its StampClock holds stamps to the log's time as it watched it pass, which lags when
+ * turns are slow on a loaded machine: an election logged 500 ms after a pause was stamped before
+ * it). So an election is timed by the line its replica logged when it landed (`elections`), and a
+ * decision by that time plus the stamps' difference between the election and the decision (one
+ * leader's stamps, on one clock); a stamp stands in only when the replica's log does not say.
  */
-export function takeovers(faults: readonly FaultRecord[], log: readonly LoggedTransaction[], unavailable: readonly Interval[] = [], leaseWins: LeaseWins = () => []): Takeover[] {
+export function takeovers(
+  faults: readonly FaultRecord[],
+  log: readonly LoggedTransaction[],
+  unavailable: readonly Interval[] = [],
+  leaseWins: LeaseWins = () => [],
+  elections: ElectionTimes = () => new Map(),
+): Takeover[] {
   const out: Takeover[] = [];
+  // a line far from the stamp is not believed: a replica's clock may be fast (fast-clock: an hour ahead), and its log says its own time
+  const electedAt = (l: LoggedTransaction): number => {
+    const logged = elections(l.tx.leader).get(l.seq);
+    return logged !== undefined && logged >= l.tx.at - STAMP_AHEAD_MS && logged <= l.tx.at + STAMP_BEHIND_MS ? logged : l.tx.at;
+  };
   for (const f of faults) {
     const hit = leaderHit(f);
     if (hit === null) continue;
     const { from, at } = hit;
-    const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && l.tx.at >= at);
+    const elected = log.find((l) => l.tx.kind === 'election' && l.tx.leader !== from && electedAt(l) >= at);
     // the first elected may lose the log again before it decides: whoever decides first took over
     const decided = elected === undefined ? undefined : log.find((l) => l.seq > elected.seq && l.tx.leader !== from && l.tx.events.some(isDecision));
-    const decisionMs = decided === undefined ? null : decided.tx.at - at;
-    const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
     const to = decided?.tx.leader ?? null;
-    // the split, along the replica that decided first: its last lease won and its last election before that decision
-    const decidedAt = decided?.tx.at ?? null;
+    // the split, along the replica that decided first: its last election before that decision and its last lease won before that
+    const ownElection = to === null || decided === undefined ? undefined : log.findLast((l) => l.seq < decided.seq && l.tx.kind === 'election' && l.tx.leader === to && electedAt(l) >= at);
+    const decidedAt = decided === undefined ? null : ownElection === undefined ? decided.tx.at : electedAt(ownElection) + Math.max(0, decided.tx.at - ownElection.tx.at);
+    const decisionMs = decidedAt === null ? null : decidedAt - at;
+    const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
     const won = to === null || decidedAt === null ? undefined : leaseWins(to).findLast((t) => t >= at && t <= decidedAt);
-    const ownElection = to === null || decided === undefined ? undefined : log.findLast((l) => l.seq < decided.seq && l.tx.kind === 'election' && l.tx.leader === to && l.tx.at >= at);
     const end = decidedAt ?? Number.POSITIVE_INFINITY;
     out.push({
       fault: f.n,
       kind: hit.kind,
       from,
       to,
-      electedMs: elected === undefined ? null : elected.tx.at - at,
+      electedMs: elected === undefined ? null : electedAt(elected) - at,
       decisionMs,
       jetStreamMs,
       musterMs: decisionMs === null || jetStreamMs === null ? null : decisionMs - jetStreamMs,
       detectionMs: won === undefined ? null : won - at,
-      rebuildMs: won === undefined || ownElection === undefined ? null : Math.max(0, ownElection.tx.at - won),
-      firstDecisionMs: ownElection === undefined || decidedAt === null ? null : decidedAt - ownElection.tx.at,
+      rebuildMs: won === undefined || ownElection === undefined ? null : Math.max(0, electedAt(ownElection) - won),
+      firstDecisionMs: ownElection === undefined || decided === undefined ? null : Math.max(0, decided.tx.at - ownElection.tx.at),
       overlapping: faults.filter((g) => g !== f && g.skipped === null && g.at < end && g.endedAt > at).map((g) => `${g.n} ${g.kind}${g.target === null ? '' : ` ${g.target}`}`),
     });
   }

@@ -13,6 +13,8 @@ export type { ReplicaStatus } from './drillCluster.ts';
 export type { FaultRecord } from './drillFaultRecord.ts';
 export type { LivenessResult, LivenessViolation } from './drillLiveness.ts';
 export type { Spread, Takeover } from './drillTakeover.ts';
+export { watchReplicas } from './drillReplicaWatch.ts';
+export type { ReplicaWatch, SilentReplica, WatchedReplicas } from './drillReplicaWatch.ts';
 export { runSoak } from './soak.ts';
 export type { SoakOptions, SoakReport } from './soak.ts';
 export { drillLoad, nodesForRate } from './drillCapacity.ts';
