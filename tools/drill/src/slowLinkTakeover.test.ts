@@ -1,33 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, subjects } from '@muster/bus';
-import type { Bus } from '@muster/bus';
+import { connect } from '@muster/bus';
 import { spawnScheduler, startNatsServer } from '@muster/stack';
 import type { NatsServerHandle, SchedulerProcess } from '@muster/stack';
 import { startLinkProxy } from './drillLinkProxy.ts';
+import { roleOf, until } from './testing/replicaRole.ts';
 import type { LinkProxy } from './drillLinkProxy.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-async function roleOf(bus: Bus, id: string): Promise<string | null> {
-  try {
-    const reply = await bus.request(subjects.replicaStatus(id), '', { timeoutMs: 1_000 });
-    return (JSON.parse(reply.text()) as { role: string }).role;
-  } catch {
-    return null;
-  }
-}
-
-async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
 
 // A network slower than half the default lease (400 ms): every chunk a replica sends waits 300 ms.
 // A standby's requests were bounded by half a lease (200 ms), so every look at the lease timed out

@@ -1,32 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, subjects } from '@muster/bus';
-import type { Bus } from '@muster/bus';
+import { connect } from '@muster/bus';
 import { spawnScheduler, startNatsServer } from '@muster/stack';
 import type { SchedulerProcess } from '@muster/stack';
 import { startLinkProxy } from './drillLinkProxy.ts';
+import { roleOf, until } from './testing/replicaRole.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-async function roleOf(bus: Bus, id: string): Promise<string | null> {
-  try {
-    const reply = await bus.request(subjects.replicaStatus(id), '', { timeoutMs: 1_000 });
-    return (JSON.parse(reply.text()) as { role: string }).role;
-  } catch {
-    return null;
-  }
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms: number, step = 100): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, step));
-  }
-  return false;
-}
 
 const tookOver = (p: SchedulerProcess): number => p.log().split('\n').filter((l) => l.includes('"msg":"took over the lease"')).length;
 
