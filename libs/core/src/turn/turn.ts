@@ -83,8 +83,9 @@ export interface TurnOptions {
   onAttempt?: (info: AttemptInfo) => void;
 }
 
-/** A transaction's kind, session numbering and events, before it is chained and encoded. */
+/** A transaction's log sequence (as opened), kind, session numbering and events, before it is chained and encoded. */
 interface Planned {
+  seq: number;
   kind: TransactionKind;
   session: number;
   part: number;
@@ -123,8 +124,9 @@ export function* turnSteps(
   while (i < commands.length) {
     const command = commands[i]!;
     if ('session' in command) {
+      const cutter = new TransactionCutter(SESSION_LIMITS, { at, term: stamp.term });
       const result = yield* sessionSteps(current, at, {
-        cutter: new TransactionCutter(SESSION_LIMITS, { at, term: stamp.term }),
+        cutter,
         hosts: context.hosts,
         indices: context.indices,
         pending: context.pending,
@@ -134,7 +136,7 @@ export function* turnSteps(
       // a session that was not needed wrote nothing and ran nothing
       if (result.parts.length > 0) session = result.stats;
       const number = current.session + 1;
-      result.parts.forEach((events, k) => planned.push({ kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
+      result.parts.forEach((events, k) => planned.push({ seq: cutter.seqs[k]!, kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
       current = result.state;
       i++;
       continue;
@@ -156,14 +158,13 @@ export function* turnSteps(
     if ('mark' in batch[batch.length - 1]!) marked = current;
     i = end;
   }
-  return { ...(yield* encode(context, state, lastHash, planned, stamp, at)), state: current, session, marked };
+  return { ...(yield* encode(context, lastHash, planned, stamp, at)), state: current, session, marked };
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them (in steps: one per input). */
 function* plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): Steps<void> {
   const open = (kind: TransactionKind): Planned => {
-    const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
-    openNext(root, { at, term: stamp.term });
+    const tx: Planned = { seq: openNext(root, { at, term: stamp.term }), kind, session: root.session, part: 1, parts: 1, events: [] };
     out.push(tx);
     return tx;
   };
@@ -185,7 +186,7 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
       const events = ingest(root, input, at, context);
       const opened = cutter.transactions.length;
       const tx = cutter.add(root, events);
-      if (cutter.transactions.length > opened) out.push({ kind: 'ingest', session: root.session, part: 1, parts: 1, events: tx });
+      if (cutter.transactions.length > opened) out.push({ seq: cutter.seqs[opened]!, kind: 'ingest', session: root.session, part: 1, parts: 1, events: tx });
       for (const event of events) apply(root, event, w);
       yield;
     }
@@ -213,15 +214,14 @@ function isNewLog(state: State): boolean {
   return state.policy === undefined && state.lastInputSeq === 0 && state.session === 0 && state.lastCheckpoint === null && state.nextSubmitIndex === 0;
 }
 
-/** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
-function* encode(context: TurnContext, state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): Steps<{ transactions: TurnTransaction[]; lastHash: string | null }> {
+/** Chains, stamps and encodes the planned transactions (after the one whose hash is `lastHash`), each at the sequence it was opened at. */
+function* encode(context: TurnContext, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): Steps<{ transactions: TurnTransaction[]; lastHash: string | null }> {
   const transactions: TurnTransaction[] = [];
   let prev = lastHash;
-  let seq = state.seq;
   for (const p of planned) {
     const tx = makeTransaction(prev, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events);
     const { payload, hash } = canonicalDigest(tx, (bytes) => ({ payload: bytes.slice(), hash: context.digest(bytes) }), context.scratch);
-    transactions.push({ seq: ++seq, tx, payload, hash });
+    transactions.push({ seq: p.seq, tx, payload, hash });
     prev = hash;
     yield;
   }
