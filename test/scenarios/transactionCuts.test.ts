@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { MAX_TRANSACTION_BYTES, TurnContext, foldTransactions, initialState, stateHash, subjects, turn } from '@muster/core';
+import { MAX_TRANSACTION_BYTES, TurnContext, foldTransactions, initialState, stateHash, subjects, turn, turnEvents } from '@muster/core';
 import type { Input } from '@muster/core';
 import { job } from '@muster/core/testing';
 
@@ -30,5 +30,12 @@ describe('a turn cuts a large batch of inputs into ingest transactions', () => {
     }
     expect(seen.size).toBe(3000);
     expect(stateHash(foldTransactions(state, txs))).toBe(stateHash(result.state));
+    // the events alone (what the auditor compares) are the transactions' events, cut the same way
+    expect(turnEvents(new TurnContext(), state, [{ inputs }], { term: 1, leader: 'l', at: 1000 })).toEqual(txs.map((t) => t.tx.events));
+    // and so for a session (every job pended: no host)
+    const stamp = { term: 1, leader: 'l', at: 2000 };
+    const session = turn(new TurnContext(), result.state, result.lastHash, [{ session: true }], stamp).transactions;
+    expect(session.length).toBeGreaterThan(0);
+    expect(turnEvents(new TurnContext(), result.state, [{ session: true }], stamp)).toEqual(session.map((t) => t.tx.events));
   });
 });

@@ -32,7 +32,7 @@ export type { GpuDeviceUse, JobDetails, JobSummary, NodeSummary, QueueView, Reti
 export type { ReplicaStatus } from './api/replicaStatus.ts';
 export { TurnContext } from './turn/turnContext.ts';
 export type { TurnContextOptions } from './turn/turnContext.ts';
-export { turn, turnSteps } from './turn/turn.ts';
+export { turn, turnEvents, turnSteps } from './turn/turn.ts';
 export { SESSION_LIMITS, TransactionCutter } from './turn/transactionCutter.ts';
 export type { TransactionLimits } from './turn/transactionCutter.ts';
 export { runSteps } from './steps.ts';

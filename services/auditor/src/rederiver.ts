@@ -1,5 +1,5 @@
 import { payloadHash } from '@muster/bus';
-import { TurnContext, turn } from '@muster/core';
+import { TurnContext, turnEvents } from '@muster/core';
 import type { SchedulerEvent, State, Transaction, TurnCommand } from '@muster/core';
 import type { AuditFindings } from './auditFindings.ts';
 import { DivergenceReport, transactionName } from './divergenceReport.ts';
@@ -23,7 +23,8 @@ export class Rederiver {
    */
   parts(seq: number, state: State, tx: Transaction, commands: TurnCommand[]): SchedulerEvent[][] | null {
     try {
-      return turn(this.context, state, tx.prev, commands, { term: tx.term, leader: tx.leader, at: tx.at }).transactions.map((t) => t.tx.events);
+      // events only: the auditor compares events, so nothing is chained or encoded
+      return turnEvents(this.context, state, commands, { term: tx.term, leader: tx.leader, at: tx.at });
     } catch (err) {
       this.divergences.whole(seq, tx, `${transactionName(tx)} at ${seq} cannot be re-derived: the core threw on the state before it (${(err as Error).message}), a state no log the core wrote leads to`);
       return null;

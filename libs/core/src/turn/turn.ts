@@ -115,6 +115,29 @@ export function* turnSteps(
   stamp: TurnStamp,
   options: TurnOptions = {},
 ): Steps<TurnResult> {
+  const { planned, at, state: after, session, marked } = yield* planSteps(context, state, commands, stamp, options);
+  return { ...(yield* encode(context, lastHash, planned, stamp, at)), state: after, session, marked };
+}
+
+/**
+ * The events of each transaction `turn` would write, in order, without chaining or encoding them
+ * (for a re-derivation that compares events only: the same events as `turn`'s transactions hold).
+ */
+export function turnEvents(context: TurnContext, state: State, commands: readonly TurnCommand[], stamp: TurnStamp): SchedulerEvent[][] {
+  return runSteps(planSteps(context, state, commands, stamp, {})).planned.map((p) => p.events);
+}
+
+/** What a turn planned before encoding: its transactions as opened, its stamp and the state after them. */
+interface TurnPlan {
+  planned: Planned[];
+  at: number;
+  state: State;
+  session: SessionStats | null;
+  marked: State | null;
+}
+
+// The turn's commands done in order (everything but encoding), in steps.
+function* planSteps(context: TurnContext, state: State, commands: readonly TurnCommand[], stamp: TurnStamp, options: TurnOptions): Steps<TurnPlan> {
   const at = Math.max(stamp.at, state.lastAt);
   const planned: Planned[] = [];
   let current = state;
@@ -158,7 +181,7 @@ export function* turnSteps(
     if ('mark' in batch[batch.length - 1]!) marked = current;
     i = end;
   }
-  return { ...(yield* encode(context, lastHash, planned, stamp, at)), state: current, session, marked };
+  return { planned, at, state: current, session, marked };
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them (in steps: one per input). */
