@@ -30,5 +30,13 @@ describe('a turn cuts a large batch of inputs into ingest transactions', () => {
     }
     expect(seen.size).toBe(3000);
     expect(stateHash(foldTransactions(state, txs))).toBe(stateHash(result.state));
+    // unencoded (what the auditor compares): the same events at the same sequences, cut the same way
+    const eventsOf = (ts: readonly { seq: number; tx: { events: unknown[] } }[]) => ts.map((t) => [t.seq, t.tx.events]);
+    expect(eventsOf(turn(new TurnContext(), state, null, [{ inputs }], { term: 1, leader: 'l', at: 1000 }, { encode: false }).transactions)).toEqual(eventsOf(txs));
+    // and so for a session (every job pended: no host)
+    const stamp = { term: 1, leader: 'l', at: 2000 };
+    const session = turn(new TurnContext(), result.state, result.lastHash, [{ session: true }], stamp).transactions;
+    expect(session.length).toBeGreaterThan(0);
+    expect(eventsOf(turn(new TurnContext(), result.state, result.lastHash, [{ session: true }], stamp, { encode: false }).transactions)).toEqual(eventsOf(session));
   });
 });

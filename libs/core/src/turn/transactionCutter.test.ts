@@ -32,6 +32,7 @@ describe('TransactionCutter', () => {
           for (const { tx } of landed) expect(txs).toContain(tx);
           // each transaction opened once, at the next sequence, with its stamp
           expect(state.seq).toBe(7 + txs.length);
+          expect(cutter.seqs).toEqual(txs.map((_, i) => 8 + i));
           if (txs.length > 0) expect([state.lastAt, state.term]).toEqual([5, 3]);
           expect(landed.filter((l) => l.opened)).toHaveLength(txs.length);
           for (const [i, tx] of txs.entries()) {

@@ -28,15 +28,23 @@ export interface TransactionStamp {
   term: number;
 }
 
-/** Opens the transaction after `state`'s last: its sequence is the next, its stamp applied before its events. */
-export function openNext(state: State, stamp: TransactionStamp): void {
-  openTransaction(state, state.seq + 1, stamp);
+/**
+ * Opens the transaction after `state`'s last: its sequence is the next, its stamp applied before
+ * its events; returns that sequence (the transaction's place in the log: the one place a
+ * transaction is numbered).
+ */
+export function openNext(state: State, stamp: TransactionStamp): number {
+  const seq = state.seq + 1;
+  openTransaction(state, seq, stamp);
+  return seq;
 }
 
 /** Cuts a stream of units into transactions under `limits`, opening each on the state as it starts (the caller applies the events). */
 export class TransactionCutter {
   /** The transactions cut so far, each its events in order. */
   readonly transactions: SchedulerEvent[][] = [];
+  /** The log sequence each transaction was opened at (`openNext`), by the transactions' order. */
+  readonly seqs: number[] = [];
   private current: SchedulerEvent[] | null = null;
   private bytes = 0;
 
@@ -55,7 +63,7 @@ export class TransactionCutter {
       this.current = current;
       this.bytes = 0;
       this.transactions.push(current);
-      openNext(state, this.stamp);
+      this.seqs.push(openNext(state, this.stamp));
     }
     for (const event of unit) current.push(event);
     this.bytes += bytes;

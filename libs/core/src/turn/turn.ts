@@ -90,8 +90,9 @@ export interface TurnOptions {
   encode?: boolean;
 }
 
-/** A transaction's kind, session numbering and events, before it is chained and encoded. */
+/** A transaction's log sequence (as opened), kind, session numbering and events, before it is chained and encoded. */
 interface Planned {
+  seq: number;
   kind: TransactionKind;
   session: number;
   part: number;
@@ -121,6 +122,22 @@ export function* turnSteps(
   stamp: TurnStamp,
   options: TurnOptions = {},
 ): Steps<TurnResult> {
+  const { planned, at, state: after, session, marked } = yield* planSteps(context, state, commands, stamp, options);
+  const encoded = options.encode === false ? unencoded(lastHash, planned, stamp, at) : yield* encode(context, lastHash, planned, stamp, at);
+  return { ...encoded, state: after, session, marked };
+}
+
+/** What a turn planned before encoding: its transactions as opened, its stamp and the state after them. */
+interface TurnPlan {
+  planned: Planned[];
+  at: number;
+  state: State;
+  session: SessionStats | null;
+  marked: State | null;
+}
+
+// The turn's commands done in order (everything but encoding), in steps.
+function* planSteps(context: TurnContext, state: State, commands: readonly TurnCommand[], stamp: TurnStamp, options: TurnOptions): Steps<TurnPlan> {
   const at = Math.max(stamp.at, state.lastAt);
   const planned: Planned[] = [];
   let current = state;
@@ -130,8 +147,9 @@ export function* turnSteps(
   while (i < commands.length) {
     const command = commands[i]!;
     if ('session' in command) {
+      const cutter = new TransactionCutter(SESSION_LIMITS, { at, term: stamp.term });
       const result = yield* sessionSteps(current, at, {
-        cutter: new TransactionCutter(SESSION_LIMITS, { at, term: stamp.term }),
+        cutter,
         hosts: context.hosts,
         indices: context.indices,
         pending: context.pending,
@@ -141,7 +159,7 @@ export function* turnSteps(
       // a session that was not needed wrote nothing and ran nothing
       if (result.parts.length > 0) session = result.stats;
       const number = current.session + 1;
-      result.parts.forEach((events, k) => planned.push({ kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
+      result.parts.forEach((events, k) => planned.push({ seq: cutter.seqs[k]!, kind: 'session', session: number, part: k + 1, parts: result.parts.length, events }));
       current = result.state;
       i++;
       continue;
@@ -163,15 +181,13 @@ export function* turnSteps(
     if ('mark' in batch[batch.length - 1]!) marked = current;
     i = end;
   }
-  const encoded = options.encode === false ? unencoded(state, lastHash, planned, stamp, at) : yield* encode(context, state, lastHash, planned, stamp, at);
-  return { ...encoded, state: current, session, marked };
+  return { planned, at, state: current, session, marked };
 }
 
 /** Plans one non-session command on the run's root: opens each transaction, derives its events and applies them (in steps: one per input). */
 function* plan(context: TurnContext, root: State, w: Writer, command: TurnCommand, at: number, stamp: TurnStamp, out: Planned[]): Steps<void> {
   const open = (kind: TransactionKind): Planned => {
-    const tx: Planned = { kind, session: root.session, part: 1, parts: 1, events: [] };
-    openNext(root, { at, term: stamp.term });
+    const tx: Planned = { seq: openNext(root, { at, term: stamp.term }), kind, session: root.session, part: 1, parts: 1, events: [] };
     out.push(tx);
     return tx;
   };
@@ -193,7 +209,7 @@ function* plan(context: TurnContext, root: State, w: Writer, command: TurnComman
       const events = ingest(root, input, at, context);
       const opened = cutter.transactions.length;
       const tx = cutter.add(root, events);
-      if (cutter.transactions.length > opened) out.push({ kind: 'ingest', session: root.session, part: 1, parts: 1, events: tx });
+      if (cutter.transactions.length > opened) out.push({ seq: cutter.seqs[opened]!, kind: 'ingest', session: root.session, part: 1, parts: 1, events: tx });
       for (const event of events) apply(root, event, w);
       yield;
     }
@@ -223,11 +239,10 @@ function isNewLog(state: State): boolean {
 
 const NO_BYTES = new Uint8Array(0);
 
-/** The planned transactions stamped after `state`'s last sequence, neither serialised nor hashed (`TurnOptions.encode` false). */
-function unencoded(state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): { transactions: TurnTransaction[]; lastHash: string | null } {
-  let seq = state.seq;
+/** The planned transactions at the sequences they were opened at, neither serialised nor hashed (`TurnOptions.encode` false). */
+function unencoded(lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): { transactions: TurnTransaction[]; lastHash: string | null } {
   const transactions = planned.map((p): TurnTransaction => ({
-    seq: ++seq,
+    seq: p.seq,
     tx: makeTransaction(lastHash, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events),
     payload: NO_BYTES,
     hash: '',
@@ -235,15 +250,14 @@ function unencoded(state: State, lastHash: string | null, planned: readonly Plan
   return { transactions, lastHash };
 }
 
-/** Chains, stamps and encodes the planned transactions after `state`'s last sequence. */
-function* encode(context: TurnContext, state: State, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): Steps<{ transactions: TurnTransaction[]; lastHash: string | null }> {
+/** Chains, stamps and encodes the planned transactions (after the one whose hash is `lastHash`), each at the sequence it was opened at. */
+function* encode(context: TurnContext, lastHash: string | null, planned: readonly Planned[], stamp: TurnStamp, at: number): Steps<{ transactions: TurnTransaction[]; lastHash: string | null }> {
   const transactions: TurnTransaction[] = [];
   let prev = lastHash;
-  let seq = state.seq;
   for (const p of planned) {
     const tx = makeTransaction(prev, { kind: p.kind, term: stamp.term, leader: stamp.leader, at, session: p.session, part: p.part, parts: p.parts }, p.events);
     const { payload, hash } = canonicalDigest(tx, (bytes) => ({ payload: bytes.slice(), hash: context.digest(bytes) }), context.scratch);
-    transactions.push({ seq: ++seq, tx, payload, hash });
+    transactions.push({ seq: p.seq, tx, payload, hash });
     prev = hash;
     yield;
   }
