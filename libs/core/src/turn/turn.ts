@@ -135,6 +135,7 @@ export function* turnSteps(
         hosts: context.hosts,
         indices: context.indices,
         pending: context.pending,
+        running: context.running,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });
