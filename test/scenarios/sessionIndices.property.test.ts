@@ -6,9 +6,9 @@ import { alternativesJob, job, node } from '@muster/core/testing';
 
 // Issue 32: the indices that make a session's cost follow what changed (plans no host could take
 // skipped, roles the free room cannot hold failed at once, running gangs found through their
-// hosts) change no decision. Two drivers of the same turn, one with the indices and one without
-// (`TurnContext({ indices: false })`), given the same inputs at the same times, write the same
-// transactions, byte for byte. A third driver asks for events only (`encode: false`, as `muster
+// hosts, the running gangs' timeline kept across sessions for reservations) change no decision.
+// Two drivers of the same turn, one with the indices and one without (`TurnContext({ indices:
+// false })`), given the same inputs at the same times, write the same transactions, byte for byte. A third driver asks for events only (`encode: false`, as `muster
 // simulate` and the auditor do) and must get the same events and state.
 
 type Command =
@@ -71,6 +71,8 @@ class Pair {
   at = 0;
   seq = 0;
   transactions = 0;
+  /** Reservations written for a later start: plans that read the running gangs' timeline. */
+  reservedLater = 0;
 
   turn(commands: TurnCommand[]): void {
     const stamp = { term: 1, leader: 'check', at: this.at };
@@ -83,6 +85,7 @@ class Pair {
     expect(c.transactions.every((t) => t.payload.length === 0 && t.hash === '')).toBe(true);
     expect(c.state).toEqual(a.state);
     this.transactions += a.transactions.length;
+    for (const t of a.transactions) for (const e of t.tx.events) if (e.type === 'GangReserved' && e.startAt > e.at) this.reservedLater++;
     this.state = a.state;
     this.prev = a.lastHash;
   }
@@ -96,6 +99,7 @@ class Pair {
 describe('sessions decide the same with and without their indices (issue 32)', () => {
   test('the same inputs at the same times give the same transactions, byte for byte', () => {
     let commits = 0;
+    let reservedLater = 0;
     fc.assert(
       fc.property(fc.array(hostArb, { minLength: 1, maxLength: 10 }), fc.array(commandArb, { minLength: 5, maxLength: 60 }), (hosts, commands) => {
         const p = new Pair();
@@ -129,10 +133,13 @@ describe('sessions decide the same with and without their indices (issue 32)', (
           p.turn([{ session: true }]);
         }
         commits += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.session !== null).length;
+        reservedLater += p.reservedLater;
       }),
       { numRuns: 150 },
     );
     // the generator reaches commits (a comparison of nothing but rejections would prove little)
     expect(commits).toBeGreaterThan(300);
+    // and reservations planned past running gangs (the timeline a context keeps across sessions)
+    expect(reservedLater).toBeGreaterThan(10);
   });
 });

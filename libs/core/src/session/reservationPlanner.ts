@@ -10,6 +10,8 @@ import type { JobState, State } from '../state.ts';
 import { expectedEnd } from './runtimeLimits.ts';
 import { change, heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
+import { byEnd } from './runningTimeline.ts';
+import type { Running, RunningTimeline } from './runningTimeline.ts';
 
 // Reservations and backfill (DESIGN.md §11), planned on the session's own host index:
 //
@@ -27,13 +29,6 @@ import type { HostUse } from './hostUses.ts';
 //   without reservations stands when it keeps to that (`violates`); otherwise the search runs
 //   again passing over the hosts where a bucket would not (`avoid`); each commit spends the
 //   allowances of the reservations it runs past.
-
-/** A running gang (or one committed this session) as planning sees it: when it ends, what it holds. */
-interface Running {
-  end: number;
-  jobId: string;
-  uses: HostUse[];
-}
 
 /** A reservation made in this session. */
 export interface PlannedReservation {
@@ -65,6 +60,8 @@ export class ReservationPlanner {
     private readonly policy: Policy,
     private readonly at: number,
     private readonly counters: AllocatorCounters,
+    // the turn context's timeline and the session's input state (null: every running gang read again)
+    private readonly kept: { timeline: RunningTimeline; base: State } | null = null,
   ) {}
 
   /** Whether a job is reserved in this session's plan. */
@@ -264,6 +261,10 @@ export class ReservationPlanner {
       return this.running;
     }
     const index = this.index;
+    if (this.kept !== null) {
+      this.running = this.kept.timeline.timeline(index, this.policy, this.at, this.kept.base.jobs, this.state.jobs);
+      return this.running;
+    }
     const out: Running[] = [];
     for (const job of runningOnIndex(index, this.state)) {
       const uses = heldUses(index, job);
@@ -317,9 +318,5 @@ function usesByHost(index: HostIndex, debits: readonly LiveDebit[]): Map<number,
     }
   }
   return byHost;
-}
-
-function byEnd(a: Running, b: Running): number {
-  return a.end - b.end || (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0);
 }
 

@@ -1,6 +1,7 @@
 import type { HostIndexCache } from '../placement/sessionIndex.ts';
 import type { TransactionCutter } from '../turn/transactionCutter.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
+import type { RunningTimeline } from './runningTimeline.ts';
 
 /** How one attempt ended: placed, not placed, or pended from the unsatisfiable cache. */
 export type AttemptOutcome = 'committed' | 'failed' | 'cached';
@@ -28,4 +29,6 @@ export interface SessionOptions {
   indices?: boolean;
   /** The pending table by leaf as earlier sessions read it (a turn context's). */
   pending?: PendingLeaves;
+  /** The running gangs' timeline as earlier sessions' reservation plans read it (a turn context's). */
+  running?: RunningTimeline;
 }
