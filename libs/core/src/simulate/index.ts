@@ -1,6 +1,6 @@
 export { runScenario, runScenarioText } from './runScenario.ts';
 export type { ScenarioOptions, ScenarioRun } from './runScenario.ts';
-export type { Sha256 } from './simulation.ts';
+export type { SimulationHashes } from './simulation.ts';
 export { parseScenario } from './scenario.ts';
 export type { Scenario, Step } from './scenario.ts';
 export type { WorkloadEntry, WorkloadScenario } from './workloadScenario.ts';

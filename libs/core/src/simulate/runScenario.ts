@@ -3,7 +3,7 @@ import type { TurnTransaction } from '../turn/turn.ts';
 import { parseScenario } from './scenario.ts';
 import type { Scenario, Step } from './scenario.ts';
 import { Simulation } from './simulation.ts';
-import type { Sha256 } from './simulation.ts';
+import type { SimulationHashes } from './simulation.ts';
 import { runWorkload } from './runWorkload.ts';
 import { subjects } from '../wire/subjects.ts';
 
@@ -27,8 +27,8 @@ export interface ScenarioOptions {
   policy?: unknown;
   /** Whether the run returns its transactions (default true; false: `transactions` is empty, and a long run holds less). */
   transactions?: boolean;
-  /** A SHA-256 to feed (default: the core's own): a caller may pass its platform's native one, which gives the same values. */
-  sha256?: () => Sha256;
+  /** The hashes to use (default: the core's own): a caller may pass its platform's native ones, which give the same values. */
+  hashes?: SimulationHashes;
 }
 
 /** Runs a parsed scenario (see `runScenarioText`). */
@@ -41,7 +41,7 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
     const valid = validatePolicySpec(options.policy);
     if (!valid.ok) return { ok: false, error: `the policy given on the command line: ${valid.error.message}` };
   }
-  const sim = new Simulation(options.sha256);
+  const sim = new Simulation(options.hashes);
   sim.keepTransactions = options.transactions ?? true;
   // a new log starts under the v1.1 defaults; a top-level policy is the operator's first input
   sim.start();

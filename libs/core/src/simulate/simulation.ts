@@ -2,9 +2,7 @@ import type { SchedulerEvent } from '../events.ts';
 import { shardEntriesSorted, shardGet } from '../shard.ts';
 import type { State } from '../state.ts';
 import { initialState } from '../state.ts';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { canonicalChunks } from '../canonical.ts';
+import { stateHash } from '../stateHash.ts';
 import { turn } from '../turn/turn.ts';
 import type { TurnCommand, TurnTransaction } from '../turn/turn.ts';
 import type { DoneStep } from './scenario.ts';
@@ -25,23 +23,12 @@ function printed(event: SchedulerEvent): boolean {
   return PRINTED.has(event.type) || (event.type === 'JobFinished' && event.member !== undefined);
 }
 
-/** A SHA-256 being fed: `update` adds bytes (valid only during the call), `hex` ends it. */
-export interface Sha256 {
-  update(bytes: Uint8Array): Sha256;
-  hex(): string;
-}
-
-/** The core's own SHA-256 (JavaScript). */
-function coreSha256(): Sha256 {
-  const hash = sha256.create();
-  const fed: Sha256 = {
-    update: (bytes) => {
-      hash.update(bytes);
-      return fed;
-    },
-    hex: () => bytesToHex(hash.digest()),
-  };
-  return fed;
+/** The hashes a simulation takes (a caller may pass its platform's native ones: the same values). */
+export interface SimulationHashes {
+  /** Hex SHA-256 of bytes (a view, valid only during the call): the log's hashes and job fingerprints. */
+  digest?: (bytes: Uint8Array) => string;
+  /** The Summary's state hash (default: the core's `stateHash`). */
+  stateHash?: (state: State) => string;
 }
 
 /** What a simulation counts for its Summary line. */
@@ -75,9 +62,12 @@ export class Simulation {
   private inputSeq = 0;
   private readonly counts: Counts = { sessions: 0, committed: 0, aborted: 0, rejected: 0, reserved: 0, transactions: 0, events: 0 };
 
-  /** `sha256`: a SHA-256 to feed, for the log's hashes, job fingerprints and the Summary's state hash (default: the core's own; the same values). */
-  constructor(private readonly sha256: () => Sha256 = coreSha256) {
-    this.context = new TurnContext({ digest: (bytes) => sha256().update(bytes).hex() });
+  private readonly stateHash: (state: State) => string;
+
+  /** `hashes`: the SHA-256 digests to use (default: the core's own; the same values). */
+  constructor(hashes: SimulationHashes = {}) {
+    this.context = new TurnContext(hashes.digest === undefined ? {} : { digest: hashes.digest });
+    this.stateHash = hashes.stateHash ?? stateHash;
   }
 
   /** What a new log's first leader writes: the v1.1 defaults and contract v1.2. */
@@ -158,13 +148,6 @@ export class Simulation {
     return result.transactions.length;
   }
 
-  // the state's canonical bytes hashed a chunk at a time: a large state's bytes are never held whole
-  private stateHash(): string {
-    const hash = this.sha256();
-    for (const chunk of canonicalChunks(this.state, this.context.scratch)) hash.update(chunk);
-    return hash.hex();
-  }
-
   /** The Summary line's object, with `extra` fields (a workload's figures) before the state hash. */
   summary(extra: Record<string, unknown> = {}): Record<string, unknown> {
     const byStatus: Record<string, number> = {};
@@ -176,7 +159,7 @@ export class Simulation {
       jobs: byStatus,
       nodes: shardEntriesSorted(this.state.nodes).length,
       ...extra,
-      stateHash: this.stateHash(),
+      stateHash: this.stateHash(this.state),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Bus } from '@muster/bus';
-import type { RecordedWorkload, Sha256, SwfOptions } from '@muster/core';
+import type { RecordedWorkload, State, SwfOptions } from '@muster/core';
 import { CliError, EXIT } from '../cliError.ts';
 import { oneLine } from '../errorExit.ts';
 import { natsTarget, withNatsOptions } from '../natsOptions.ts';
@@ -49,13 +49,10 @@ export function simulateCommand(): Command {
       if (valid !== null && !valid.ok) throw new CliError(EXIT.usage, 'bad-policy', `the policy given on the command line: ${valid.error.message}`);
       // the command prints decisions only: the transactions written are not kept; hashes (job
       // fingerprints, the Summary's stateHash) by Node's SHA-256, the same values as the core's
-      const { createHash } = await import('node:crypto');
-      const sha256 = (): Sha256 => {
-        const hash = createHash('sha256');
-        const fed: Sha256 = { update: (bytes) => (hash.update(bytes), fed), hex: () => hash.digest('hex') };
-        return fed;
-      };
-      const options = { transactions: false, sha256, ...(policy === undefined ? {} : { policy }) };
+      const { payloadHash, nativeStateHash } = await import('@muster/bus');
+      const { ByteScratch } = await import('@muster/core');
+      const hashes = { digest: payloadHash, stateHash: (state: State) => nativeStateHash(state, new ByteScratch()) };
+      const options = { transactions: false, hashes, ...(policy === undefined ? {} : { policy }) };
       let result;
       let what: string;
       if (file !== undefined) {
