@@ -12,6 +12,9 @@ export const SHARD_COUNT = 4096;
 /** Slots in one trie level. */
 export const SHARD_FANOUT = 16;
 
+/** The depth of a leaf below the root (three levels of slots): what a walk of the trie stops at. */
+export const SHARD_LEAF_DEPTH = 3;
+
 /** Something a table holds: an entity with a spec id (nodes, jobs), or an id itself (pending). */
 export type ShardEntry = string | { readonly spec: { readonly id: string } };
 

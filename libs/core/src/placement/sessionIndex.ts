@@ -1,7 +1,7 @@
 import type { JobSpec } from '../contract/types.ts';
 import { jobRequests, requestSelectAst } from '../jobRequests.ts';
 import { selectLabels } from '../select/selectLabels.ts';
-import { leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
+import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostClass.ts';
@@ -198,7 +198,7 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
   const known = c.known.get(part);
   if (known !== undefined) return known;
   const counts: Counts = { up: 0, offline: 0 };
-  if (depth === 3) {
+  if (depth === SHARD_LEAF_DEPTH) {
     for (const node of part as NodeState[]) {
       if (node.status !== 'up') {
         if (c.offlineIds.get(node.spec.id) !== node.status) return null;

@@ -1,4 +1,4 @@
-import { leafGet } from '../shard.ts';
+import { SHARD_LEAF_DEPTH, leafGet } from '../shard.ts';
 import type { ShardLeaf, Sharded } from '../shard.ts';
 import type { JobState } from '../state.ts';
 
@@ -27,11 +27,11 @@ export class JobDeadlines {
     return out.sort((a, b) => (a.spec.id < b.spec.id ? -1 : a.spec.id > b.spec.id ? 1 : 0));
   }
 
-  // the jobs due under one part of the id trie (depth 3: a leaf), skipping parts whose earliest is later
+  // the jobs due under one part of the id trie (at SHARD_LEAF_DEPTH: a leaf), skipping parts whose earliest is later
   private collectDue(ids: readonly unknown[], jobs: readonly unknown[] | null | undefined, depth: number, at: number, out: JobState[]): void {
     const d = this.partEarliest(ids, jobs, depth).earliest;
     if (d === null || d > at) return;
-    if (depth === 3) {
+    if (depth === SHARD_LEAF_DEPTH) {
       for (const id of ids as ShardLeaf<string>) {
         const job = leafGet(jobs as ShardLeaf<JobState> | null | undefined, id);
         const deadline = job === undefined ? null : this.of(job);
@@ -52,7 +52,7 @@ export class JobDeadlines {
     if (cached !== undefined && cached.jobs === jobs) return { earliest: cached.earliest, frozen: true };
     let earliest: number | null = null;
     let frozen = Object.isFrozen(ids) && (jobs === undefined || jobs === null || Object.isFrozen(jobs));
-    if (depth === 3) {
+    if (depth === SHARD_LEAF_DEPTH) {
       for (const id of ids as ShardLeaf<string>) {
         const job = leafGet(jobs as ShardLeaf<JobState> | null | undefined, id);
         const d = job === undefined ? null : this.of(job);

@@ -1,5 +1,6 @@
 import type { Policy } from '../contract/types.ts';
 import type { HostIndex } from '../placement/hostIndex.ts';
+import { SHARD_LEAF_DEPTH } from '../shard.ts';
 import type { Sharded } from '../shard.ts';
 import type { JobState } from '../state.ts';
 import { heldUses } from './hostUses.ts';
@@ -79,7 +80,7 @@ export class RunningTimeline {
     const walk = (a: readonly unknown[] | null | undefined, b: readonly unknown[] | null | undefined, depth: number): void => {
       if (a === b) return;
       if (b !== null && b !== undefined && !Object.isFrozen(b)) frozen = false;
-      if (depth === 3) {
+      if (depth === SHARD_LEAF_DEPTH) {
         if (a !== null && a !== undefined) {
           const old = this.leaves.get(a);
           if (old === undefined) known = false;
