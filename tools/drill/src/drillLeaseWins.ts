@@ -4,13 +4,7 @@ const TIME = /"time":(\d+)/;
 
 /** The times (ms since the epoch) a replica's pino log says it won the lease, in order. */
 export function leaseWins(log: string): number[] {
-  const out: number[] = [];
-  for (const line of log.split('\n')) {
-    if (!WON.test(line)) continue;
-    const time = TIME.exec(line)?.[1];
-    if (time !== undefined) out.push(Number(time));
-  }
-  return out;
+  return [...linesLogged(log, WON)].map(([time]) => time);
 }
 
 // `elected: leading` (LeaderTerm): logged once the replica's LeaderElected is in the log, with its sequence
@@ -20,11 +14,18 @@ const SEQ = /"seq":(\d+)/;
 /** When a replica's pino log says each of its elections landed: LeaderElected's log sequence to the time (ms since the epoch). */
 export function electionsLogged(log: string): Map<number, number> {
   const out = new Map<number, number>();
-  for (const line of log.split('\n')) {
-    if (!ELECTED.test(line)) continue;
-    const time = TIME.exec(line)?.[1];
+  for (const [time, line] of linesLogged(log, ELECTED)) {
     const seq = SEQ.exec(line)?.[1];
-    if (time !== undefined && seq !== undefined) out.set(Number(seq), Number(time));
+    if (seq !== undefined) out.set(Number(seq), time);
   }
   return out;
+}
+
+// the lines of a pino log that match `pattern`, with the time each was logged (ms since the epoch)
+function* linesLogged(log: string, pattern: RegExp): Generator<[number, string]> {
+  for (const line of log.split('\n')) {
+    if (!pattern.test(line)) continue;
+    const time = TIME.exec(line)?.[1];
+    if (time !== undefined) yield [Number(time), line];
+  }
 }
