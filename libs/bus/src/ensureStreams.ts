@@ -21,6 +21,8 @@ export interface EnsureStreamsOptions {
   replicas: number;
   /** The definitions to apply; the repository's streams/*.json by default. */
   definitions?: readonly StreamDefinition[];
+  /** Called as each stream is ensured, so that what was done is known even when a later one fails. */
+  onEnsured?: (stream: EnsuredStream) => void;
 }
 
 // limits where a smaller value (or a limit where there was none) makes the server drop messages
@@ -35,7 +37,9 @@ export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promi
   const jsm = await natsOf(bus).jsm;
   const results: EnsuredStream[] = [];
   for (const def of opts.definitions ?? streamDefinitions) {
-    results.push(await ensureOne(jsm, def, opts.replicas));
+    const ensured = await ensureOne(jsm, def, opts.replicas);
+    opts.onEnsured?.(ensured);
+    results.push(ensured);
   }
   return results;
 }

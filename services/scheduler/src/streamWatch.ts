@@ -32,10 +32,14 @@ export class StreamWatch {
   /** Applies the definitions once, saying what was missing or changed. */
   async check(): Promise<void> {
     try {
-      for (const r of await ensureStreams(this.bus, { replicas: this.replicas })) {
-        if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
-        else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
-      }
+      // said as each is done: a later stream's failure (a timeout under load) must not hide a bucket created again
+      await ensureStreams(this.bus, {
+        replicas: this.replicas,
+        onEnsured: (r) => {
+          if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
+          else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
+        },
+      });
     } catch (err) {
       // NATS away or a stream without quorum: the next look tries again
       this.log.debug({ err }, 'the streams could not be checked');
