@@ -67,8 +67,9 @@ try {
       ...(values.nodes === undefined ? {} : { nodes: numberFlag('nodes', values.nodes, 0) }),
       // some kinds only (the drill refuses a name it does not know)
       ...(values.faults === undefined ? {} : { faults: values.faults.split(',').map((k) => k.trim()) as FaultKind[] }),
-      // a long run keeps its logs quiet; the report has what matters
-      logLevel: 'warn',
+      // the replicas' lease and election lines (info) time each takeover's split; the agents' member lines would fill the disk
+      logLevel: 'info',
+      agentLogLevel: 'warn',
       keepLogsDir: values['keep-logs'] === undefined ? null : resolve(values['keep-logs']),
     },
     {

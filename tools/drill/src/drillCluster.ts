@@ -52,7 +52,7 @@ export async function startDrillCluster(stack: Stack, opts: DrillOptions, progre
   let bus: Bus | null = null;
   let agent: Agent | null = null;
   let link: LinkProxy | null = null;
-  const agentLog: Logger = pino({ level: opts.logLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
+  const agentLog: Logger = pino({ level: opts.agentLogLevel }, pino.destination({ dest: join(stack.dir, 'agents.log'), mkdir: true, sync: false }));
   const stopAll = async (): Promise<StackStopReport> => {
     // a stop that fails must not keep the stack running
     if (agent !== null) await within(agent.stop(), 10_000).catch((err: unknown) => progress(`the agents did not stop cleanly: ${String(err)}`));

@@ -57,8 +57,10 @@ export interface DrillOptions {
   settleTimeoutMs: number;
   /** Keep every log (NATS nodes, replicas, agents) in this folder. */
   keepLogsDir: string | null;
-  /** pino level of the replicas and agents. */
+  /** pino level of the replicas (their lease and election lines, at info, time a takeover's split). */
   logLevel: string;
+  /** pino level of the simulated agents (at info they log every member started and finished). */
+  agentLogLevel: string;
 }
 
 /** The defaults: `muster drill` with no flags. */
@@ -91,6 +93,7 @@ export function drillDefaults(): DrillOptions {
     settleTimeoutMs: 60_000,
     keepLogsDir: null,
     logLevel: 'info',
+    agentLogLevel: 'info',
   };
 }
 
