@@ -64,6 +64,22 @@ describe('snapshots', () => {
     expect((await loadLatestSnapshot(bus.bus, { schema: 1, verifyHash: false })).snapshot?.seq).toBe(20);
   });
 
+  it('lists the store again when no snapshot it listed could be read, instead of giving up on snapshots (a replay of the whole log)', async () => {
+    // the only snapshot does not check out; a good one is saved while the load waits to list again
+    await saveSnapshot(bus.bus, { schema: 1, seq: 20, hash: canonicalHash({ other: true }), state: { seq: 20 } });
+    const loading = loadLatestSnapshot(bus.bus, { schema: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    const good = { seq: 30 };
+    await saveSnapshot(bus.bus, { schema: 1, seq: 30, hash: canonicalHash(good), state: good });
+    const loaded = await loading;
+    expect(loaded.snapshot?.seq).toBe(30);
+    expect(loaded.skipped.map((s) => s.seq)).toEqual([20]);
+    // a store with nothing in it is not listed again: a fresh cluster starts at once
+    const started = Date.now();
+    expect((await loadLatestSnapshot(bus.bus, { schema: 2 })).snapshot).toBeNull();
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
   it('rejects with SNAPSHOT_TIMEOUT when the load stalls (its server stopped), and loads once it answers again', async () => {
     const state = bigState(1, 'c');
     await saveSnapshot(bus.bus, { schema: 1, seq: 7, hash: canonicalHash(state), state });

@@ -15,7 +15,7 @@ import { StampClock } from './stampClock.ts';
 import { runRestartable } from './restartable.ts';
 
 /** Where a replica is: following the log, leading it, or stopped. */
-export type Role = 'standby' | 'leader' | 'stopped';
+export type Role = 'starting' | 'standby' | 'leader' | 'stopped';
 
 const STANDBY_REQUEST_FLOOR_MS = 500;
 
@@ -56,7 +56,8 @@ export interface RebuildReport {
  */
 export class Replica {
   readonly ledger: Ledger;
-  private currentRole: Role = 'standby';
+  // 'starting' until the rebuild is done: its status answers meanwhile, so a slow start is not silence
+  private currentRole: Role = 'starting';
   private refusal: string | null = null;
   private readonly shrink: LogShrinkWatch;
   private suspecting = false;

@@ -74,6 +74,9 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
     let metrics: SchedulerMetrics | null = null;
     const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, startup, onSession: (seconds) => metrics?.sessionRan(seconds) });
+    // answered from here on (role 'starting' while it rebuilds): a replica whose rebuild a NATS fault
+    // slows is not one that stopped answering, which a drill names
+    const statusSubs = serveStatus(bus, opts.id, replica);
     await replica.start();
     const streams = new StreamWatch(bus, opts.replicas, opts.streamCheckMs, log.child({ component: 'streams' }));
     streams.start();
@@ -98,7 +101,6 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     }
     const api = new ApiServer(bus, () => replica.state, log.child({ component: 'api' }));
     api.start();
-    const statusSubs = serveStatus(bus, opts.id, replica);
     let stopping: Promise<void> | null = null;
     return {
       role: () => replica.role(),

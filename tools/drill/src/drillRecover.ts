@@ -24,9 +24,10 @@ export async function recoverCluster(cluster: DrillCluster, timeoutMs = 60_000):
   while (Date.now() < deadline) {
     const statuses = [...(await cluster.statuses(1_000)).entries()];
     const silent = statuses.filter(([, s]) => s === null).map(([id]) => id);
+    const starting = statuses.filter(([, s]) => s?.role === 'starting').map(([id]) => id);
     const leaders = statuses.filter(([, s]) => s?.role === 'leader').map(([id]) => id);
-    if (silent.length === 0 && leaders.length === 1) return null;
-    last = silent.length > 0 ? `${silent.join(', ')} not answering` : `${leaders.length} replicas answer as leader`;
+    if (silent.length === 0 && starting.length === 0 && leaders.length === 1) return null;
+    last = silent.length > 0 ? `${silent.join(', ')} not answering` : starting.length > 0 ? `${starting.join(', ')} still starting` : `${leaders.length} replicas answer as leader`;
     await sleep(250);
   }
   return `cluster not whole after ${timeoutMs} ms: ${last}`;

@@ -30,7 +30,8 @@ export interface ReplicaWatch {
  * Asks every replica's status each `intervalMs`. A replica that does not answer, in looks where
  * another one does (so the drill's connection and NATS serve requests), for longer than `boundMs`
  * is named at once through `say` (its id, pid and how long) and kept for the report; it counts from
- * its last answer, so a restart whose rebuild takes longer than the bound is found as well.
+ * its last answer. A replica answers while it rebuilds (role 'starting'): a slow rebuild is the
+ * restart fault's to judge (awaitAnswer), silence is a process or connection that stopped.
  */
 export function watchReplicas(
   cluster: WatchedReplicas,

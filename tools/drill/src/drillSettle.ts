@@ -63,6 +63,8 @@ async function look(cluster: DrillCluster, client: MusterClient): Promise<Settle
   const answered = [...statuses.values()].filter((s): s is ReplicaStatus => s !== null);
   const silent = [...statuses].filter(([, s]) => s === null).map(([id]) => id);
   if (silent.length > 0) return { ...base, trouble: `${silent.join(', ')} not answering` };
+  const starting = answered.filter((s) => s.role === 'starting').map((s) => s.id);
+  if (starting.length > 0) return { ...base, trouble: `${starting.join(', ')} still starting` };
   const leader = answered.find((s) => s.role === 'leader');
   if (leader === undefined) return { ...base, trouble: 'no leader' };
   if (leader.lastInputSeq < inLastSeq) return { ...base, trouble: `leader ingested inputs up to ${leader.lastInputSeq} of ${inLastSeq}` };

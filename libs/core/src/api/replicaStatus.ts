@@ -4,6 +4,7 @@
 /** What `muster.replica.<id>.status` answers: where this replica is in the log (same seq must mean same hash). */
 export interface ReplicaStatus {
   id: string;
+  /** 'starting' (rebuilding: it answers, but neither stands by nor leads yet), 'standby', 'leader' or 'stopped'. */
   role: string;
   seq: number;
   term: number;

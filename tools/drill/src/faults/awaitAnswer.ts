@@ -1,12 +1,13 @@
 import type { FaultContext } from '../drillFaultRecord.ts';
 import { sleep } from '../drillSleep.ts';
 
-/** Waits until a restarted replica answers its status (it has rebuilt and stands by). */
+/** Waits until a restarted replica answers its status as rebuilt (no longer 'starting': it stands by or leads). */
 export async function awaitAnswer(ctx: FaultContext, id: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if ((await ctx.cluster.status(id, 500)) !== null) return;
+    const status = await ctx.cluster.status(id, 500);
+    if (status !== null && status.role !== 'starting') return;
     await sleep(200);
   }
-  throw new Error(`${id} did not answer its status within ${timeoutMs} ms of its restart`);
+  throw new Error(`${id} did not answer its status as rebuilt within ${timeoutMs} ms of its restart`);
 }

@@ -1,0 +1,83 @@
+// A replica answers its status while it rebuilds (role 'starting'), so that a drill or an operator
+// can tell a slow start from a replica that stopped answering: in the hour soak, restarted standbys
+// whose rebuild NATS faults slowed for 30-60 s were named silent. Real nats-server; the replica's
+// user is denied every read of the log, so its rebuild fails and retries, until a config reload
+// allows them.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { connect, publishInput, subjects } from '@muster/bus';
+import type { Bus } from '@muster/bus';
+import { startScheduler } from '@muster/scheduler';
+import type { SchedulerHandle } from '@muster/scheduler';
+import { startNatsServer } from '../support/natsServer.ts';
+import type { NatsServerHandle } from '../support/natsServer.ts';
+import { readDecisionStream } from '../support/musterLog.ts';
+import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
+
+const DENIED = ['$JS.API.CONSUMER.CREATE.MUSTER_LOG', '$JS.API.CONSUMER.CREATE.MUSTER_LOG.>', '$JS.API.STREAM.MSG.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG.>']
+  .map((s) => `"${s}"`)
+  .join(', ');
+const authorization = (deny: string): string => `
+authorization {
+  users = [
+    { user: admin, password: admin }
+    { user: replica, password: replica, permissions: { publish: { deny: [${deny}] } } }
+  ]
+}
+`;
+const node = { id: 'n1', labels: {}, capacity: { cpu: 8, memoryMb: 8_192, slots: 8 }, gpus: [] };
+const job = { id: 'j1', identity: { user: 'alice' }, tasks: 1, resources: { cpu: 1, memoryMb: 64 }, runtimeMs: 600_000 };
+
+describe('a replica that is still rebuilding', () => {
+  let server: NatsServerHandle;
+  let bus: Bus;
+
+  const start = (id: string, user: string): Promise<SchedulerHandle> =>
+    startScheduler({ natsUrl: server.url, id, user, pass: user, logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0 });
+
+  beforeAll(async () => {
+    server = await startNatsServer({ extraConfig: authorization(DENIED) });
+    bus = await connect({ servers: server.url, name: 'test', user: 'admin', pass: 'admin' });
+    const s1 = await start('s1', 'admin');
+    try {
+      await eventually(() => s1.role() === 'leader', 10_000, 's1 leading');
+      await publishInput(bus, subjects.nodeInput(node.id, 'register'), node, 'n1:register:1');
+      await publishInput(bus, subjects.submit, job, 'j1:1');
+      await eventually(async () => (await readDecisionStream(bus)).some((m) => m.body.type === 'GangCommitted') || null, 15_000, 'j1 committed');
+    } finally {
+      await s1.stop();
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await server?.stop();
+  });
+
+  it("answers its status as 'starting' until it has rebuilt, then as a standby or leader", async () => {
+    let s2: SchedulerHandle | null = null;
+    const starting = start('s2', 'replica').then((h) => (s2 = h));
+    try {
+      // before the change it answered nothing until its rebuild was done: here, never
+      const first = await eventually(async () => await replicaStatus(bus, 's2'), 10_000, 's2 answering while it rebuilds');
+      expect(first.role).toBe('starting');
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect((await replicaStatus(bus, 's2'))?.role).toBe('starting');
+      expect(s2).toBeNull();
+      const configPath = join(server.dataDir, 'nats.conf');
+      writeFileSync(configPath, readFileSync(configPath, 'utf8').replace(authorization(DENIED), authorization('"nothing.denied"')));
+      process.kill(server.pid, 'SIGHUP');
+      await starting;
+      const rebuilt = await eventually(async () => {
+        const s = await replicaStatus(bus, 's2');
+        return s !== null && s.role !== 'starting' ? s : null;
+      }, 15_000, 's2 rebuilt');
+      expect(['standby', 'leader']).toContain(rebuilt.role);
+      expect(rebuilt.seq).toBeGreaterThan(first.seq);
+    } finally {
+      await starting.then((h) => h.stop(), () => undefined);
+    }
+  }, 60_000);
+});
