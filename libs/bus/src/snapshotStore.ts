@@ -6,6 +6,7 @@ import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
 import { SNAPSHOT_BUCKET } from './names.ts';
 import { natsOf } from './natsBus.ts';
+import { readObjectBytes } from './objectRead.ts';
 import { payloadHash } from './payloadHash.ts';
 
 /** The state after log sequence `seq`, its canonical hash and the state schema it was written with. */
@@ -189,7 +190,7 @@ async function listFrom(store: ObjectStore): Promise<SnapshotInfo[]> {
 }
 
 async function readSnapshot<S>(store: ObjectStore, info: SnapshotInfo, verifyHash: boolean): Promise<Snapshot<S>> {
-  const bytes = await store.getBlob(info.name);
+  const bytes = await readObjectBytes(store, info.name);
   if (bytes === null) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${info.name} vanished while loading`, { seq: info.seq });
   const state = JSON.parse(decoder.decode(bytes)) as S;
   // snapshots are stored as canonical JSON, so the stored bytes hash to the state hash; an older
