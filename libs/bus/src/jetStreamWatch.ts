@@ -36,7 +36,8 @@ export class JetStreamWatch {
 
   /** Watches `nc` until it closes. */
   watch(nc: NatsConnection): void {
-    void this.run(nc);
+    // a watch that fails ends, never the process: the connection works on without it
+    this.run(nc).catch(() => undefined);
   }
 
   private async run(nc: NatsConnection): Promise<void> {
