@@ -3,7 +3,7 @@ import { connect, ensureStreams } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { NatsAdmin } from './natsAdmin.ts';
 import { startNatsCluster, startNatsServer } from './natsServer.ts';
-import type { NatsClusterHandle, NatsServerHandle, NatsServerOptions } from './natsServer.ts';
+import type { NatsClusterHandle, NatsClusterOptions, NatsServerHandle } from './natsServer.ts';
 
 /** A running server or cluster with muster's streams, a first bus, and a way to add more. */
 export interface TestBus {
@@ -23,7 +23,7 @@ export interface TestBus {
 }
 
 /** Options of `startTestBus`. */
-export interface TestBusOptions extends NatsServerOptions {
+export interface TestBusOptions extends NatsClusterOptions {
   /** Start a cluster of this many nodes (3 for R3 streams) instead of one server. */
   clusterSize?: number;
   /** Apply streams/*.json (default true). */

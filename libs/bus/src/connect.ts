@@ -1,5 +1,7 @@
 import { connect as natsConnect } from '@nats-io/transport-node';
+import type { ConnectionOptions } from '@nats-io/transport-node';
 import type { Bus } from './bus.ts';
+import { JetStreamWatch } from './jetStreamWatch.ts';
 import { NatsBus } from './natsBus.ts';
 
 /** How to reach NATS. */
@@ -32,13 +34,22 @@ export interface ConnectOptions {
    * (one wedged on a full disk keeps its sockets open and answers nothing) is left for another.
    */
   pingIntervalMs?: number;
-  /** Hears the connection leave a server (`stale`: it stopped answering pings; `disconnect`) and reach one (`reconnect`). */
+  /**
+   * Milliseconds JetStream may be unavailable through the server (it answers "JetStream system
+   * temporarily unavailable", a stream without a leader, or nothing while it answers pings) before
+   * the connection moves to a server that serves JetStream, if one does (default 3000; 0 never moves).
+   */
+  jetStreamLeaveMs?: number;
+  /**
+   * Hears the connection leave a server (`stale`: it stopped answering pings; `unavailable`: JetStream
+   * is unavailable through it and another serves it; `disconnect`) and reach one (`reconnect`).
+   */
   onConnection?: (change: ConnectionChange) => void;
 }
 
 /** A change of the server a connection is on. */
 export interface ConnectionChange {
-  kind: 'stale' | 'disconnect' | 'reconnect';
+  kind: 'stale' | 'unavailable' | 'disconnect' | 'reconnect';
   /** The server left or reached ('' for `stale`, which names none). */
   server: string;
   /** What happened, in words for a log line. */
@@ -47,12 +58,38 @@ export interface ConnectionChange {
 
 const WHAT: Record<ConnectionChange['kind'], string> = {
   stale: 'NATS server stopped answering pings: leaving it',
+  unavailable: 'NATS server answers "JetStream temporarily unavailable": leaving it',
   disconnect: 'disconnected from a NATS server',
   reconnect: 'reconnected to a NATS server',
 };
 
+// a look at JetStream through a server each second, waiting as long: a node cut off from its peers
+// answered a stream's info with silence for about 5 s, then from a copy without a leader (2.9.10)
+const JETSTREAM_PROBE_MS = 1_000;
+// a healthy cluster's elections took 5-7 s here; a move only ever goes to a server that serves
+// JetStream when asked, so the bound need only outlast a slow answer or two
+const JETSTREAM_LEAVE_MS = 3_000;
+
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
 export async function connect(opts: ConnectOptions): Promise<Bus> {
+  const credentials: Partial<ConnectionOptions> = {
+    ...(opts.user === undefined ? {} : { user: opts.user }),
+    ...(opts.pass === undefined ? {} : { pass: opts.pass }),
+    ...(opts.token === undefined ? {} : { token: opts.token }),
+    ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
+  };
+  const leaveMs = opts.jetStreamLeaveMs ?? JETSTREAM_LEAVE_MS;
+  const onConnection = opts.onConnection;
+  const watch =
+    leaveMs <= 0
+      ? null
+      : new JetStreamWatch({
+          leaveAfterMs: leaveMs,
+          probeMs: JETSTREAM_PROBE_MS,
+          // one question and gone: no reconnects, no pings
+          connectTo: (server) => natsConnect({ servers: server, name: `${opts.name}-jetstream-look`, reconnect: false, timeout: JETSTREAM_PROBE_MS, noAsyncTraces: true, ...credentials }),
+          onLeave: (server) => onConnection?.({ kind: 'unavailable', server, what: WHAT.unavailable }),
+        });
   const nc = await natsConnect({
     servers: opts.servers,
     name: opts.name,
@@ -66,12 +103,10 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
     // nats.js otherwise builds an Error with a stack trace for every request and publish ack, in
     // case it fails: a third of the leader's time per JetStream publish in a profile
     noAsyncTraces: true,
-    ...(opts.user === undefined ? {} : { user: opts.user }),
-    ...(opts.pass === undefined ? {} : { pass: opts.pass }),
-    ...(opts.token === undefined ? {} : { token: opts.token }),
-    ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
+    ...(watch === null ? {} : { reconnectToServer: (pool) => watch.nextServer(pool) }),
+    ...credentials,
   });
-  const onConnection = opts.onConnection;
+  watch?.watch(nc);
   if (onConnection !== undefined) {
     void (async () => {
       for await (const s of nc.status()) {

@@ -10,6 +10,12 @@ export interface NatsClusterOptions extends NatsServerOptions {
    * only to the urls it was given, so one given proxies never bypasses them.
    */
   noAdvertise?: boolean;
+  /**
+   * The port node `from` dials to reach node `to`'s routes (`clusterPort` by default), so a test
+   * can put a proxy it controls between two nodes. Given, the nodes advertise no reachable route
+   * url: their gossip never opens a route around the proxies.
+   */
+  routeVia?: (from: string, to: string, clusterPort: number) => Promise<number>;
 }
 
 /** A running n-node nats-server cluster on loopback. */
@@ -34,15 +40,21 @@ export async function startNatsCluster(size = 3, opts: NatsClusterOptions = {}):
       dataDir: newDataDir(opts.baseDir, `muster-nats-n${i}-`),
     });
   }
-  const routes = layouts.map((l) => `"nats-route://127.0.0.1:${l.clusterPort}"`).join(', ');
-  const handles = layouts.map((l) => {
+  const routesOf = async (from: string): Promise<string> => {
+    const ports = await Promise.all(layouts.map((l) => (opts.routeVia === undefined || l.name === from ? l.clusterPort : opts.routeVia(from, l.name, l.clusterPort))));
+    return ports.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ');
+  };
+  // port 1 (tcpmux) has no listener here: gossip that names it opens no route
+  const nowhere = opts.routeVia === undefined ? '' : ', advertise: "127.0.0.1:1"';
+  const routes = await Promise.all(layouts.map((l) => routesOf(l.name)));
+  const handles = layouts.map((l, i) => {
     const storeDir = join(l.dataDir, 'jetstream');
     const config = [
       `server_name: ${l.name}`,
       `listen: "127.0.0.1:${l.port}"`,
       `http: "127.0.0.1:${l.monitorPort}"`,
       `jetstream { store_dir: "${storeDir}" }`,
-      `cluster { name: "${clusterName}", listen: "127.0.0.1:${l.clusterPort}", routes: [${routes}]${opts.noAdvertise === true ? ', no_advertise: true' : ''} }`,
+      `cluster { name: "${clusterName}", listen: "127.0.0.1:${l.clusterPort}", routes: [${routes[i]}]${nowhere}${opts.noAdvertise === true ? ', no_advertise: true' : ''} }`,
       opts.extraConfig ?? '',
     ].join('\n');
     return natsServerHandle({ name: l.name, port: l.port, monitorPort: l.monitorPort, dataDir: l.dataDir, storeDir, config, peers: size - 1 }, opts);
