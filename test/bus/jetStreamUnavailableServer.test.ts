@@ -3,7 +3,7 @@
 // node that serves JetStream within seconds; before, they stayed until the partition ended. When no
 // node serves it (a cluster without quorum), they stay put instead of moving around.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect, publishInput } from '@muster/bus';
+import { JETSTREAM_LEAVE_MS, connect, publishInput } from '@muster/bus';
 import type { Bus, ConnectionChange } from '@muster/bus';
 import { startCuttableProxy } from '../support/cuttableProxy.ts';
 import type { CuttableProxy } from '../support/cuttableProxy.ts';
@@ -37,7 +37,7 @@ function cut(links: Map<string, CuttableProxy>, node: string): void {
 async function connectOn(bus: TestBus, node: number, name: string, onConnection: (c: ConnectionChange) => void): Promise<Bus> {
   const monitorPort = bus.cluster?.nodes[node]?.monitorPort;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const client = await connect({ name, servers: bus.urls, timeoutMs: 1_000, onConnection });
+    const client = await connect({ name, servers: bus.urls, timeoutMs: 1_000, jetStreamLeaveMs: JETSTREAM_LEAVE_MS, onConnection });
     const connz = (await (await fetch(`http://127.0.0.1:${monitorPort}/connz`)).json()) as { connections?: { name?: string }[] };
     if (connz.connections?.some((c) => c.name === name) === true) return client;
     await client.close();

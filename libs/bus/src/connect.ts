@@ -37,7 +37,9 @@ export interface ConnectOptions {
   /**
    * Milliseconds JetStream may be unavailable through the server (it answers "JetStream system
    * temporarily unavailable", a stream without a leader, or nothing while it answers pings) before
-   * the connection moves to a server that serves JetStream, if one does (default 3000; 0 never moves).
+   * the connection moves to a server that serves JetStream, if one does (default 0: never moves).
+   * It asks its server for a stream's info each second to know: the scheduler's replicas pass
+   * JETSTREAM_LEAVE_MS; a thousand agents asking each second would load the stream's leader.
    */
   jetStreamLeaveMs?: number;
   /**
@@ -68,7 +70,8 @@ const WHAT: Record<ConnectionChange['kind'], string> = {
 const JETSTREAM_PROBE_MS = 1_000;
 // a healthy cluster's elections took 5-7 s here; a move only ever goes to a server that serves
 // JetStream when asked, so the bound need only outlast a slow answer or two
-const JETSTREAM_LEAVE_MS = 3_000;
+/** How long a replica's connection waits on a server through which JetStream is unavailable before it moves (`jetStreamLeaveMs`). */
+export const JETSTREAM_LEAVE_MS = 3_000;
 
 /** Connects to NATS with nats.js v3, reconnecting forever unless told otherwise. */
 export async function connect(opts: ConnectOptions): Promise<Bus> {
@@ -78,7 +81,7 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
     ...(opts.token === undefined ? {} : { token: opts.token }),
     ...(opts.inboxPrefix === undefined ? {} : { inboxPrefix: opts.inboxPrefix }),
   };
-  const leaveMs = opts.jetStreamLeaveMs ?? JETSTREAM_LEAVE_MS;
+  const leaveMs = opts.jetStreamLeaveMs ?? 0;
   const onConnection = opts.onConnection;
   const watch =
     leaveMs <= 0

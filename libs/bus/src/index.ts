@@ -5,7 +5,7 @@ export type { AppendFailureCode, AppendOptions, AppendResult, EncodedTransaction
 export type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
 export { BusError, isBusError, isChainBroken } from './busError.ts';
 export type { BusErrorCode } from './busError.ts';
-export { connect } from './connect.ts';
+export { JETSTREAM_LEAVE_MS, connect } from './connect.ts';
 export type { ConnectOptions, ConnectionChange } from './connect.ts';
 export { ensureStreams } from './ensureStreams.ts';
 export type { EnsuredStream, EnsureStreamsOptions } from './ensureStreams.ts';

@@ -1,4 +1,4 @@
-import { connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
+import { JETSTREAM_LEAVE_MS, connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { resolveOptions } from './config.ts';
 import type { ResolvedOptions, SchedulerOptions } from './config.ts';
@@ -50,6 +50,8 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     connect({
       servers: opts.natsUrl,
       name,
+      // a replica leaves a NATS node that cannot serve JetStream (cut off from its peers, its disk full) for one that can
+      jetStreamLeaveMs: JETSTREAM_LEAVE_MS,
       ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
       onConnection: (change) => {
         log.warn({ connection: name, kind: change.kind, server: change.server }, change.what);
