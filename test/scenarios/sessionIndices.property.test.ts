@@ -6,7 +6,8 @@ import { alternativesJob, job, node } from '@muster/core/testing';
 
 // Issue 32: the indices that make a session's cost follow what changed (plans no host could take
 // skipped, roles the free room cannot hold failed at once, running gangs found through their
-// hosts, the running gangs' timeline kept across sessions for reservations) change no decision.
+// hosts, the running gangs' timeline and the blocked jobs' plans kept across sessions for
+// reservations) change no decision.
 // Two drivers of the same turn, one with the indices and one without (`TurnContext({ indices:
 // false })`), given the same inputs at the same times, write the same transactions, byte for byte. A third driver asks for events only (`encode: false`, as `muster
 // simulate` and the auditor do) and must get the same events and state.
@@ -73,6 +74,8 @@ class Pair {
   transactions = 0;
   /** Reservations written for a later start: plans that read the running gangs' timeline. */
   reservedLater = 0;
+  /** Reservation plans kept from an earlier session (the context's plans, their inputs unchanged). */
+  plansKept = 0;
 
   turn(commands: TurnCommand[]): void {
     const stamp = { term: 1, leader: 'check', at: this.at };
@@ -85,6 +88,7 @@ class Pair {
     expect(c.transactions.every((t) => t.payload.length === 0 && t.hash === '')).toBe(true);
     expect(c.state).toEqual(a.state);
     this.transactions += a.transactions.length;
+    this.plansKept += a.session?.plansKept ?? 0;
     for (const t of a.transactions) for (const e of t.tx.events) if (e.type === 'GangReserved' && e.startAt > e.at) this.reservedLater++;
     this.state = a.state;
     this.prev = a.lastHash;
@@ -100,6 +104,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   test('the same inputs at the same times give the same transactions, byte for byte', () => {
     let commits = 0;
     let reservedLater = 0;
+    let plansKept = 0;
     fc.assert(
       fc.property(fc.array(hostArb, { minLength: 1, maxLength: 10 }), fc.array(commandArb, { minLength: 5, maxLength: 60 }), (hosts, commands) => {
         const p = new Pair();
@@ -134,6 +139,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
         }
         commits += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.session !== null).length;
         reservedLater += p.reservedLater;
+        plansKept += p.plansKept;
       }),
       { numRuns: 150 },
     );
@@ -141,5 +147,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(commits).toBeGreaterThan(300);
     // and reservations planned past running gangs (the timeline a context keeps across sessions)
     expect(reservedLater).toBeGreaterThan(10);
+    // and plans kept across sessions (the context's plans, reused while their inputs stand)
+    expect(plansKept).toBeGreaterThan(10);
   });
 });
