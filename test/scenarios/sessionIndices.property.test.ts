@@ -95,10 +95,31 @@ class Pair {
   }
 
   input(subject: string, body: unknown): void {
-    const input: Input = { seq: ++this.seq, subject, data: JSON.stringify(body) };
-    this.turn([{ inputs: [input] }]);
+    this.turn([{ inputs: [this.message(subject, body)] }]);
+  }
+
+  message(subject: string, body: unknown): Input {
+    return { seq: ++this.seq, subject, data: JSON.stringify(body) };
   }
 }
+
+// A queue behind a blocked gang, where the kept plans are used and their inputs move one at a
+// time: arrivals (the plan stands), time passing, a running gang replaced in one session by one
+// that takes the same room until another time (the index's free room the same, the running gangs
+// not), and the reservation depth.
+type PlanCommand =
+  | { kind: 'submit'; tasks: number; limitMs: number; priority: number; user: string }
+  | { kind: 'swap'; pick: number; tasks: number; limitMs: number }
+  | { kind: 'policy'; reserveDepth: number }
+  | { kind: 'advance'; ms: number };
+
+const limitArb = fc.constantFrom(1_000, 2_000, 3_000, 5_000);
+const planCommandArb: fc.Arbitrary<PlanCommand> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 8 }), limitMs: limitArb, priority: fc.constantFrom(0, 0, 1), user: fc.constantFrom('a', 'b') }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('swap' as const), pick: fc.nat(), tasks: fc.integer({ min: 1, max: 3 }), limitMs: limitArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('policy' as const), reserveDepth: fc.constantFrom(1, 2, 3) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(200, 1_000) }) },
+);
 
 describe('sessions decide the same with and without their indices (issue 32)', () => {
   test('the same inputs at the same times give the same transactions, byte for byte', () => {
@@ -149,5 +170,36 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(reservedLater).toBeGreaterThan(10);
     // and plans kept across sessions (the context's plans, reused while their inputs stand)
     expect(plansKept).toBeGreaterThan(10);
+  });
+
+  test('reservation plans kept across sessions are the plans made anew, byte for byte', () => {
+    let plansKept = 0;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }), fc.array(planCommandArb, { minLength: 5, maxLength: 60 }), (slots, commands) => {
+        const p = new Pair();
+        p.turn([{ start: true }]);
+        slots.forEach((n, i) => p.input(`muster.in.node.h${i}.register`, hostSpec(`h${i}`, { slots: n, gpus: 0, rack: 'r1' })));
+        let submitted = 0;
+        const spec = (tasks: number, limitMs: number, priority: number, user: string): Record<string, unknown> => job(`j${submitted++}`, { user, priority, runtimeLimitMs: limitMs, cpu: 500, tasks });
+        for (const c of commands) {
+          if (c.kind === 'submit') p.input('muster.in.submit', spec(c.tasks, c.limitMs, c.priority, c.user));
+          else if (c.kind === 'policy') p.input('muster.in.policy', { reserveDepth: c.reserveDepth });
+          else if (c.kind === 'advance') p.at += c.ms;
+          else {
+            const running = shardEntriesSorted(p.state.jobs).map(([, j]) => j).filter((j) => j.status === 'running');
+            if (running.length === 0) continue;
+            const j = running[c.pick % running.length]!;
+            // every member done, and a job ahead of the queue that takes the same room, in one turn
+            const done = j.members.flatMap((m, i) => (m === null || m.done ? [] : [p.message(`muster.in.node.${m.node}.done`, { jobId: j.spec.id, member: i, ok: true })]));
+            p.turn([{ inputs: [...done, p.message('muster.in.submit', spec(c.tasks, c.limitMs, 9, 'c'))] }]);
+          }
+          p.turn([{ session: true }]);
+        }
+        plansKept += p.plansKept;
+      }),
+      { numRuns: 150 },
+    );
+    console.log('KEPT', plansKept);
+    expect(plansKept).toBeGreaterThan(200);
   });
 });

@@ -30,7 +30,6 @@ interface Kept extends FreeRoom {
   shape: GangShape;
   classes: readonly HostClass[];
   runtime: number;
-  /** The running gangs the plan could read: those expected to end by its start (every one when it found none). */
   running: readonly Running[];
   earlier: readonly { startAt: number; endAt: number; needs: readonly HostUse[] }[];
   /** The stamp, when the plan tried a start now (null: it did not read the stamp beyond the running gangs' ends). */
@@ -42,10 +41,10 @@ interface Kept extends FreeRoom {
  * The reservation plans of the last sessions of a turn context with their inputs (issue 32: a
  * session's cost follows what changed): the blocked job at the head of the queue is planned
  * again in every session, and while nothing its plan reads has changed (the same index with the
- * same free room, the same running gangs expected to end by its start with the same ends and
- * uses, the same shape, hosts and runtime, the same earlier reservations, and the same stamp when
- * the plan tried a start now) the plan is the same. Kept by the turn context, never in the state;
- * a plan unused for a whole session is forgotten.
+ * same free room, the same running gangs with the same expected ends and uses, the same shape,
+ * hosts and runtime, the same earlier reservations, and the same stamp when the plan tried a
+ * start now) the plan is the same. Kept by the turn context, never in the state; a plan unused
+ * for a whole session is forgotten.
  */
 export class KeptPlans {
   private current = new Map<string, Kept[]>();
@@ -76,15 +75,12 @@ export class KeptPlans {
 
   /** Keeps a plan made from `inputs` on the free room `room`; `fromNow` says whether it tried a start at the stamp. */
   add(room: FreeRoom, inputs: PlanInputs, fromNow: boolean, planned: PlannedReservation | null): void {
-    const end = planned === null ? Number.POSITIVE_INFINITY : planned.startAt;
-    let read = 0;
-    while (read < inputs.running.length && inputs.running[read]!.end <= end) read++;
     this.keep(inputs.jobId, {
       ...room,
       shape: inputs.shape,
       classes: [...inputs.classes],
       runtime: inputs.runtime,
-      running: inputs.running.slice(0, read),
+      running: [...inputs.running],
       earlier: inputs.earlier.map((r) => ({ startAt: r.startAt, endAt: r.endAt, needs: r.needs })),
       at: fromNow ? inputs.at : null,
       planned: copy(planned),
@@ -99,18 +95,13 @@ export class KeptPlans {
 }
 
 // Whether a kept plan's inputs are these: a plan reads the index's free room (its trees, keys and
-// sums follow from it), the running gangs only up to its start (later ends are never tried), the
-// earlier reservations' windows and needs, and the stamp only through the ends (clamped to it)
-// and a start now.
+// sums follow from it), the running gangs' ends and uses, the earlier reservations' windows and
+// needs, and the stamp only through the ends (clamped to it) and a start now.
 function sameInputs(k: Kept, index: HostIndex, p: PlanInputs): boolean {
   if (k.index !== index || k.shape !== p.shape || k.runtime !== p.runtime || (k.at !== null && k.at !== p.at)) return false;
   if (k.classes.length !== p.classes.length || k.classes.some((c, i) => c !== p.classes[i])) return false;
   if (k.earlier.length !== p.earlier.length || k.earlier.some((r, i) => !sameReservation(r, p.earlier[i]!))) return false;
-  const n = k.running.length;
-  if (p.running.length < n || k.running.some((g, i) => !sameGang(g, p.running[i]!))) return false;
-  // no other gang ends by the plan's start (with none planned: no other gang at all)
-  const end = k.planned === null ? Number.POSITIVE_INFINITY : k.planned.startAt;
-  if (n < p.running.length && p.running[n]!.end <= end) return false;
+  if (k.running.length !== p.running.length || k.running.some((g, i) => !sameGang(g, p.running[i]!))) return false;
   return equal(k.cpu, index.freeCpu) && equal(k.mem, index.freeMem) && equal(k.slots, index.freeSlots) && equal(k.gpus, index.gpuFree);
 }
 
