@@ -108,14 +108,14 @@ class Pair {
 // that takes the same room until another time (the index's free room the same, the running gangs
 // not), and the reservation depth.
 type PlanCommand =
-  | { kind: 'submit'; tasks: number; limitMs: number; priority: number; user: string }
+  | { kind: 'submit'; tasks: number; or: number | null; limitMs: number; priority: number; user: string }
   | { kind: 'swap'; pick: number; tasks: number; limitMs: number }
   | { kind: 'policy'; reserveDepth: number }
   | { kind: 'advance'; ms: number };
 
 const limitArb = fc.constantFrom(1_000, 2_000, 3_000, 5_000);
 const planCommandArb: fc.Arbitrary<PlanCommand> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 8 }), limitMs: limitArb, priority: fc.constantFrom(0, 0, 1), user: fc.constantFrom('a', 'b') }) },
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 8 }), or: fc.option(fc.integer({ min: 1, max: 8 }), { freq: 4 }), limitMs: limitArb, priority: fc.constantFrom(0, 0, 1), user: fc.constantFrom('a', 'b') }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('swap' as const), pick: fc.nat(), tasks: fc.integer({ min: 1, max: 3 }), limitMs: limitArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('policy' as const), reserveDepth: fc.constantFrom(1, 2, 3) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(200, 1_000) }) },
@@ -182,7 +182,10 @@ describe('sessions decide the same with and without their indices (issue 32)', (
         let submitted = 0;
         const spec = (tasks: number, limitMs: number, priority: number, user: string): Record<string, unknown> => job(`j${submitted++}`, { user, priority, runtimeLimitMs: limitMs, cpu: 500, tasks });
         for (const c of commands) {
-          if (c.kind === 'submit') p.input('muster.in.submit', spec(c.tasks, c.limitMs, c.priority, c.user));
+          if (c.kind === 'submit' && c.or !== null) {
+            // each alternative planned while short of resources: a plan per shape
+            p.input('muster.in.submit', alternativesJob(`j${submitted++}`, [{ tasks: c.tasks, cpu: 500 }, { tasks: c.or, cpu: 1000 }], { user: c.user, priority: c.priority, runtimeLimitMs: c.limitMs }));
+          } else if (c.kind === 'submit') p.input('muster.in.submit', spec(c.tasks, c.limitMs, c.priority, c.user));
           else if (c.kind === 'policy') p.input('muster.in.policy', { reserveDepth: c.reserveDepth });
           else if (c.kind === 'advance') p.at += c.ms;
           else {
@@ -199,7 +202,6 @@ describe('sessions decide the same with and without their indices (issue 32)', (
       }),
       { numRuns: 150 },
     );
-    console.log('KEPT', plansKept);
     expect(plansKept).toBeGreaterThan(200);
   });
 });
