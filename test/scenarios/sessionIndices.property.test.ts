@@ -6,7 +6,8 @@ import { alternativesJob, job, node } from '@muster/core/testing';
 
 // Issue 32: the indices that make a session's cost follow what changed (plans no host could take
 // skipped, roles the free room cannot hold failed at once, running gangs found through their
-// hosts, the running gangs' timeline kept across sessions for reservations) change no decision.
+// hosts, the running gangs' timeline and the blocked jobs' plans kept across sessions for
+// reservations) change no decision.
 // Two drivers of the same turn, one with the indices and one without (`TurnContext({ indices:
 // false })`), given the same inputs at the same times, write the same transactions, byte for byte. A third driver asks for events only (`encode: false`, as `muster
 // simulate` and the auditor do) and must get the same events and state.
@@ -73,6 +74,8 @@ class Pair {
   transactions = 0;
   /** Reservations written for a later start: plans that read the running gangs' timeline. */
   reservedLater = 0;
+  /** Reservation plans kept from an earlier session (the context's plans, their inputs unchanged). */
+  plansKept = 0;
 
   turn(commands: TurnCommand[]): void {
     const stamp = { term: 1, leader: 'check', at: this.at };
@@ -85,21 +88,44 @@ class Pair {
     expect(c.transactions.every((t) => t.payload.length === 0 && t.hash === '')).toBe(true);
     expect(c.state).toEqual(a.state);
     this.transactions += a.transactions.length;
+    this.plansKept += a.session?.plansKept ?? 0;
     for (const t of a.transactions) for (const e of t.tx.events) if (e.type === 'GangReserved' && e.startAt > e.at) this.reservedLater++;
     this.state = a.state;
     this.prev = a.lastHash;
   }
 
   input(subject: string, body: unknown): void {
-    const input: Input = { seq: ++this.seq, subject, data: JSON.stringify(body) };
-    this.turn([{ inputs: [input] }]);
+    this.turn([{ inputs: [this.message(subject, body)] }]);
+  }
+
+  message(subject: string, body: unknown): Input {
+    return { seq: ++this.seq, subject, data: JSON.stringify(body) };
   }
 }
+
+// A queue behind a blocked gang, where the kept plans are used and their inputs move one at a
+// time: arrivals (the plan stands), time passing, a running gang replaced in one session by one
+// that takes the same room until another time (the index's free room the same, the running gangs
+// not), and the reservation depth.
+type PlanCommand =
+  | { kind: 'submit'; tasks: number; or: number | null; limitMs: number; priority: number; user: string }
+  | { kind: 'swap'; pick: number; tasks: number; limitMs: number }
+  | { kind: 'policy'; reserveDepth: number }
+  | { kind: 'advance'; ms: number };
+
+const limitArb = fc.constantFrom(1_000, 2_000, 3_000, 5_000);
+const planCommandArb: fc.Arbitrary<PlanCommand> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('submit' as const), tasks: fc.integer({ min: 1, max: 8 }), or: fc.option(fc.integer({ min: 1, max: 8 }), { freq: 4 }), limitMs: limitArb, priority: fc.constantFrom(0, 0, 1), user: fc.constantFrom('a', 'b') }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('swap' as const), pick: fc.nat(), tasks: fc.integer({ min: 1, max: 3 }), limitMs: limitArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('policy' as const), reserveDepth: fc.constantFrom(1, 2, 3) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(200, 1_000) }) },
+);
 
 describe('sessions decide the same with and without their indices (issue 32)', () => {
   test('the same inputs at the same times give the same transactions, byte for byte', () => {
     let commits = 0;
     let reservedLater = 0;
+    let plansKept = 0;
     fc.assert(
       fc.property(fc.array(hostArb, { minLength: 1, maxLength: 10 }), fc.array(commandArb, { minLength: 5, maxLength: 60 }), (hosts, commands) => {
         const p = new Pair();
@@ -134,6 +160,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
         }
         commits += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.session !== null).length;
         reservedLater += p.reservedLater;
+        plansKept += p.plansKept;
       }),
       { numRuns: 150 },
     );
@@ -141,5 +168,40 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(commits).toBeGreaterThan(300);
     // and reservations planned past running gangs (the timeline a context keeps across sessions)
     expect(reservedLater).toBeGreaterThan(10);
+    // and plans kept across sessions (the context's plans, reused while their inputs stand)
+    expect(plansKept).toBeGreaterThan(10);
+  });
+
+  test('reservation plans kept across sessions are the plans made anew, byte for byte', () => {
+    let plansKept = 0;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }), fc.array(planCommandArb, { minLength: 5, maxLength: 60 }), (slots, commands) => {
+        const p = new Pair();
+        p.turn([{ start: true }]);
+        slots.forEach((n, i) => p.input(`muster.in.node.h${i}.register`, hostSpec(`h${i}`, { slots: n, gpus: 0, rack: 'r1' })));
+        let submitted = 0;
+        const spec = (tasks: number, limitMs: number, priority: number, user: string): Record<string, unknown> => job(`j${submitted++}`, { user, priority, runtimeLimitMs: limitMs, cpu: 500, tasks });
+        for (const c of commands) {
+          if (c.kind === 'submit' && c.or !== null) {
+            // each alternative planned while short of resources: a plan per shape
+            p.input('muster.in.submit', alternativesJob(`j${submitted++}`, [{ tasks: c.tasks, cpu: 500 }, { tasks: c.or, cpu: 1000 }], { user: c.user, priority: c.priority, runtimeLimitMs: c.limitMs }));
+          } else if (c.kind === 'submit') p.input('muster.in.submit', spec(c.tasks, c.limitMs, c.priority, c.user));
+          else if (c.kind === 'policy') p.input('muster.in.policy', { reserveDepth: c.reserveDepth });
+          else if (c.kind === 'advance') p.at += c.ms;
+          else {
+            const running = shardEntriesSorted(p.state.jobs).map(([, j]) => j).filter((j) => j.status === 'running');
+            if (running.length === 0) continue;
+            const j = running[c.pick % running.length]!;
+            // every member done, and a job ahead of the queue that takes the same room, in one turn
+            const done = j.members.flatMap((m, i) => (m === null || m.done ? [] : [p.message(`muster.in.node.${m.node}.done`, { jobId: j.spec.id, member: i, ok: true })]));
+            p.turn([{ inputs: [...done, p.message('muster.in.submit', spec(c.tasks, c.limitMs, 9, 'c'))] }]);
+          }
+          p.turn([{ session: true }]);
+        }
+        plansKept += p.plansKept;
+      }),
+      { numRuns: 150 },
+    );
+    expect(plansKept).toBeGreaterThan(200);
   });
 });

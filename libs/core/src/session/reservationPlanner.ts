@@ -1,6 +1,6 @@
 import type { Policy } from '../contract/types.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
-import type { AllocatorCounters, Avoid } from '../placement/allocateGang.ts';
+import type { Avoid } from '../placement/allocateGang.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass } from '../placement/hostClass.ts';
 import type { HostIndex } from '../placement/hostIndex.ts';
@@ -10,8 +10,10 @@ import type { JobState, State } from '../state.ts';
 import { expectedEnd } from './runtimeLimits.ts';
 import { change, heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
+import type { KeptPlans, PlanInputs } from './keptPlans.ts';
 import { byEnd } from './runningTimeline.ts';
 import type { Running, RunningTimeline } from './runningTimeline.ts';
+import type { SessionStats } from './sessionStats.ts';
 
 // Reservations and backfill (DESIGN.md §11), planned on the session's own host index:
 //
@@ -59,10 +61,12 @@ export class ReservationPlanner {
     private readonly state: State,
     private readonly policy: Policy,
     private readonly at: number,
-    private readonly counters: AllocatorCounters,
-    // the turn context's timeline and the session's input state (null: every running gang read again)
-    private readonly kept: { timeline: RunningTimeline; base: State } | null = null,
-  ) {}
+    private readonly counters: SessionStats,
+    // the turn context's timeline and plans, and the session's input state (null: every running gang read again, every plan made anew)
+    private readonly kept: { timeline: RunningTimeline; plans: KeptPlans; base: State } | null = null,
+  ) {
+    kept?.plans.begin();
+  }
 
   /** Whether a job is reserved in this session's plan. */
   reserves(jobId: string): boolean {
@@ -79,11 +83,28 @@ export class ReservationPlanner {
    * no finite start exists (it waits on gangs that never end, or on reservations that never do).
    */
   plan(jobId: string, shape: GangShape, classes: readonly HostClass[], runtime: number): PlannedReservation | null {
-    const index = this.index;
     const running = this.runningGangs();
+    const plans = this.kept?.plans ?? null;
+    if (plans === null) return this.planAnew(jobId, shape, classes, runtime, running).planned;
+    const inputs: PlanInputs = { jobId, shape, classes, runtime, running, earlier: this.reservations, at: this.at };
+    const found = plans.find(this.index, inputs);
+    if (found !== undefined) {
+      this.counters.plansKept++;
+      return found;
+    }
+    const room = plans.freeRoom(this.index);
+    const { planned, fromNow } = this.planAnew(jobId, shape, classes, runtime, running);
+    plans.add(room, inputs, fromNow, planned);
+    return planned;
+  }
+
+  // The plan as `plan` describes it, and whether it tried a start now (the stamp then matters).
+  private planAnew(jobId: string, shape: GangShape, classes: readonly HostClass[], runtime: number, running: readonly Running[]): { planned: PlannedReservation | null; fromNow: boolean } {
+    const index = this.index;
     const credited: HostUse[] = [];
     try {
       const times = this.candidateTimes(running, shape, classes);
+      const fromNow = times[0] === this.at;
       let next = 0;
       for (const t of times) {
         const ended: HostUse[] = [];
@@ -100,9 +121,9 @@ export class ReservationPlanner {
           stmt.discard();
         }
         change(index, holds, 1);
-        if (planned !== null) return planned;
+        if (planned !== null) return { planned, fromNow };
       }
-      return null;
+      return { planned: null, fromNow };
     } finally {
       change(index, credited, -1);
     }

@@ -97,8 +97,9 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
 function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounter, choice: JobChoice): { scope: AttemptScope; queue: { next(): QueuedJob | null } } {
   const { base, draft, at, stats } = scope;
   const policy = base.policy;
-  const timeline = scope.options.indices === false ? null : scope.options.running ?? null;
-  const planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, draft, policy, at, stats, timeline === null ? null : { timeline, base });
+  const { running: timeline, plans } = scope.options;
+  const kept = scope.options.indices === false || timeline === undefined || plans === undefined ? null : { timeline, plans, base };
+  const planner = policy === undefined || policy.reserveDepth === 0 ? null : new ReservationPlanner(index, draft, policy, at, stats, kept);
   const ledger = base.queues === undefined ? null : new QueueLedger(draft, base.capacity, at);
   const resized = new Set<string>();
   const running = ledger === null ? null : new RunningGangs(draft, index, ledger, at, scope.session, resized);

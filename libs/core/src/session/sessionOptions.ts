@@ -1,5 +1,6 @@
 import type { HostIndexCache } from '../placement/sessionIndex.ts';
 import type { TransactionCutter } from '../turn/transactionCutter.ts';
+import type { KeptPlans } from './keptPlans.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
 import type { RunningTimeline } from './runningTimeline.ts';
 
@@ -31,4 +32,6 @@ export interface SessionOptions {
   pending?: PendingLeaves;
   /** The running gangs' timeline as earlier sessions' reservation plans read it (a turn context's). */
   running?: RunningTimeline;
+  /** Reservation plans of earlier sessions with their inputs (a turn context's); used with `running`. */
+  plans?: KeptPlans;
 }

@@ -8,6 +8,8 @@ export interface SessionStats extends AllocatorCounters {
   limitsStopped: number;
   /** Blocked jobs given a reservation. */
   reserved: number;
+  /** Reservation plans kept from an earlier session whose inputs stood (not made again). */
+  plansKept: number;
   /** Attempts that would have fitted but for a reservation (category `reserved`). */
   backfillRefused: number;
   /** Attempts refused by a queue's max (category `quota`). */
@@ -41,7 +43,7 @@ export interface SessionStats extends AllocatorCounters {
 export function emptyStats(): SessionStats {
   // written out: a spread into a literal this size is several times slower to build
   return {
-    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, grown: 0, shrunk: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, plansKept: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, grown: 0, shrunk: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
     failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }

@@ -154,6 +154,7 @@ function* planSteps(context: TurnContext, state: State, commands: readonly TurnC
         indices: context.indices,
         pending: context.pending,
         running: context.running,
+        plans: context.plans,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });

@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
+import { KeptPlans } from '../session/keptPlans.ts';
 import { PendingLeaves } from '../session/pendingLeaves.ts';
 import { RunningTimeline } from '../session/runningTimeline.ts';
 
@@ -15,8 +16,8 @@ export interface TurnContextOptions {
   /**
    * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
    * host could not take, roles the free room cannot hold, running gangs found through their
-   * hosts, the running gangs' timeline kept across sessions). Default on; off only to prove that
-   * they change no decision.
+   * hosts, the running gangs' timeline and the blocked jobs' reservation plans kept across
+   * sessions). Default on; off only to prove that they change no decision.
    */
   indices?: boolean;
 }
@@ -33,6 +34,8 @@ export class TurnContext {
   readonly pending = new PendingLeaves();
   /** The running gangs' timeline as the last reservation plans read it. */
   readonly running = new RunningTimeline();
+  /** The blocked jobs' reservation plans with their inputs, as the last sessions made them. */
+  readonly plans = new KeptPlans();
   /** The buffer transactions are serialised into. */
   readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */
