@@ -315,6 +315,22 @@ describe('drill: takeover split, numbers per kind, the clock', () => {
     expect(takeovers([fault(1, 'kill-leader', 's1', 4_000)], lagging, [], () => [], (id) => (id === 's2' ? electionsLogged(fast) : new Map()))[0]?.decisionMs).toBe(1_200);
   });
 
+  it('times the fast-clock fault\'s takeover by its replica\'s lines brought back by the offset, though its stamp trails the kill', () => {
+    // s2 runs an hour fast and takes over from the kill of s1 at 7,500; its stamps are held to the log's time (5,000)
+    const lagging = logOf([
+      { at: 1_000, leader: 's1', events: [submitted('a', 1)] },
+      { at: 5_000, leader: 's2', kind: 'election', events: [{ type: 'LeaderElected', term: 2, leader: 's2' }] },
+      { at: 5_200, leader: 's2', events: [commit('a')] },
+    ]);
+    const hour = 3_600_000;
+    const s2 = [`{"level":30,"time":${hour + 7_900},"component":"lease","msg":"took over the lease","from":"s1"}`, `{"level":30,"time":${hour + 8_000},"replica":"s2","term":2,"component":"append","seq":2,"msg":"elected: leading"}`].join('\n');
+    const fast: FaultRecord = { ...fault(1, 'fast-clock', 's2', 6_000, 20_000), fastClock: { replica: 's2', aheadMs: hour, from: 6_500, to: 15_000, led: true, toSeq: 3, killed: 's1', killedAt: 7_500 } };
+    const [t] = takeovers([fast], lagging, [], (id) => (id === 's2' ? leaseWins(s2) : []), (id) => (id === 's2' ? electionsLogged(s2) : new Map()));
+    expect([t?.from, t?.to, t?.electedMs, t?.decisionMs, t?.detectionMs, t?.rebuildMs]).toEqual(['s1', 's2', 500, 700, 400, 100]);
+    // without the window (another replica's lines an hour off), the line is not believed: no takeover found
+    expect(takeovers([{ ...fast, fastClock: { ...fast.fastClock!, replica: 's3' } }], lagging, [], (id) => (id === 's2' ? leaseWins(s2) : []), (id) => (id === 's2' ? electionsLogged(s2) : new Map()))[0]?.decisionMs).toBeNull();
+  });
+
   it('gives each kind its count, takeovers and the findings that fall in its windows', () => {
     const faults = [fault(1, 'kill-leader', 's1', 1_500, 2_000), fault(2, 'restart-standby', 's3', 20_000, 21_000)];
     const t = takeovers(faults, log, []);

@@ -69,9 +69,18 @@ export function takeovers(
   elections: ElectionTimes = () => new Map(),
 ): Takeover[] {
   const out: Takeover[] = [];
-  // a line far from the stamp is not believed: a replica's clock may be fast (fast-clock: an hour ahead), and its log says its own time
+  // a replica the fast-clock fault ran an hour ahead logs its own time: its lines are brought back by
+  // the offset (its stamps are held to the log's time, so a stamp, trailing the kill it answered,
+  // would hide its election, and the takeover would be the next replica's, tens of seconds later)
+  const windows = faults.flatMap((f) => (f.fastClock === undefined ? [] : [f.fastClock]));
+  const trueTime = (replica: string, logged: number): number => {
+    const w = windows.find((c) => c.replica === replica && logged - c.aheadMs >= c.from - STAMP_AHEAD_MS && logged - c.aheadMs <= (c.to === 0 ? Number.POSITIVE_INFINITY : c.to + STAMP_AHEAD_MS));
+    return w === undefined ? logged : logged - w.aheadMs;
+  };
+  // a line still far from the stamp is not believed
   const electedAt = (l: LoggedTransaction): number => {
-    const logged = elections(l.tx.leader).get(l.seq);
+    const raw = elections(l.tx.leader).get(l.seq);
+    const logged = raw === undefined ? undefined : trueTime(l.tx.leader, raw);
     return logged !== undefined && logged >= l.tx.at - STAMP_AHEAD_MS && logged <= l.tx.at + STAMP_BEHIND_MS ? logged : l.tx.at;
   };
   for (const f of faults) {
@@ -87,7 +96,7 @@ export function takeovers(
     const decidedAt = decided === undefined ? null : ownElection === undefined ? decided.tx.at : electedAt(ownElection) + Math.max(0, decided.tx.at - ownElection.tx.at);
     const decisionMs = decidedAt === null ? null : decidedAt - at;
     const jetStreamMs = decisionMs === null ? null : overlapMs(at, at + decisionMs, unavailable);
-    const won = to === null || decidedAt === null ? undefined : leaseWins(to).findLast((t) => t >= at && t <= decidedAt);
+    const won = to === null || decidedAt === null ? undefined : leaseWins(to).map((t) => trueTime(to, t)).findLast((t) => t >= at && t <= decidedAt);
     const end = decidedAt ?? Number.POSITIVE_INFINITY;
     out.push({
       fault: f.n,
