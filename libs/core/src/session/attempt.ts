@@ -66,15 +66,26 @@ export function attempt(scope: AttemptScope, job: JobState): void {
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
   const recorded = job.pendReason?.category;
   if (recorded === undefined || scope.ledger !== null || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
-  const hit = scope.unsatisfiable.get(cacheKeyOf(job, requestFingerprint(job, 0)));
-  if (hit === undefined || hit.category !== recorded) return false;
+  if (!servedUnchanged(scope, cacheKeyOf(job, requestFingerprint(job, 0)), recorded)) return false;
   const request = jobRequests(job.spec)[0]!;
   if (isElastic(request)) return false;
-  const planner = scope.planner;
-  if (recorded === 'insufficient-resources' && planner !== null && planner.room > 0 && !planner.reserves(hit.jobId)) return false;
   scope.stats.cacheHits++;
   if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(request).size, 'cached', false);
   return true;
+}
+
+/**
+ * Whether a job recorded as pending with `recorded`, whose one plain request has the cache key
+ * `cacheKey`, would be pended from the session's cache as it is now with nothing to write or
+ * reserve: an identical request failed this session with that category, and the job would get
+ * no reservation (not short of resources, none left to give, or behind the reserved job the
+ * entry names).
+ */
+export function servedUnchanged(scope: AttemptScope, cacheKey: string, recorded: AbortCategory): boolean {
+  const hit = scope.unsatisfiable.get(cacheKey);
+  if (hit === undefined || hit.category !== recorded) return false;
+  const planner = scope.planner;
+  return !(recorded === 'insufficient-resources' && planner !== null && planner.room > 0 && !planner.reserves(hit.jobId));
 }
 
 /** Tries one request of a job: null when it committed, otherwise how it missed (nothing of it is left held). */
@@ -192,10 +203,12 @@ function fitsEmpty(scope: AttemptScope, variant: Variant, classes: readonly Host
   return fits;
 }
 
-// The session-local cache's key: a request's fingerprint and the job's identity, like
-// `unsatisfiableKey` (which keys the state's copy), in a cheaper unambiguous form (NUL never
-// occurs in an id or a name).
-function cacheKeyOf(job: JobState, fingerprint: string): string {
+/**
+ * The session-local cache's key: a request's fingerprint and the job's identity, like
+ * `unsatisfiableKey` (which keys the state's copy), in a cheaper unambiguous form (NUL never
+ * occurs in an id or a name).
+ */
+export function cacheKeyOf(job: Pick<JobState, 'spec'>, fingerprint: string): string {
   const { user, queue, project } = job.spec.identity;
   return `${fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
 }

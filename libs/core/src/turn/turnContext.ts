@@ -3,6 +3,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
 import { PendingLeaves } from '../session/pendingLeaves.ts';
+import { PendingOrder } from '../session/pendingOrder.ts';
 import { RunningTimeline } from '../session/runningTimeline.ts';
 
 /** How a turn context is made. */
@@ -15,7 +16,8 @@ export interface TurnContextOptions {
   /**
    * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
    * host could not take, roles the free room cannot hold, running gangs found through their
-   * hosts, the running gangs' timeline kept across sessions). Default on; off only to prove that
+   * hosts, the running gangs' timeline and the pending order kept across sessions, attempts that
+   * would do nothing passed over). Default on; off only to prove that
    * they change no decision.
    */
   indices?: boolean;
@@ -31,6 +33,8 @@ export class TurnContext {
   readonly hosts = new HostIndexCache();
   /** The pending table by leaf as the last sessions read it. */
   readonly pending = new PendingLeaves();
+  /** The pending jobs in order as the last session that tried them all read them. */
+  readonly order = new PendingOrder();
   /** The running gangs' timeline as the last reservation plans read it. */
   readonly running = new RunningTimeline();
   /** The buffer transactions are serialised into. */
