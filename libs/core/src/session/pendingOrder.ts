@@ -30,8 +30,8 @@ export interface OrderedBucket {
   readonly runs: Map<string, OrderedRun>;
 }
 
-// categories a session's unsatisfiable cache can hold: a job recorded with another is tried by every session
-const CACHED: ReadonlySet<AbortCategory> = new Set<AbortCategory>(['insufficient-resources', 'placement-unsatisfiable', 'no-matching-hosts']);
+// recorded categories an attempt served from the cache can leave unwritten (`servedUnchanged`): a job recorded with another is tried by every session
+const PASSABLE: ReadonlySet<AbortCategory> = new Set<AbortCategory>(['insufficient-resources', 'placement-unsatisfiable', 'no-matching-hosts', 'reserved']);
 
 // one shard as last read: its leaves (frozen, so the same objects hold the same jobs) and the jobs it holds
 interface ShardRead {
@@ -108,7 +108,7 @@ export class PendingOrder {
     const recorded = job.pendReason?.category;
     // what only a job of one plain request, without a reservation or a backoff, whose recorded
     // category the cache can hold, may be passed over for (the conditions of `unchangedMiss`)
-    const plain = recorded !== undefined && CACHED.has(recorded) && job.reservation === undefined && job.notBefore === undefined && spec.alternatives === undefined && !isElastic(jobRequests(spec)[0]!);
+    const plain = recorded !== undefined && PASSABLE.has(recorded) && job.reservation === undefined && job.notBefore === undefined && spec.alternatives === undefined && !isElastic(jobRequests(spec)[0]!);
     const cacheKey = plain ? cacheKeyOf(job, requestFingerprint(job, 0)) : null;
     const run = cacheKey === null ? '' : `${cacheKey}\u0001${recorded}`;
     let b = this.table.get(bucket);
