@@ -1,7 +1,7 @@
 import type { AbortCategory } from '../events.ts';
 import { cacheKeyOf } from './attempt.ts';
 import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
-import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { SHARD_FANOUT, leafGet } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 
 /** A pending job as the order keeps it: its record in the state read, and where it sits. */
@@ -54,6 +54,9 @@ interface Placed {
  */
 export class PendingOrder {
   private readonly shards = new Map<number, ShardRead>();
+  // the trie levels read last, by position (the root's slots 0-15, then 16 + 16a + b), with the
+  // jobs table's beside them; null where something below was not frozen
+  private readonly levels = new Map<number, [object | null, object | null] | null>();
   private readonly table = new Map<string, OrderedBucket>();
   private reservedCount = 0;
 
@@ -61,32 +64,25 @@ export class PendingOrder {
   update(state: State): ReadonlyMap<string, OrderedBucket> {
     const removed = new Map<OrderedRun, Set<OrderedJob>>();
     const added = new Map<OrderedRun, OrderedJob[]>();
-    const seen = new Set<number>();
-    for (const [shard, pending] of shardLeaves(state.pending)) {
-      seen.add(shard);
-      const jobs = shardLeaf(state.jobs, shard) ?? null;
-      const known = this.shards.get(shard);
-      if (known !== undefined && known.pending === pending && known.jobs === jobs) continue;
-      const entries = new Map<string, Placed>();
-      for (const id of pending) {
-        const job = leafGet(jobs, id);
-        if (job === undefined || job.status !== 'pending') continue;
-        const was = known?.entries.get(id);
-        if (was !== undefined && was.entry.job === job) {
-          entries.set(id, was);
-          continue;
+    // the tries walked where they differ from the ones read last: copy-on-write copies the path to
+    // every leaf it writes, so a level that is the very object read before holds the same leaves
+    for (let a = 0; a < SHARD_FANOUT; a++) {
+      const pa = state.pending[a] ?? null;
+      const ja = state.jobs[a] ?? null;
+      if (this.same(a, pa, ja)) continue;
+      let clean = frozenOrNull(pa) && frozenOrNull(ja);
+      for (let b = 0; b < SHARD_FANOUT; b++) {
+        const pb = pa?.[b] ?? null;
+        const jb = ja?.[b] ?? null;
+        const at = SHARD_FANOUT * (a + 1) + b;
+        if (!this.same(at, pb, jb)) {
+          let cleanB = frozenOrNull(pb) && frozenOrNull(jb);
+          for (let c = 0; c < SHARD_FANOUT; c++) cleanB = this.read(SHARD_FANOUT * (SHARD_FANOUT * a + b) + c, pb?.[c] ?? null, jb?.[c] ?? null, removed, added) && cleanB;
+          this.levels.set(at, cleanB ? [pb, jb] : null);
         }
-        entries.set(id, this.place(job, added));
+        clean = clean && this.levels.get(at) !== null;
       }
-      if (known !== undefined) for (const [id, was] of known.entries) if (entries.get(id) !== was) this.unplace(was, removed);
-      // a leaf that is not frozen may still change in place: read it again next time
-      const frozen = Object.isFrozen(pending) && (jobs === null || Object.isFrozen(jobs));
-      this.shards.set(shard, { pending: frozen ? pending : null, jobs: frozen ? jobs : null, entries });
-    }
-    for (const [shard, known] of this.shards) {
-      if (seen.has(shard)) continue;
-      for (const was of known.entries.values()) this.unplace(was, removed);
-      this.shards.delete(shard);
+      this.levels.set(a, clean ? [pa, ja] : null);
     }
     for (const run of new Set([...removed.keys(), ...added.keys()])) patch(run, removed.get(run), added.get(run));
     for (const [key, bucket] of this.table) {
@@ -94,6 +90,32 @@ export class PendingOrder {
       if (bucket.runs.size === 0) this.table.delete(key);
     }
     return this.table;
+  }
+
+  // Whether a level of both tries is what was read last, with everything below it frozen then.
+  private same(at: number, pending: object | null, jobs: object | null): boolean {
+    const known = this.levels.get(at);
+    return known !== undefined && known !== null && known[0] === pending && known[1] === jobs;
+  }
+
+  // Reads one shard again unless its leaves are the ones read last; false when a leaf may still change in place.
+  private read(shard: number, pending: readonly string[] | null, jobs: readonly JobState[] | null, removed: Map<OrderedRun, Set<OrderedJob>>, added: Map<OrderedRun, OrderedJob[]>): boolean {
+    const known = this.shards.get(shard);
+    if (known !== undefined && known.pending === pending && known.jobs === jobs && pending !== null) return true;
+    const entries = new Map<string, Placed>();
+    let frozen = frozenOrNull(pending) && frozenOrNull(jobs);
+    for (const id of pending ?? []) {
+      const job = leafGet(jobs, id);
+      if (job === undefined || job.status !== 'pending') continue;
+      frozen &&= Object.isFrozen(job);
+      const was = known?.entries.get(id);
+      entries.set(id, was !== undefined && was.entry.job === job && Object.isFrozen(job) ? was : this.place(job, added));
+    }
+    if (known !== undefined) for (const [id, was] of known.entries) if (entries.get(id) !== was) this.unplace(was, removed);
+    // a leaf that is not frozen may still change in place: read again next time
+    if (entries.size === 0) this.shards.delete(shard);
+    else this.shards.set(shard, { pending: frozen ? pending : null, jobs: frozen ? jobs : null, entries });
+    return frozen;
   }
 
   /** Pending jobs with a reservation in the state last given to `update`. */
@@ -136,6 +158,11 @@ export class PendingOrder {
     else set.add(was.entry);
     if (was.entry.job.reservation !== undefined) this.reservedCount--;
   }
+}
+
+// Whether a level or leaf cannot change in place (absent, or frozen).
+function frozenOrNull(o: object | null): boolean {
+  return o === null || Object.isFrozen(o);
 }
 
 /** Whether `a` comes before `b` in a bucket's order (submission, then id). */
