@@ -17,8 +17,7 @@ export interface TurnContextOptions {
    * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
    * host could not take, roles the free room cannot hold, running gangs found through their
    * hosts, the running gangs' timeline and the pending order kept across sessions, attempts that
-   * would do nothing passed over). Default on; off only to prove that
-   * they change no decision.
+   * would do nothing passed over). Default on; off only to prove that they change no decision.
    */
   indices?: boolean;
 }
