@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { TurnContext, initialState, shardEntriesSorted, turn } from '@muster/core';
+import { TurnContext, initialState, shardEntriesSorted, shardGet, turn } from '@muster/core';
 import type { Input, State, TurnCommand } from '@muster/core';
 import { alternativesJob, job, node } from '@muster/core/testing';
 
@@ -76,6 +76,8 @@ class Pair {
   reservedLater = 0;
   /** Reservation plans kept from an earlier session (the context's plans, their inputs unchanged). */
   plansKept = 0;
+  /** Pending jobs the sessions with the indices passed over (their attempt would have done nothing). */
+  passedOver = 0;
 
   turn(commands: TurnCommand[]): void {
     const stamp = { term: 1, leader: 'check', at: this.at };
@@ -87,6 +89,8 @@ class Pair {
     expect(JSON.stringify(c.transactions.map((t) => [t.seq, t.tx.kind, t.tx.session, t.tx.part, t.tx.parts, t.tx.events]))).toBe(JSON.stringify(a.transactions.map((t) => [t.seq, t.tx.kind, t.tx.session, t.tx.part, t.tx.parts, t.tx.events])));
     expect(c.transactions.every((t) => t.payload.length === 0 && t.hash === '')).toBe(true);
     expect(c.state).toEqual(a.state);
+    expect(b.session?.passedOver ?? 0).toBe(0);
+    this.passedOver += a.session?.passedOver ?? 0;
     this.transactions += a.transactions.length;
     this.plansKept += a.session?.plansKept ?? 0;
     for (const t of a.transactions) for (const e of t.tx.events) if (e.type === 'GangReserved' && e.startAt > e.at) this.reservedLater++;
@@ -96,6 +100,11 @@ class Pair {
 
   input(subject: string, body: unknown): void {
     this.turn([{ inputs: [this.message(subject, body)] }]);
+  }
+
+  /** Several inputs in one turn (a deep queue submitted at once). */
+  inputs(list: readonly (readonly [string, unknown])[]): void {
+    this.turn([{ inputs: list.map(([subject, body]) => this.message(subject, body)) }]);
   }
 
   message(subject: string, body: unknown): Input {
@@ -203,5 +212,116 @@ describe('sessions decide the same with and without their indices (issue 32)', (
       { numRuns: 150 },
     );
     expect(plansKept).toBeGreaterThan(200);
+  });
+
+  // The pending order kept across sessions and the jobs passed over in it (PendingWalk): deep
+  // queues of few shapes (long runs of identical requests), several users, queues and priorities,
+  // jobs that no host matches or that no empty cluster holds, reservations, completions, nodes
+  // joining and leaving; in some runs queues defined part way, where preemption may run (the walk is off).
+  test('deep queues after completions and node joins: the same transactions, with jobs passed over', () => {
+    type Deep =
+      | { kind: 'batch'; jobs: { tasks: number; user: string; priority: number; queue: string; select: boolean; limitMs: number | null; service: boolean }[] }
+      | { kind: 'done'; pick: number; member: number }
+      | { kind: 'finish'; pick: number }
+      | { kind: 'node'; slots: number }
+      | { kind: 'lost'; pick: number }
+      | { kind: 'policy'; reserveDepth: number }
+      | { kind: 'advance'; ms: number };
+    const deepJob = fc.record({
+      tasks: fc.constantFrom(1, 1, 1, 2, 2, 4, 40),
+      user: fc.constantFrom('a', 'a', 'b', 'c'),
+      priority: fc.constantFrom(0, 0, 0, 0, 2),
+      queue: fc.constantFrom('default', 'default', 'default', 'batch'),
+      select: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
+      limitMs: fc.constantFrom(5_000, 5_000, 20_000, null),
+      // a service (minInstances): planned to run until closed, so a plan behind it may have no start
+      service: fc.constantFrom(false, false, false, false, false, false, true),
+    });
+    const deepArb: fc.Arbitrary<Deep> = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('batch' as const), jobs: fc.array(deepJob, { minLength: 10, maxLength: 120, size: 'max' }) }) },
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('done' as const), pick: fc.nat(), member: fc.nat({ max: 7 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat() }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('node' as const), slots: fc.integer({ min: 1, max: 4 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('lost' as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('policy' as const), reserveDepth: fc.constantFrom(0, 1, 2) }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(500, 2_000, 6_000) }) },
+    );
+    let passedOver = 0;
+    let commits = 0;
+    let reserved = 0;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.constantFrom(0, 1, 2), fc.option(fc.nat({ max: 30 }), { freq: 6 }), fc.array(deepArb, { minLength: 5, maxLength: 40 }), (slots, reserveDepth, queuesAt, commands) => {
+        const p = new Pair();
+        p.turn([{ start: true }]);
+        p.input('muster.in.policy', { reserveDepth });
+        let nodes = 0;
+        p.inputs(slots.map((n) => {
+          const id = `h${nodes++}`;
+          return [`muster.in.node.${id}.register`, hostSpec(id, { slots: n, gpus: 0, rack: 'r1' })] as const;
+        }));
+        let submitted = 0;
+        for (const [k, c] of commands.entries()) {
+          const running = shardEntriesSorted(p.state.jobs).map(([, j]) => j).filter((j) => j.status === 'running');
+          // queues defined: preemption may empty a session's cache, and the walk is off from here on
+          if (k === queuesAt) p.inputs(['default', 'batch'].map((name) => [`muster.in.queue.${name}.set`, { name, weight: 1, guaranteed: {}, max: {}, preemption: { withinQueue: 'lower-priority', reclaim: true } }] as const));
+          if (c.kind === 'batch') {
+            p.inputs(c.jobs.map((j) => {
+              const spec = job(`d${submitted++}`, { user: j.user, priority: j.priority, queue: j.queue, tasks: j.tasks, cpu: 1000, ...(j.limitMs === null || j.service ? {} : { runtimeLimitMs: j.limitMs }), ...(j.service ? { minInstances: j.tasks } : {}), ...(j.select ? { select: "rack == 'r9'" } : {}) });
+              return ['muster.in.submit', spec] as const;
+            }));
+          } else if (c.kind === 'done' && running.length > 0) {
+            const j = running[c.pick % running.length]!;
+            const bound = j.members.map((m, i) => [m, i] as const).filter(([m]) => m !== null && !m.done);
+            const pick = bound[c.member % Math.max(1, bound.length)];
+            if (pick !== undefined) p.input(`muster.in.node.${pick[0]!.node}.done`, { jobId: j.spec.id, member: pick[1], ok: true });
+          } else if (c.kind === 'finish' && running.length > 0) {
+            const j = running[c.pick % running.length]!;
+            p.inputs(j.members.flatMap((m, i) => (m !== null && !m.done ? [[`muster.in.node.${m.node}.done`, { jobId: j.spec.id, member: i, ok: true }] as const] : [])));
+          } else if (c.kind === 'node') {
+            const id = `h${nodes++}`;
+            p.input(`muster.in.node.${id}.register`, hostSpec(id, { slots: c.slots, gpus: 0, rack: 'r1' }));
+          } else if (c.kind === 'lost' && nodes > 0) p.input(`muster.in.node.h${c.pick % nodes}.lost`, {});
+          else if (c.kind === 'policy') p.input('muster.in.policy', { reserveDepth: c.reserveDepth });
+          else if (c.kind === 'advance') p.at += c.ms;
+          p.turn([{ session: true }]);
+        }
+        passedOver += p.passedOver;
+        reserved += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.reservation !== undefined).length;
+        commits += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.session !== null).length;
+      }),
+      { numRuns: 60 },
+    );
+    // the walk passed over many attempts (a comparison where it never did would prove nothing)
+    expect(passedOver).toBeGreaterThan(3_000);
+    expect(commits).toBeGreaterThan(300);
+    expect(reserved).toBeGreaterThan(10);
+  }, 240_000);
+
+  // A job whose identical request failed earlier in the session is still tried while a
+  // reservation is left to give and the failed one holds none: its own plan may have a start.
+  // X and Y ask for the same (same key) behind R, a service reserved on every host from 20 s on,
+  // for ever; X, a service too, has no start; Y, done in 5 s, starts at 10 s, before R.
+  test('a request that failed without a reservation leaves the next identical job to be reserved', () => {
+    const p = new Pair();
+    p.turn([{ start: true }]);
+    p.input('muster.in.policy', { reserveDepth: 1 });
+    p.inputs(['h0', 'h1'].map((id) => [`muster.in.node.${id}.register`, hostSpec(id, { slots: 2, gpus: 0, rack: 'r1' })] as const));
+    p.inputs([
+      ['muster.in.submit', job('a', { user: 'z', tasks: 2, cpu: 1000, runtimeLimitMs: 10_000 })],
+      ['muster.in.submit', job('b', { user: 'z', tasks: 2, cpu: 1000, runtimeLimitMs: 20_000 })],
+    ]);
+    p.turn([{ session: true }]);
+    p.inputs([
+      ['muster.in.submit', job('r', { user: 'r', tasks: 4, cpu: 1000, minInstances: 4 })],
+      ['muster.in.submit', job('x', { user: 'u', tasks: 2, cpu: 1000, minInstances: 2 })],
+      ['muster.in.submit', job('y', { user: 'u', tasks: 2, cpu: 1000, runtimeLimitMs: 5_000 })],
+    ]);
+    p.turn([{ session: true }]);
+    expect(shardGet(p.state.jobs, 'y')!.reservation).toBeUndefined();
+    // a second reservation to give: a session that tries every pending job
+    p.input('muster.in.policy', { reserveDepth: 2 });
+    p.turn([{ session: true }]);
+    expect(shardGet(p.state.jobs, 'x')!.reservation).toBeUndefined();
+    expect(shardGet(p.state.jobs, 'y')!.reservation?.startAt).toBe(10_000);
   });
 });

@@ -59,22 +59,36 @@ export function attempt(scope: AttemptScope, job: JobState): void {
  * nothing later jobs see, done without building its variant. That is a job of one plain request
  * (no alternatives, not elastic), without queues defined (no quota, no preemption), holding no
  * reservation, whose request an identical one already failed this session with the category the
- * job's recorded pend reason has: the attempt would be served from the session's cache, pend with
- * that category (nothing written), reserve nothing (not short of resources, no reservation left to
- * give, or behind the reserved job the cache names) and clear nothing. Off with the indices.
+ * job's recorded pend reason has (`servedUnchanged`): the attempt would be served from the
+ * session's cache, pend writing nothing, reserve nothing (not short of resources, no reservation
+ * left to give, or behind the reserved job the cache names) and clear nothing. Off with the indices.
  */
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
   const recorded = job.pendReason?.category;
   if (recorded === undefined || scope.ledger !== null || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
-  const hit = scope.unsatisfiable.get(cacheKeyOf(job, requestFingerprint(job, 0)));
-  if (hit === undefined || hit.category !== recorded) return false;
+  if (!servedUnchanged(scope, cacheKeyOf(job, requestFingerprint(job, 0)), recorded)) return false;
   const request = jobRequests(job.spec)[0]!;
   if (isElastic(request)) return false;
-  const planner = scope.planner;
-  if (recorded === 'insufficient-resources' && planner !== null && planner.room > 0 && !planner.reserves(hit.jobId)) return false;
   scope.stats.cacheHits++;
   if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(request).size, 'cached', false);
   return true;
+}
+
+/**
+ * Whether a job recorded as pending with `recorded`, whose one plain request has the cache key
+ * `cacheKey`, would be pended from the session's cache as it is now with nothing to write or
+ * reserve: an identical request failed this session with that category (or short of resources,
+ * for a job held back by a reservation while reservations stand: `pend` writes nothing then
+ * either), and the job would get no reservation (not short of resources, none left to give, or
+ * behind the reserved job the entry names).
+ */
+export function servedUnchanged(scope: AttemptScope, cacheKey: string, recorded: AbortCategory): boolean {
+  const hit = scope.unsatisfiable.get(cacheKey);
+  if (hit === undefined) return false;
+  const planner = scope.planner;
+  if (hit.category !== recorded && !(recorded === 'reserved' && hit.category === 'insufficient-resources' && planner !== null)) return false;
+  // (with a planner, no room left or the entry's job reserved means a reservation stands: `othersReserved`)
+  return !(hit.category === 'insufficient-resources' && planner !== null && planner.room > 0 && !planner.reserves(hit.jobId));
 }
 
 /** Tries one request of a job: null when it committed, otherwise how it missed (nothing of it is left held). */
@@ -192,10 +206,12 @@ function fitsEmpty(scope: AttemptScope, variant: Variant, classes: readonly Host
   return fits;
 }
 
-// The session-local cache's key: a request's fingerprint and the job's identity, like
-// `unsatisfiableKey` (which keys the state's copy), in a cheaper unambiguous form (NUL never
-// occurs in an id or a name).
-function cacheKeyOf(job: JobState, fingerprint: string): string {
+/**
+ * The session-local cache's key: a request's fingerprint and the job's identity, like
+ * `unsatisfiableKey` (which keys the state's copy), in a cheaper unambiguous form (NUL never
+ * occurs in an id or a name).
+ */
+export function cacheKeyOf(job: Pick<JobState, 'spec'>, fingerprint: string): string {
   const { user, queue, project } = job.spec.identity;
   return `${fingerprint}\u0000${user}\u0000${queue}\u0000${project}`;
 }

@@ -3,6 +3,7 @@ import type { JobState, State } from '../state.ts';
 import { nextGuardExpiry } from './deadlines.ts';
 import type { QueuedJob } from './jobQueue.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
+import type { OrderedBucket, OrderedJob, PendingOrder } from './pendingOrder.ts';
 import type { SessionStart } from './sessionStart.ts';
 
 /** What the choice of jobs reads: the state the session began on, its stamp, what its deadlines did, and the pending table as earlier sessions read it. */
@@ -12,6 +13,8 @@ export interface JobChoiceInput {
   start: SessionStart;
   /** The pending table by leaf (a turn context's), or null to read every leaf. */
   pending: PendingLeaves | null;
+  /** The pending jobs in order kept across sessions (a turn context's), or null to queue and order them each time. */
+  order: PendingOrder | null;
 }
 
 /** The jobs a session tries, in no order yet, with their records and what was counted on the way. */
@@ -23,6 +26,11 @@ export interface JobChoice {
   reservedAtStart: number;
   /** Pending jobs not tried: nothing they could use changed since their last attempt. */
   notRetried: number;
+  /**
+   * Instead of `queued`, when every pending job is tried and the order is kept: its buckets, and
+   * the running elastic gangs that take their turn to grow (null otherwise).
+   */
+  ordered: { buckets: readonly OrderedBucket[]; growing: OrderedJob[] } | null;
 }
 
 /**
@@ -33,7 +41,7 @@ export interface JobChoice {
  * guard against preemption ran out may now be stopped for a job that waits). When capacity could
  * have grown, running elastic gangs below their full size take their turn to grow too.
  */
-export function chooseJobs({ state: base, at, start, pending: table }: JobChoiceInput): JobChoice {
+export function chooseJobs({ state: base, at, start, pending: table, order }: JobChoiceInput): JobChoice {
   const { timedOut, stopped, reservationFreed } = start;
   const prevSessionEpoch = base.sessionEpoch;
   const guardExpired = (nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= at;
@@ -50,6 +58,12 @@ export function chooseJobs({ state: base, at, start, pending: table }: JobChoice
   // leaves whose jobs were read by an earlier session and have not changed since hold no job new
   // since the last session: only their planned jobs are tried (none when capacity could have grown: all are)
   const leaves = timedOut.size > 0 ? null : table;
+  // every pending job is tried: they are read from the order kept across sessions, not queued
+  if (retryAll && order !== null && timedOut.size === 0) {
+    const buckets = order.update(base);
+    const growing = growingGangs(base, stopped).map((job) => ({ job, submitIndex: job.submitIndex, id: job.spec.id }));
+    return { queued: [], records, reservedAtStart: order.reserved, notRetried: 0, ordered: { buckets: [...buckets.values()], growing } };
+  }
   for (const [shard, pending] of shardLeaves(base.pending)) {
     const jobs = shardLeaf(base.jobs, shard);
     const known = retryAll || leaves === null || jobs === null || jobs === undefined ? undefined : leaves.get(pending, jobs, policy !== undefined);
@@ -89,15 +103,21 @@ export function chooseJobs({ state: base, at, start, pending: table }: JobChoice
   }
   // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
   // capacity could have grown since the last session, in the order of the pending jobs
-  if (retryAll && base.elastic !== undefined) {
-    for (const [shard, ids] of shardLeaves(base.elastic)) {
-      const jobs = shardLeaf(base.jobs, shard);
-      for (const id of ids) {
-        const job = leafGet(jobs, id);
-        if (job === undefined || job.status !== 'running' || stopped.has(id)) continue;
-        queue(job);
-      }
+  if (retryAll) for (const job of growingGangs(base, stopped)) queue(job);
+  return { queued, records, reservedAtStart, notRetried, ordered: null };
+}
+
+// The running elastic gangs below their full size, not stopped at the session's start.
+function growingGangs(base: State, stopped: ReadonlySet<string>): JobState[] {
+  const out: JobState[] = [];
+  if (base.elastic === undefined) return out;
+  for (const [shard, ids] of shardLeaves(base.elastic)) {
+    const jobs = shardLeaf(base.jobs, shard);
+    for (const id of ids) {
+      const job = leafGet(jobs, id);
+      if (job === undefined || job.status !== 'running' || stopped.has(id)) continue;
+      out.push(job);
     }
   }
-  return { queued, records, reservedAtStart, notRetried };
+  return out;
 }

@@ -1,3 +1,5 @@
+import { BinaryHeap } from './binaryHeap.ts';
+
 /** A pending job as the session orders it. */
 export interface QueuedJob {
   id: string;
@@ -29,7 +31,7 @@ interface Bucket {
  * which keeps each commit's re-keying lazy instead of touching every bucket of a user or queue.
  */
 export class JobQueue {
-  private readonly heap: Bucket[] = [];
+  private readonly heap = new BinaryHeap<Bucket>((a, b) => this.before(a, b));
 
   constructor(jobs: readonly QueuedJob[], private readonly share: ShareOf) {
     const buckets = new Map<string, Bucket>();
@@ -44,30 +46,30 @@ export class JobQueue {
     }
     for (const b of buckets.values()) {
       b.jobs.sort((x, y) => x.submitIndex - y.submitIndex || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-      this.push(b);
+      this.heap.push(b);
     }
   }
 
   /** The jobs that have not had their turn yet (in no particular order). */
   rest(): QueuedJob[] {
-    return this.heap.flatMap((b) => b.jobs.slice(b.next));
+    return this.heap.items.flatMap((b) => b.jobs.slice(b.next));
   }
 
   /** The next job to try, or null when every job has had its turn. */
   next(): QueuedJob | null {
     for (;;) {
-      const b = this.pop();
+      const b = this.heap.pop();
       if (b === undefined) return null;
       const userShare = this.share('user', b.user);
       const queueShare = this.share('queue', b.queue);
       if (userShare !== b.userShare || queueShare !== b.queueShare) {
         b.userShare = userShare;
         b.queueShare = queueShare;
-        this.push(b);
+        this.heap.push(b);
         continue;
       }
       const job = b.jobs[b.next++]!;
-      if (b.next < b.jobs.length) this.push(b);
+      if (b.next < b.jobs.length) this.heap.push(b);
       return job;
     }
   }
@@ -80,35 +82,5 @@ export class JobQueue {
     const y = b.jobs[b.next]!;
     if (x.submitIndex !== y.submitIndex) return x.submitIndex < y.submitIndex;
     return x.id < y.id;
-  }
-
-  private push(b: Bucket): void {
-    const heap = this.heap;
-    let i = heap.push(b) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-  }
-
-  private pop(): Bucket | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length === 0 || last === undefined) return top;
-    heap[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= heap.length) break;
-      const r = l + 1;
-      const m = r < heap.length && this.before(heap[r]!, heap[l]!) ? r : l;
-      if (!this.before(heap[m]!, heap[i]!)) break;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-    return top;
   }
 }

@@ -7,14 +7,15 @@ import { HostCounter } from '../placement/hostCounter.ts';
 import type { HostIndex } from '../placement/hostIndex.ts';
 import { HostIndexCache, releaseSessionIndex, sessionIndex } from '../placement/sessionIndex.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
-import type { State } from '../state.ts';
+import type { JobState, State } from '../state.ts';
 import { SESSION_LIMITS, TransactionCutter } from '../turn/transactionCutter.ts';
-import { attempt } from './attempt.ts';
+import { attempt, servedUnchanged } from './attempt.ts';
 import { needsSession } from './deadlines.ts';
 import { grow } from './elasticGrowth.ts';
 import { chooseJobs } from './jobChoice.ts';
 import type { JobChoice } from './jobChoice.ts';
 import { JobQueue } from './jobQueue.ts';
+import { PendingWalk } from './pendingWalk.ts';
 import type { QueuedJob } from './jobQueue.ts';
 import { ReclaimOrder, RunningGangs } from './preemption.ts';
 import { QueueLedger } from './queueLedger.ts';
@@ -68,22 +69,25 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
   const cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: base.term });
   const scope: SessionScope = { base, draft, w, at, session: base.session + 1, dueBy: options.dueBy ?? at, options, stats, cutter };
   const start = startSession(scope);
-  const choice = chooseJobs({ state: base, at, start, pending: options.indices === false ? null : options.pending ?? null });
+  // the order kept across sessions is walked passing over attempts that would do nothing: only
+  // without queues (no preemption empties the cache) and when no caller counts every attempt
+  const order = options.indices === false || base.queues !== undefined || options.onAttempt !== undefined ? null : options.order ?? null;
+  const choice = chooseJobs({ state: base, at, start, pending: options.indices === false ? null : options.pending ?? null, order });
   stats.notRetried += choice.notRetried;
-  if (choice.queued.length > 0) {
+  if (choice.queued.length > 0 || (choice.ordered !== null && anyQueued(choice.ordered, at))) {
     const cache = options.hosts ?? new HostIndexCache();
     // the index is of the state as it is now: runtime limits may have freed hosts
     const hosts = sessionIndex(draft, cache, options.indices ?? true);
     const { index } = hosts;
     const { scope: attempts, queue } = attemptScope(scope, hosts.index, new HostCounter(index, hosts.offline), choice);
     try {
-      for (let next = queue.next(); next !== null; next = queue.next()) {
-        const job = choice.records.get(next.id)!;
+      for (let job = queue.next(); job !== null; job = queue.next()) {
         if (job.status === 'running') grow(attempts, job);
         else attempt(attempts, job);
         yield;
       }
     } finally {
+      if (queue instanceof PendingWalk) stats.passedOver += queue.passed;
       stats.nodeVisits = index.nodeVisits;
       stats.leafVisits = index.leafVisits;
       releaseSessionIndex(hosts, cache);
@@ -92,9 +96,17 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
   return cutter.transactions;
 }
 
+// Whether the order holds a job to try now (a job waiting out a backoff is not queued).
+function anyQueued(ordered: NonNullable<JobChoice['ordered']>, at: number): boolean {
+  if (ordered.growing.length > 0) return true;
+  for (const b of ordered.buckets) for (const run of b.runs.values()) if (run.jobs.some((e) => (e.job.notBefore ?? at) <= at)) return true;
+  return false;
+}
+
 // The attempts' scope on the session's host index, and the order of the chosen jobs: by shares
-// (JobQueue), or with queues defined by their queues' use and rules too (QueueOrder).
-function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounter, choice: JobChoice): { scope: AttemptScope; queue: { next(): QueuedJob | null } } {
+// (JobQueue, or the order kept across sessions walked by PendingWalk), or with queues defined by
+// their queues' use and rules too (QueueOrder).
+function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounter, choice: JobChoice): { scope: AttemptScope; queue: { next(): JobState | null } } {
   const { base, draft, at, stats } = scope;
   const policy = base.policy;
   const { running: timeline, plans } = scope.options;
@@ -123,9 +135,14 @@ function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounte
     free: { cpu: 0, memoryMb: 0, gpus: 0 },
   };
   const share = (kind: 'user' | 'queue', name: string): number => shareOf(attempts, kind, name);
-  if (ledger === null) return { scope: attempts, queue: new JobQueue(choice.queued, share) };
+  const records = (queue: { next(): QueuedJob | null }) => ({ next: (): JobState | null => { const next = queue.next(); return next === null ? null : choice.records.get(next.id)!; } });
+  if (choice.ordered !== null) {
+    const { buckets, growing } = choice.ordered;
+    return { scope: attempts, queue: new PendingWalk(buckets, growing, at, share, (run) => servedUnchanged(attempts, run.cacheKey!, run.recorded!)) };
+  }
+  if (ledger === null) return { scope: attempts, queue: records(new JobQueue(choice.queued, share)) };
   for (let h = 0; h < index.ids.length; h++) addAllocation(attempts.free, { cpu: index.freeCpu[h]!, memoryMb: index.freeMem[h]!, gpus: index.freeGpu[h]! });
   const order = new QueueOrder(choice.queued, ledger, share, (job) => ledger.leafOf(choice.records.get(job.id)!.spec));
   attempts.order = order;
-  return { scope: attempts, queue: order };
+  return { scope: attempts, queue: records(order) };
 }

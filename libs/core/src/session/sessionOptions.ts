@@ -2,6 +2,7 @@ import type { HostIndexCache } from '../placement/sessionIndex.ts';
 import type { TransactionCutter } from '../turn/transactionCutter.ts';
 import type { KeptPlans } from './keptPlans.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
+import type { PendingOrder } from './pendingOrder.ts';
 import type { RunningTimeline } from './runningTimeline.ts';
 
 /** How one attempt ended: placed, not placed, or pended from the unsatisfiable cache. */
@@ -30,6 +31,8 @@ export interface SessionOptions {
   indices?: boolean;
   /** The pending table by leaf as earlier sessions read it (a turn context's). */
   pending?: PendingLeaves;
+  /** The pending jobs in order as earlier sessions read them (a turn context's). */
+  order?: PendingOrder;
   /** The running gangs' timeline as earlier sessions' reservation plans read it (a turn context's). */
   running?: RunningTimeline;
   /** Reservation plans of earlier sessions with their inputs (a turn context's); used with `running`. */

@@ -24,6 +24,8 @@ export interface SessionStats extends AllocatorCounters {
   attempted: number;
   /** Pending jobs not tried: nothing they could use changed since their last attempt. */
   notRetried: number;
+  /** Pending jobs passed over in order: their attempt would have been served from the cache and written nothing. */
+  passedOver: number;
   /** Attempts that ran the allocator. */
   allocatorRuns: number;
   /** Attempts pended from the unsatisfiable cache without running the allocator. */
@@ -43,7 +45,7 @@ export interface SessionStats extends AllocatorCounters {
 export function emptyStats(): SessionStats {
   // written out: a spread into a literal this size is several times slower to build
   return {
-    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, plansKept: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, grown: 0, shrunk: 0, attempted: 0, notRetried: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
+    plansTried: 0, plansSkipped: 0, hostSearches: 0, timedOut: 0, limitsStopped: 0, reserved: 0, plansKept: 0, backfillRefused: 0, quotaRefused: 0, preemptions: 0, preempted: 0, grown: 0, shrunk: 0, attempted: 0, notRetried: 0, passedOver: 0, allocatorRuns: 0, cacheHits: 0, committed: 0,
     failed: 0, abortsWritten: 0, membersPlaced: 0, events: 0, nodeVisits: 0, leafVisits: 0,
   };
 }

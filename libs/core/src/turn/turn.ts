@@ -153,6 +153,7 @@ function* planSteps(context: TurnContext, state: State, commands: readonly TurnC
         hosts: context.hosts,
         indices: context.indices,
         pending: context.pending,
+        order: context.order,
         running: context.running,
         plans: context.plans,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),

@@ -4,6 +4,7 @@ import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
 import { KeptPlans } from '../session/keptPlans.ts';
 import { PendingLeaves } from '../session/pendingLeaves.ts';
+import { PendingOrder } from '../session/pendingOrder.ts';
 import { RunningTimeline } from '../session/runningTimeline.ts';
 
 /** How a turn context is made. */
@@ -16,8 +17,9 @@ export interface TurnContextOptions {
   /**
    * Whether sessions use the indices that make their cost follow what changed (issue 32: plans a
    * host could not take, roles the free room cannot hold, running gangs found through their
-   * hosts, the running gangs' timeline and the blocked jobs' reservation plans kept across
-   * sessions). Default on; off only to prove that they change no decision.
+   * hosts, the running gangs' timeline, the blocked jobs' reservation plans and the pending order
+   * kept across sessions, attempts that would do nothing passed over). Default on; off only to
+   * prove that they change no decision.
    */
   indices?: boolean;
 }
@@ -32,6 +34,8 @@ export class TurnContext {
   readonly hosts = new HostIndexCache();
   /** The pending table by leaf as the last sessions read it. */
   readonly pending = new PendingLeaves();
+  /** The pending jobs in order as the last session that tried them all read them. */
+  readonly order = new PendingOrder();
   /** The running gangs' timeline as the last reservation plans read it. */
   readonly running = new RunningTimeline();
   /** The blocked jobs' reservation plans with their inputs, as the last sessions made them. */

@@ -1,0 +1,130 @@
+import type { JobState } from '../state.ts';
+import { BinaryHeap } from './binaryHeap.ts';
+import type { ShareOf } from './jobQueue.ts';
+import { orderedBefore } from './pendingOrder.ts';
+import type { OrderedBucket, OrderedJob, OrderedRun } from './pendingOrder.ts';
+
+/** Whether every job left of a run would be served from the session's cache now, writing nothing (`unchangedMiss`). */
+export type Passable = (run: OrderedRun) => boolean;
+
+interface Cursor {
+  readonly run: OrderedRun;
+  next: number;
+}
+
+interface Walked {
+  readonly priority: number;
+  readonly user: string;
+  readonly queue: string;
+  cursors: Cursor[];
+  // the key it sits in the heap with: never above its key now (shares only grow, heads only move on)
+  userShare: number;
+  queueShare: number;
+  head: OrderedJob;
+}
+
+/**
+ * A session's walk over the pending order (DESIGN.md §5: priority, then DRF shares, then
+ * submission, then id; JobQueue's order) that passes over the jobs whose attempt would be served
+ * from the session's unsatisfiable cache and write nothing. Such an attempt changes nothing a later
+ * job sees, and whether a run's jobs are passable only turns from no to yes within a session
+ * (cache entries are never dropped without queues, reservations only fill up), so every job the
+ * walk gives is the next one JobQueue would give that is not passable, at the state the session
+ * has then: the same attempts in the same order, without the ones that do nothing.
+ */
+export class PendingWalk {
+  private readonly heap = new BinaryHeap<Walked>((a, b) => before(a, b));
+  /** Jobs passed over so far. */
+  passed = 0;
+
+  /** Walks `buckets` and `growing` (running elastic gangs that may grow: each takes its place among the pending jobs of its bucket). */
+  constructor(
+    buckets: Iterable<OrderedBucket>,
+    growing: readonly OrderedJob[],
+    private readonly at: number,
+    private readonly share: ShareOf,
+    private readonly passable: Passable,
+  ) {
+    const walked = new Map<string, Walked>();
+    const walk = (priority: number, user: string, queue: string): Walked => {
+      const key = JSON.stringify([priority, user, queue]);
+      let w = walked.get(key);
+      if (w === undefined) {
+        w = { priority, user, queue, cursors: [], userShare: 0, queueShare: 0, head: null! };
+        walked.set(key, w);
+      }
+      return w;
+    };
+    for (const b of buckets) walk(b.priority, b.user, b.queue).cursors = [...b.runs.values()].map((run) => ({ run, next: 0 }));
+    const grown = new Map<Walked, OrderedJob[]>();
+    for (const e of growing) {
+      const spec = e.job.spec;
+      const w = walk(spec.priority, spec.identity.user, spec.identity.queue);
+      grown.set(w, [...(grown.get(w) ?? []), e]);
+    }
+    for (const [w, jobs] of grown) w.cursors.push({ run: { cacheKey: null, recorded: null, jobs: jobs.sort((a, b) => (orderedBefore(a, b) ? -1 : 1)) }, next: 0 });
+    for (const w of walked.values()) {
+      const head = this.headOf(w);
+      if (head === null) continue;
+      w.head = head;
+      w.userShare = share('user', w.user);
+      w.queueShare = share('queue', w.queue);
+      this.heap.push(w);
+    }
+  }
+
+  /** The next job to try, or null when every job has had its turn or was passed over. */
+  next(): JobState | null {
+    for (;;) {
+      const w = this.heap.pop();
+      if (w === undefined) return null;
+      const head = this.headOf(w);
+      if (head === null) continue;
+      const userShare = this.share('user', w.user);
+      const queueShare = this.share('queue', w.queue);
+      if (head !== w.head || userShare !== w.userShare || queueShare !== w.queueShare) {
+        w.head = head;
+        w.userShare = userShare;
+        w.queueShare = queueShare;
+        this.heap.push(w);
+        continue;
+      }
+      for (const c of w.cursors) if (c.run.jobs[c.next] === head) c.next++;
+      const after = this.headOf(w);
+      if (after !== null) {
+        w.head = after;
+        this.heap.push(w);
+      }
+      return head.job;
+    }
+  }
+
+  // The first job of a bucket to try now: the earliest at the cursors of its runs not passable,
+  // past jobs waiting out a backoff (not queued this session); runs found passable are dropped.
+  private headOf(w: Walked): OrderedJob | null {
+    let head: OrderedJob | null = null;
+    let kept = 0;
+    for (const c of w.cursors) {
+      const jobs = c.run.jobs;
+      while (c.next < jobs.length && (jobs[c.next]!.job.notBefore ?? this.at) > this.at) c.next++;
+      if (c.next >= jobs.length) continue;
+      if (c.run.cacheKey !== null && this.passable(c.run)) {
+        this.passed += jobs.length - c.next;
+        continue;
+      }
+      w.cursors[kept++] = c;
+      const e = jobs[c.next]!;
+      if (head === null || orderedBefore(e, head)) head = e;
+    }
+    w.cursors.length = kept;
+    return head;
+  }
+}
+
+// JobQueue's order of buckets: priority (higher first), the user's share, the queue's, then the head job.
+function before(a: Walked, b: Walked): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.userShare !== b.userShare) return a.userShare < b.userShare;
+  if (a.queueShare !== b.queueShare) return a.queueShare < b.queueShare;
+  return orderedBefore(a.head, b.head);
+}
