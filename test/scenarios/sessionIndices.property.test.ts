@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TurnContext, initialState, shardEntriesSorted, shardGet, turn } from '@muster/core';
-import type { Input, State, TurnCommand } from '@muster/core';
+import type { Input, JobState, State, TurnCommand } from '@muster/core';
 import { alternativesJob, job, node } from '@muster/core/testing';
 
 // Issue 32: the indices that make a session's cost follow what changed (plans no host could take
@@ -107,6 +107,13 @@ class Pair {
     this.turn([{ inputs: list.map(([subject, body]) => this.message(subject, body)) }]);
   }
 
+  /** One member of `job` not done yet (the `n`th, wrapping) reports done. */
+  memberDone(job: JobState, n: number): void {
+    const bound = job.members.map((m, i) => [m, i] as const).filter(([m]) => m !== null && !m.done);
+    const pick = bound[n % Math.max(1, bound.length)];
+    if (pick !== undefined) this.input(`muster.in.node.${pick[0]!.node}.done`, { jobId: job.spec.id, member: pick[1], ok: true });
+  }
+
   message(subject: string, body: unknown): Input {
     return { seq: ++this.seq, subject, data: JSON.stringify(body) };
   }
@@ -150,10 +157,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
           const running = jobs.filter((j) => j.status === 'running');
           if (c.kind === 'submit') p.input('muster.in.submit', jobSpec(`j${submitted++}`, c));
           else if (c.kind === 'done' && running.length > 0) {
-            const j = running[c.pick % running.length]!;
-            const bound = j.members.map((m, i) => [m, i] as const).filter(([m]) => m !== null && !m.done);
-            const pick = bound[c.member % Math.max(1, bound.length)];
-            if (pick !== undefined) p.input(`muster.in.node.${pick[0]!.node}.done`, { jobId: j.spec.id, member: pick[1], ok: true });
+            p.memberDone(running[c.pick % running.length]!, c.member);
           } else if (c.kind === 'finish' && running.length > 0) {
             const j = running[c.pick % running.length]!;
             j.members.forEach((m, i) => {
@@ -270,10 +274,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
               return ['muster.in.submit', spec] as const;
             }));
           } else if (c.kind === 'done' && running.length > 0) {
-            const j = running[c.pick % running.length]!;
-            const bound = j.members.map((m, i) => [m, i] as const).filter(([m]) => m !== null && !m.done);
-            const pick = bound[c.member % Math.max(1, bound.length)];
-            if (pick !== undefined) p.input(`muster.in.node.${pick[0]!.node}.done`, { jobId: j.spec.id, member: pick[1], ok: true });
+            p.memberDone(running[c.pick % running.length]!, c.member);
           } else if (c.kind === 'finish' && running.length > 0) {
             const j = running[c.pick % running.length]!;
             p.inputs(j.members.flatMap((m, i) => (m !== null && !m.done ? [[`muster.in.node.${m.node}.done`, { jobId: j.spec.id, member: i, ok: true }] as const] : [])));

@@ -3,16 +3,12 @@
 // served by a NATS node whose copy had stalled: the rebuild failed on it and started over for more
 // than a minute, and the replica never stood by. Real nats-server; the replica's user is denied the
 // log's message reads (`$JS.API.STREAM.MSG.GET.MUSTER_LOG`), then allowed them by a config reload.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { appendTransactions, connect, lastLogSequence, lastPublishedDecision, publishInput, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { makeTransaction, transactionHash } from '@muster/core';
-import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { startNatsServer } from '../support/natsServer.ts';
+import { allowEverything, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
 import { readDecisionStream, readWholeLog } from '../support/musterLog.ts';
 import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
@@ -21,14 +17,6 @@ const DENIED = '"$JS.API.STREAM.MSG.GET.MUSTER_LOG"';
 // more transactions after the last decision than a replica keeps at hand from its replay (256 to
 // 512), so its look at the published decisions must read that decision's transaction
 const LATER_TXS = 600;
-const authorization = (deny: string): string => `
-authorization {
-  users = [
-    { user: admin, password: admin }
-    { user: replica, password: replica, permissions: { publish: { deny: [${deny}] } } }
-  ]
-}
-`;
 const node = { id: 'n1', labels: {}, capacity: { cpu: 64, memoryMb: 65_536, slots: 64 }, gpus: [] };
 const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 1, resources: { cpu: 1, memoryMb: 64 }, runtimeMs: 600_000 });
 
@@ -36,11 +24,10 @@ describe('a replica whose rebuild cannot read a published decision\'s transactio
   let server: NatsServerHandle;
   let bus: Bus;
 
-  const start = (id: string, user: string): Promise<SchedulerHandle> =>
-    startScheduler({ natsUrl: server.url, id, user, pass: user, logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0 });
+  const start = (id: string, user: string): Promise<SchedulerHandle> => startReplicaAs(server, id, user);
 
   beforeAll(async () => {
-    server = await startNatsServer({ extraConfig: authorization(DENIED) });
+    server = await startDeniedServer(DENIED);
     bus = await connect({ servers: server.url, name: 'test', user: 'admin', pass: 'admin' });
     const s1 = await start('s1', 'admin');
     try {
@@ -88,9 +75,7 @@ describe('a replica whose rebuild cannot read a published decision\'s transactio
       expect(s2!.role()).toBe('standby');
       expect(await lastLogSequence(bus)).toBe(end);
       // the read allowed again (the server reloads its config): it leads
-      const configPath = join(server.dataDir, 'nats.conf');
-      writeFileSync(configPath, readFileSync(configPath, 'utf8').replace(authorization(DENIED), authorization('"nothing.denied"')));
-      process.kill(server.pid, 'SIGHUP');
+      allowEverything(server, DENIED);
       await eventually(() => s2!.role() === 'leader', 15_000, 's2 leading once it can read');
       // its election lands right after it takes the role (the inputs' consumer is set up meanwhile)
       await eventually(async () => (await lastLogSequence(bus)) > end, 10_000, 's2 appending its election');

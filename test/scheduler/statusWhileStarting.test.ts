@@ -3,15 +3,11 @@
 // whose rebuild NATS faults slowed for 30-60 s were named silent. Real nats-server; the replica's
 // user is denied every read of the log, so its rebuild fails and retries, until a config reload
 // allows them.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { connect, publishInput, subjects } from '@muster/bus';
 import type { Bus } from '@muster/bus';
-import { startScheduler } from '@muster/scheduler';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { startNatsServer } from '../support/natsServer.ts';
+import { allowEverything, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
 import { readDecisionStream } from '../support/musterLog.ts';
 import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
@@ -19,14 +15,6 @@ import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
 const DENIED = ['$JS.API.CONSUMER.CREATE.MUSTER_LOG', '$JS.API.CONSUMER.CREATE.MUSTER_LOG.>', '$JS.API.STREAM.MSG.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG.>']
   .map((s) => `"${s}"`)
   .join(', ');
-const authorization = (deny: string): string => `
-authorization {
-  users = [
-    { user: admin, password: admin }
-    { user: replica, password: replica, permissions: { publish: { deny: [${deny}] } } }
-  ]
-}
-`;
 const node = { id: 'n1', labels: {}, capacity: { cpu: 8, memoryMb: 8_192, slots: 8 }, gpus: [] };
 const job = { id: 'j1', identity: { user: 'alice' }, tasks: 1, resources: { cpu: 1, memoryMb: 64 }, runtimeMs: 600_000 };
 
@@ -34,11 +22,10 @@ describe('a replica that is still rebuilding', () => {
   let server: NatsServerHandle;
   let bus: Bus;
 
-  const start = (id: string, user: string): Promise<SchedulerHandle> =>
-    startScheduler({ natsUrl: server.url, id, user, pass: user, logger: pino({ level: 'silent' }), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0 });
+  const start = (id: string, user: string): Promise<SchedulerHandle> => startReplicaAs(server, id, user);
 
   beforeAll(async () => {
-    server = await startNatsServer({ extraConfig: authorization(DENIED) });
+    server = await startDeniedServer(DENIED);
     bus = await connect({ servers: server.url, name: 'test', user: 'admin', pass: 'admin' });
     const s1 = await start('s1', 'admin');
     try {
@@ -66,9 +53,7 @@ describe('a replica that is still rebuilding', () => {
       await new Promise((r) => setTimeout(r, 1_500));
       expect((await replicaStatus(bus, 's2'))?.role).toBe('starting');
       expect(s2).toBeNull();
-      const configPath = join(server.dataDir, 'nats.conf');
-      writeFileSync(configPath, readFileSync(configPath, 'utf8').replace(authorization(DENIED), authorization('"nothing.denied"')));
-      process.kill(server.pid, 'SIGHUP');
+      allowEverything(server, DENIED);
       await starting;
       const rebuilt = await eventually(async () => {
         const s = await replicaStatus(bus, 's2');
