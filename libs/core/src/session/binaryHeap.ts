@@ -9,6 +9,11 @@ export class BinaryHeap<T> {
     return this.heap;
   }
 
+  /** The first item, left in (undefined when empty). */
+  peek(): T | undefined {
+    return this.heap[0];
+  }
+
   /** Adds an item. */
   push(item: T): void {
     const heap = this.heap;

@@ -16,7 +16,8 @@ interface Walked {
   readonly priority: number;
   readonly user: string;
   readonly queue: string;
-  cursors: Cursor[];
+  // its runs by the job each is at: a bucket of thousands of runs (distinct requests) is not scanned for every job
+  readonly runs: BinaryHeap<Cursor>;
   // the key it sits in the heap with: never above its key now (shares only grow, heads only move on)
   userShare: number;
   queueShare: number;
@@ -50,19 +51,22 @@ export class PendingWalk {
       const key = JSON.stringify([priority, user, queue]);
       let w = walked.get(key);
       if (w === undefined) {
-        w = { priority, user, queue, cursors: [], userShare: 0, queueShare: 0, head: null! };
+        w = { priority, user, queue, runs: new BinaryHeap<Cursor>((a, b) => orderedBefore(a.run.jobs[a.next]!, b.run.jobs[b.next]!)), userShare: 0, queueShare: 0, head: null! };
         walked.set(key, w);
       }
       return w;
     };
-    for (const b of buckets) walk(b.priority, b.user, b.queue).cursors = [...b.runs.values()].map((run) => ({ run, next: 0 }));
+    for (const b of buckets) {
+      const w = walk(b.priority, b.user, b.queue);
+      for (const run of b.runs.values()) this.enter(w, { run, next: 0 });
+    }
     const grown = new Map<Walked, OrderedJob[]>();
     for (const e of growing) {
       const spec = e.job.spec;
       const w = walk(spec.priority, spec.identity.user, spec.identity.queue);
       grown.set(w, [...(grown.get(w) ?? []), e]);
     }
-    for (const [w, jobs] of grown) w.cursors.push({ run: { cacheKey: null, recorded: null, jobs: jobs.sort((a, b) => (orderedBefore(a, b) ? -1 : 1)) }, next: 0 });
+    for (const [w, jobs] of grown) this.enter(w, { run: { cacheKey: null, recorded: null, jobs: jobs.sort((a, b) => (orderedBefore(a, b) ? -1 : 1)) }, next: 0 });
     for (const w of walked.values()) {
       const head = this.headOf(w);
       if (head === null) continue;
@@ -89,7 +93,10 @@ export class PendingWalk {
         this.heap.push(w);
         continue;
       }
-      for (const c of w.cursors) if (c.run.jobs[c.next] === head) c.next++;
+      // the head is the job of the run on top (headOf left it there)
+      const taken = w.runs.pop()!;
+      taken.next++;
+      this.enter(w, taken);
       const after = this.headOf(w);
       if (after !== null) {
         w.head = after;
@@ -99,25 +106,27 @@ export class PendingWalk {
     }
   }
 
-  // The first job of a bucket to try now: the earliest at the cursors of its runs not passable,
-  // past jobs waiting out a backoff (not queued this session); runs found passable are dropped.
+  // A run enters its bucket at its first job not waiting out a backoff (not queued this session), if any.
+  private enter(w: Walked, c: Cursor): void {
+    const jobs = c.run.jobs;
+    while (c.next < jobs.length && (jobs[c.next]!.job.notBefore ?? this.at) > this.at) c.next++;
+    if (c.next < jobs.length) w.runs.push(c);
+  }
+
+  // The first job of a bucket to try now: the job of the first run not passable; runs found
+  // passable are dropped (a run only turns passable within a session, so looking when it comes
+  // first is the same as looking at every job).
   private headOf(w: Walked): OrderedJob | null {
-    let head: OrderedJob | null = null;
-    let kept = 0;
-    for (const c of w.cursors) {
-      const jobs = c.run.jobs;
-      while (c.next < jobs.length && (jobs[c.next]!.job.notBefore ?? this.at) > this.at) c.next++;
-      if (c.next >= jobs.length) continue;
+    for (;;) {
+      const c = w.runs.peek();
+      if (c === undefined) return null;
       if (c.run.cacheKey !== null && this.passable(c.run)) {
-        this.passed += jobs.length - c.next;
+        w.runs.pop();
+        this.passed += c.run.jobs.length - c.next;
         continue;
       }
-      w.cursors[kept++] = c;
-      const e = jobs[c.next]!;
-      if (head === null || orderedBefore(e, head)) head = e;
+      return c.run.jobs[c.next]!;
     }
-    w.cursors.length = kept;
-    return head;
   }
 }
 
