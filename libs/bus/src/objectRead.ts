@@ -1,4 +1,5 @@
 import type { ObjectResult } from '@nats-io/obj';
+import { bounded } from './bounded.ts';
 import { BusError } from './busError.ts';
 
 /** Longest wait for the next chunk of an object being read before the read is given up as stalled. */
@@ -17,21 +18,16 @@ export async function readObjectBytes(store: { get(name: string): Promise<Object
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `object ${name}: no chunk for ${stallMs} ms after ${size} bytes`)), stallMs);
-    });
+    let next: Awaited<ReturnType<typeof reader.read>>;
     try {
-      const { done, value } = await Promise.race([reader.read(), stalled]);
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
+      next = await bounded(reader.read(), stallMs, () => new BusError('SNAPSHOT_TIMEOUT', `object ${name}: no chunk for ${stallMs} ms after ${size} bytes`));
     } catch (err) {
       await reader.cancel().catch(() => undefined);
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
+    if (next.done) break;
+    chunks.push(next.value);
+    size += next.value.length;
   }
   const failed = await result.error;
   if (failed) throw failed;

@@ -3,11 +3,13 @@ import { Objm, setSha256Backend } from '@nats-io/obj';
 import type { ObjectInfo, ObjectStore } from '@nats-io/obj';
 
 import type { Bus } from './bus.ts';
+import { bounded } from './bounded.ts';
 import { BusError } from './busError.ts';
 import { SNAPSHOT_BUCKET } from './names.ts';
 import { natsOf } from './natsBus.ts';
 import { readObjectBytes } from './objectRead.ts';
 import { payloadHash } from './payloadHash.ts';
+import { sleep } from './sleep.ts';
 
 /** The state after log sequence `seq`, its canonical hash and the state schema it was written with. */
 export interface Snapshot<S = unknown> {
@@ -107,25 +109,12 @@ export async function loadLatestSnapshot<S = unknown>(
   bus: Bus,
   opts: LoadSnapshotOptions,
 ): Promise<{ snapshot: Snapshot<S> | null; skipped: SkippedSnapshot[] }> {
-  return bounded(newestReadable<S>(bus, opts), opts.timeoutMs, 'loading the newest snapshot');
+  return boundedRead(newestReadable<S>(bus, opts), opts.timeoutMs, 'loading the newest snapshot');
 }
 
-/**
- * `reading`, or a `SNAPSHOT_TIMEOUT` rejection after `timeoutMs` (default 30000) saying what took
- * too long: an object store read can stall for good (above). A read that fails after the bound is
- * not an unhandled rejection.
- */
-async function bounded<T>(reading: Promise<T>, timeoutMs = 30_000, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BusError('SNAPSHOT_TIMEOUT', `${what} took longer than ${timeoutMs} ms`)), timeoutMs);
-  });
-  reading.catch(() => undefined);
-  try {
-    return await Promise.race([reading, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+// `reading`, or a `SNAPSHOT_TIMEOUT` rejection after `timeoutMs` (default 30000) saying what took too long.
+function boundedRead<T>(reading: Promise<T>, timeoutMs = 30_000, what: string): Promise<T> {
+  return bounded(reading, timeoutMs, () => new BusError('SNAPSHOT_TIMEOUT', `${what} took longer than ${timeoutMs} ms`));
 }
 
 /** Listings of the store read before giving up on every snapshot it lists. */
@@ -141,7 +130,7 @@ async function newestReadable<S>(bus: Bus, opts: LoadSnapshotOptions): Promise<{
   const store = await openStore(bus);
   const skipped: SkippedSnapshot[] = [];
   for (let listing = 1; listing <= LISTINGS; listing++) {
-    if (listing > 1) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (listing > 1) await sleep(1_000);
     const candidates = (await listFrom(store)).filter((s) => s.schema === opts.schema).sort((a, b) => b.seq - a.seq);
     if (candidates.length === 0) break;
     for (const info of candidates) {
@@ -162,7 +151,7 @@ async function newestReadable<S>(bus: Bus, opts: LoadSnapshotOptions): Promise<{
  * record, and `SNAPSHOT_TIMEOUT` when reading it took longer than `timeoutMs` (default 30000).
  */
 export async function loadSnapshot<S = unknown>(bus: Bus, name: string, opts: { verifyHash?: boolean; timeoutMs?: number } = {}): Promise<Snapshot<S>> {
-  return bounded((async () => {
+  return boundedRead((async () => {
     const store = await openStore(bus);
     const info = (await listFrom(store)).find((s) => s.name === name);
     if (info === undefined) throw new BusError('SNAPSHOT_UNREADABLE', `snapshot ${name} does not exist`);
@@ -172,7 +161,7 @@ export async function loadSnapshot<S = unknown>(bus: Bus, name: string, opts: { 
 
 /** Every stored snapshot, oldest log sequence first; `SNAPSHOT_TIMEOUT` when listing them took longer than `timeoutMs` (default 30000). */
 export async function listSnapshots(bus: Bus, opts: { timeoutMs?: number } = {}): Promise<SnapshotInfo[]> {
-  return bounded((async () => listFrom(await openStore(bus)))(), opts.timeoutMs, 'listing the snapshots');
+  return boundedRead((async () => listFrom(await openStore(bus)))(), opts.timeoutMs, 'listing the snapshots');
 }
 
 function openStore(bus: Bus): Promise<ObjectStore> {
