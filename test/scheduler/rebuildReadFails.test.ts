@@ -4,21 +4,19 @@
 // than a minute, and the replica never stood by. Real nats-server; the replica's user is denied the
 // log's message reads (`$JS.API.STREAM.MSG.GET.MUSTER_LOG`), then allowed them by a config reload.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendTransactions, connect, lastLogSequence, lastPublishedDecision, publishInput, subjects } from '@muster/bus';
+import { appendTransactions, connect, lastLogSequence, lastPublishedDecision } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import { makeTransaction, transactionHash } from '@muster/core';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { allowEverything, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
+import { allowEverything, commitAsAdmin, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
-import { readDecisionStream, readWholeLog } from '../support/musterLog.ts';
+import { readWholeLog } from '../support/musterLog.ts';
 import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
 
 const DENIED = '"$JS.API.STREAM.MSG.GET.MUSTER_LOG"';
 // more transactions after the last decision than a replica keeps at hand from its replay (256 to
 // 512), so its look at the published decisions must read that decision's transaction
 const LATER_TXS = 600;
-const node = { id: 'n1', labels: {}, capacity: { cpu: 64, memoryMb: 65_536, slots: 64 }, gpus: [] };
-const job = (id: string) => ({ id, identity: { user: 'alice' }, tasks: 1, resources: { cpu: 1, memoryMb: 64 }, runtimeMs: 600_000 });
 
 describe('a replica whose rebuild cannot read a published decision\'s transaction', () => {
   let server: NatsServerHandle;
@@ -29,15 +27,7 @@ describe('a replica whose rebuild cannot read a published decision\'s transactio
   beforeAll(async () => {
     server = await startDeniedServer(DENIED);
     bus = await connect({ servers: server.url, name: 'test', user: 'admin', pass: 'admin' });
-    const s1 = await start('s1', 'admin');
-    try {
-      await eventually(() => s1.role() === 'leader', 10_000, 's1 leading');
-      await publishInput(bus, subjects.nodeInput(node.id, 'register'), node, 'n1:register:1');
-      for (let i = 0; i < 3; i++) await publishInput(bus, subjects.submit, job(`j${i}`), `j${i}:1`);
-      await eventually(async () => (await readDecisionStream(bus)).filter((m) => m.body.type === 'GangCommitted').length === 3 || null, 15_000, 'every job committed');
-    } finally {
-      await s1.stop();
-    }
+    await commitAsAdmin(server, bus, 3);
     // the log grows on past the last decision: empty facts chained on what s1 wrote
     const history = await readWholeLog(bus);
     const last = history[history.length - 1]!.tx;

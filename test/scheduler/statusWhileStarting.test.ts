@@ -4,19 +4,16 @@
 // user is denied every read of the log, so its rebuild fails and retries, until a config reload
 // allows them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, publishInput, subjects } from '@muster/bus';
+import { connect } from '@muster/bus';
 import type { Bus } from '@muster/bus';
 import type { SchedulerHandle } from '@muster/scheduler';
-import { allowEverything, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
+import { allowEverything, commitAsAdmin, startDeniedServer, startReplicaAs } from '../support/deniedReplica.ts';
 import type { NatsServerHandle } from '../support/natsServer.ts';
-import { readDecisionStream } from '../support/musterLog.ts';
 import { eventually, replicaStatus } from '../support/schedulerProcess.ts';
 
 const DENIED = ['$JS.API.CONSUMER.CREATE.MUSTER_LOG', '$JS.API.CONSUMER.CREATE.MUSTER_LOG.>', '$JS.API.STREAM.MSG.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG', '$JS.API.DIRECT.GET.MUSTER_LOG.>']
   .map((s) => `"${s}"`)
   .join(', ');
-const node = { id: 'n1', labels: {}, capacity: { cpu: 8, memoryMb: 8_192, slots: 8 }, gpus: [] };
-const job = { id: 'j1', identity: { user: 'alice' }, tasks: 1, resources: { cpu: 1, memoryMb: 64 }, runtimeMs: 600_000 };
 
 describe('a replica that is still rebuilding', () => {
   let server: NatsServerHandle;
@@ -27,15 +24,7 @@ describe('a replica that is still rebuilding', () => {
   beforeAll(async () => {
     server = await startDeniedServer(DENIED);
     bus = await connect({ servers: server.url, name: 'test', user: 'admin', pass: 'admin' });
-    const s1 = await start('s1', 'admin');
-    try {
-      await eventually(() => s1.role() === 'leader', 10_000, 's1 leading');
-      await publishInput(bus, subjects.nodeInput(node.id, 'register'), node, 'n1:register:1');
-      await publishInput(bus, subjects.submit, job, 'j1:1');
-      await eventually(async () => (await readDecisionStream(bus)).some((m) => m.body.type === 'GangCommitted') || null, 15_000, 'j1 committed');
-    } finally {
-      await s1.stop();
-    }
+    await commitAsAdmin(server, bus, 1);
   }, 60_000);
 
   afterAll(async () => {
