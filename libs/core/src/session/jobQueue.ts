@@ -22,6 +22,11 @@ interface Bucket {
   queueShare: number;
 }
 
+/** The key of a (priority, user, queue) bucket of pending jobs, the unit of JobQueue's order. */
+export function bucketKey(priority: number, user: string, queue: string): string {
+  return JSON.stringify([priority, user, queue]);
+}
+
 /**
  * The session's job order (DESIGN.md §5): priority (higher first), then the user's DRF dominant
  * share (lower first), then the queue's, then submission order, then id. Jobs sit in FIFO buckets
@@ -36,7 +41,7 @@ export class JobQueue {
   constructor(jobs: readonly QueuedJob[], private readonly share: ShareOf) {
     const buckets = new Map<string, Bucket>();
     for (const job of jobs) {
-      const key = JSON.stringify([job.priority, job.user, job.queue]);
+      const key = bucketKey(job.priority, job.user, job.queue);
       let b = buckets.get(key);
       if (b === undefined) {
         b = { priority: job.priority, user: job.user, queue: job.queue, jobs: [], next: 0, userShare: share('user', job.user), queueShare: share('queue', job.queue) };

@@ -3,6 +3,7 @@ import { cacheKeyOf } from './attempt.ts';
 import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
 import { SHARD_FANOUT, leafGet } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
+import { bucketKey } from './jobQueue.ts';
 
 /** A pending job as the order keeps it: its record in the state read, and where it sits. */
 export interface OrderedJob {
@@ -126,7 +127,7 @@ export class PendingOrder {
   private place(job: JobState, added: Map<OrderedRun, OrderedJob[]>): Placed {
     const spec = job.spec;
     const { user, queue } = spec.identity;
-    const bucket = JSON.stringify([spec.priority, user, queue]);
+    const bucket = bucketKey(spec.priority, user, queue);
     const recorded = job.pendReason?.category;
     // what only a job of one plain request, without a reservation or a backoff, whose recorded
     // category the cache can hold, may be passed over for (the conditions of `unchangedMiss`)

@@ -1,5 +1,6 @@
 import type { JobState } from '../state.ts';
 import { BinaryHeap } from './binaryHeap.ts';
+import { bucketKey } from './jobQueue.ts';
 import type { ShareOf } from './jobQueue.ts';
 import { orderedBefore } from './pendingOrder.ts';
 import type { OrderedBucket, OrderedJob, OrderedRun } from './pendingOrder.ts';
@@ -48,7 +49,7 @@ export class PendingWalk {
   ) {
     const walked = new Map<string, Walked>();
     const walk = (priority: number, user: string, queue: string): Walked => {
-      const key = JSON.stringify([priority, user, queue]);
+      const key = bucketKey(priority, user, queue);
       let w = walked.get(key);
       if (w === undefined) {
         w = { priority, user, queue, runs: new BinaryHeap<Cursor>((a, b) => orderedBefore(a.run.jobs[a.next]!, b.run.jobs[b.next]!)), userShare: 0, queueShare: 0, head: null! };
