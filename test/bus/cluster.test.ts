@@ -20,7 +20,7 @@ beforeAll(async () => {
   bus = await startTestBus({ clusterSize: 3 });
 });
 afterAll(async () => {
-  await bus.stop();
+  await bus?.stop();
 });
 
 /** A client connected to one node only, so two writers really go through different servers. */

@@ -27,8 +27,22 @@ export interface NatsClusterHandle {
   stop(): Promise<void>;
 }
 
-/** Starts `size` (3 by default) clustered nats-servers on loopback and waits for routes and a JetStream meta leader. */
+/**
+ * Starts `size` (3 by default) clustered nats-servers on loopback and waits for routes and a JetStream
+ * meta leader; laid out again on fresh ports, up to twice more, when a port it chose was taken before
+ * a node could bind it (another process's outgoing connection or server may draw the same port).
+ */
 export async function startNatsCluster(size = 3, opts: NatsClusterOptions = {}): Promise<NatsClusterHandle> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLaidOut(size, opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof Error) || !/address already in use/i.test(err.message)) throw err;
+    }
+  }
+}
+
+async function startLaidOut(size: number, opts: NatsClusterOptions): Promise<NatsClusterHandle> {
   const clusterName = `muster-${process.pid}-${Date.now().toString(36)}`;
   const layouts: { name: string; port: number; monitorPort: number; clusterPort: number; dataDir: string }[] = [];
   for (let i = 1; i <= size; i++) {
