@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from '@muster/client';
 import type { MusterClient } from '@muster/client';
 import { createStack, freePort } from '@muster/stack';
-import type { Stack } from '@muster/stack';
+import type { NatsServerHandle, Stack } from '@muster/stack';
 import { eventually } from '../support/schedulerProcess.ts';
 import { parse, value } from './promText.ts';
 import type { Sample } from './promText.ts';
@@ -32,6 +32,7 @@ const NAMES = [
 describe('Prometheus metrics on every replica', () => {
   let stack: Stack;
   let client: MusterClient;
+  let nats: NatsServerHandle;
   const ports: Record<string, number> = {};
 
   const scrape = async (id: string): Promise<Sample[]> => {
@@ -43,7 +44,7 @@ describe('Prometheus metrics on every replica', () => {
 
   beforeAll(async () => {
     stack = createStack({ graceMs: 3000 });
-    const nats = await stack.startNatsServer();
+    nats = await stack.startNatsServer();
     for (const id of ['m1', 'm2']) {
       ports[id] = await freePort();
       stack.spawnScheduler({ id, urls: [nats.url], leaseMs: 1000, logLevel: 'info', env: { ...process.env, MUSTER_METRICS_PORT: String(ports[id]) } });
@@ -134,4 +135,17 @@ describe('Prometheus metrics on every replica', () => {
     const rows = await client.queues();
     expect(rows.map((q) => [q.name, q.parent, q.implicit])).toEqual([['default', null, true], ['research', null, false], ['vision', 'research', false]]);
   });
+
+  // last: it restarts the NATS server under the replicas
+  it('counts the moves of a replica\'s NATS connections: a server restart is a disconnect and a reconnect', async () => {
+    const before = await scrape('m1');
+    expect(value(before, 'muster_nats_connection_changes_total', { connection: 'main', kind: 'disconnect' })).toBeUndefined();
+    await nats.restart();
+    const after = await eventually(async () => {
+      const s = await scrape('m1');
+      return (value(s, 'muster_nats_connection_changes_total', { connection: 'main', kind: 'reconnect' }) ?? 0) >= 1 ? s : null;
+    }, 30_000, 'm1 to count its reconnect');
+    expect(value(after, 'muster_nats_connection_changes_total', { connection: 'main', kind: 'disconnect' })).toBeGreaterThanOrEqual(1);
+    expect(value(after, 'muster_nats_connection_changes_total', { connection: 'snapshots', kind: 'disconnect' })).toBeGreaterThanOrEqual(1);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { JOB_STATUSES, QUEUE_RESOURCES, queueViews, shardGet } from '@muster/core';
 import type { LoggedTransaction, QueueView, State } from '@muster/core';
+import type { ConnectionChangeCount } from './connectionChanges.ts';
 import { summarise } from './stateSummary.ts';
 import type { StateSummary } from './stateSummary.ts';
 
@@ -26,6 +27,8 @@ export interface ReplicaProgress {
   state(): State;
   /** The log's last sequence on the server, or null when it cannot be asked now. */
   lastLogSequence(): Promise<number | null>;
+  /** What its NATS connections went through since the process started. */
+  connectionChanges(): readonly ConnectionChangeCount[];
 }
 
 /**
@@ -70,6 +73,16 @@ export class SchedulerMetrics {
       name: 'muster_gang_restarts_total',
       help: 'Gangs stopped and requeued whole after a member failed (GangRestarting, DESIGN.md §15), folded by this replica since it started following the log',
       registers,
+    });
+    new Counter({
+      name: 'muster_nats_connection_changes_total',
+      help: "Changes of this replica's NATS connections since the process started, by connection (main, snapshots) and kind: disconnect, reconnect, and the moves off a server that stopped answering pings (stale) or serving JetStream (unavailable)",
+      labelNames: ['connection', 'kind'],
+      registers,
+      collect(this: Counter<'connection' | 'kind'>) {
+        this.reset();
+        for (const c of progress.connectionChanges()) this.inc({ connection: c.connection, kind: c.kind }, c.count);
+      },
     });
     gauge(this.registry, 'muster_replica_leader', 'Whether this replica leads (1) or stands by (0)', [], (g) => g.set(progress.isLeader() ? 1 : 0));
     gauge(this.registry, 'muster_term', 'The leader term in the folded state', [], (g) => g.set(progress.state().term));

@@ -1,5 +1,7 @@
 import { JETSTREAM_LEAVE_MS, connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
+import { ConnectionChanges } from './connectionChanges.ts';
+import type { CountedConnection } from './connectionChanges.ts';
 import { resolveOptions } from './config.ts';
 import type { ResolvedOptions, SchedulerOptions } from './config.ts';
 import { HeartbeatMonitor } from './heartbeatMonitor.ts';
@@ -46,7 +48,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
 // What startScheduler does, telling `startup` each step.
 async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch): Promise<SchedulerHandle> {
   const heartbeats = new HeartbeatMonitor(opts.heartbeatTimeoutMs);
-  const connectAs = (name: string, heard?: (change: ConnectionChange) => void) =>
+  const changes = new ConnectionChanges();
+  const connectAs = (name: string, counted: CountedConnection, heard?: (change: ConnectionChange) => void) =>
     connect({
       servers: opts.natsUrl,
       name,
@@ -55,11 +58,12 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
       ...(opts.user === undefined ? {} : { user: opts.user, pass: opts.pass ?? '' }),
       onConnection: (change) => {
         log.warn({ connection: name, kind: change.kind, server: change.server }, change.what);
+        changes.heard(counted, change);
         heard?.(change);
       },
     });
   // heartbeats arrive on this connection: silence while it is away from NATS is not a node's
-  const bus = await connectAs(`muster-scheduler-${opts.id}`, (change) => heartbeats.connection(change));
+  const bus = await connectAs(`muster-scheduler-${opts.id}`, 'main', (change) => heartbeats.connection(change));
   // appends are fenced by sequence alone, one message at a time, on every server; a 2.12+ server
   // could take a turn as one atomic batch (not used yet: docs/scheduler.md)
   log.info({ nats: serverFeatures(bus) }, 'connected');
@@ -73,7 +77,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
     const standbyLease = await openLeaderLease(bus.withTimeout(standbyRequestMs(opts.leaseMs)));
     heartbeats.start(bus);
     startup.phase('connecting for snapshots');
-    bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`);
+    bulk = await connectAs(`muster-scheduler-${opts.id}-snapshots`, 'snapshots');
     let metrics: SchedulerMetrics | null = null;
     const replica = new Replica({ bus, bulkBus: bulk, lease, standbyLease, heartbeats, opts, log, startup, onSession: (seconds) => metrics?.sessionRan(seconds) });
     // answered from here on (role 'starting' while it rebuilds): a replica whose rebuild a NATS fault
@@ -90,6 +94,7 @@ async function start(opts: ResolvedOptions, log: Logger, startup: StartupWatch):
         isLeader: () => replica.role() === 'leader',
         state: () => replica.state,
         lastLogSequence: () => lastLogSequence(bus),
+        connectionChanges: () => changes.entries(),
       });
       const m = metrics;
       replica.ledger.onAdopted = (txs, state) => m.folded(txs, state);
