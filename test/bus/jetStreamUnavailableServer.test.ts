@@ -3,59 +3,17 @@
 // node that serves JetStream within seconds; before, they stayed until the partition ended. When no
 // node serves it (a cluster without quorum), they stay put instead of moving around.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { JETSTREAM_LEAVE_MS, connect, publishInput } from '@muster/bus';
+import { JETSTREAM_LEAVE_MS, publishInput } from '@muster/bus';
 import type { Bus, ConnectionChange } from '@muster/bus';
-import { startCuttableProxy } from '../support/cuttableProxy.ts';
-import type { CuttableProxy } from '../support/cuttableProxy.ts';
-import { startTestBus } from '../support/natsBus.ts';
-import type { TestBus } from '../support/natsBus.ts';
+import { clusterWithCuttableRoutes, connectOn, cut, stopCuttableCluster } from '../support/cuttableCluster.ts';
+import type { CuttableCluster } from '../support/cuttableCluster.ts';
 import { eventually } from '../support/schedulerProcess.ts';
-
-/** A 3-node cluster whose routes run through proxies the test cuts, each proxy named by the nodes it joins. */
-async function clusterWithCuttableRoutes(): Promise<{ bus: TestBus; links: Map<string, CuttableProxy> }> {
-  const links = new Map<string, CuttableProxy>();
-  const bus = await startTestBus({
-    clusterSize: 3,
-    routeVia: async (from, to, port) => {
-      const proxy = await startCuttableProxy(port);
-      links.set(`${from}->${to}`, proxy);
-      return proxy.port;
-    },
-  });
-  return { bus, links };
-}
-
-/** Cuts every route link that joins `node` (or every link, for '*'). */
-function cut(links: Map<string, CuttableProxy>, node: string): void {
-  for (const [name, proxy] of links) if (node === '*' || name.split('->').includes(node)) proxy.cut();
-}
-
-/**
- * A client given every node's url (as replicas and agents are: a node cut off from its peers stops
- * gossiping theirs) that happens to be on `node`: connected again until it is.
- */
-async function connectOn(bus: TestBus, node: number, name: string, onConnection: (c: ConnectionChange) => void): Promise<Bus> {
-  const monitorPort = bus.cluster?.nodes[node]?.monitorPort;
-  let lastError: unknown = null;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    // a connect that times out on a loaded machine (its first request waits 1 s) is tried again
-    const client = await connect({ name, servers: bus.urls, timeoutMs: 1_000, jetStreamLeaveMs: JETSTREAM_LEAVE_MS, onConnection }).catch((err: unknown) => {
-      lastError = err;
-      return null;
-    });
-    if (client === null) continue;
-    const connz = (await (await fetch(`http://127.0.0.1:${monitorPort}/connz`)).json()) as { connections?: { name?: string }[] };
-    if (connz.connections?.some((c) => c.name === name) === true) return client;
-    await client.close();
-  }
-  throw new Error(`never connected to node ${node}${lastError === null ? '' : `: ${String(lastError)}`}`);
-}
 
 // One input published through JetStream (MUSTER_IN's leader must take it): resolves once it is acknowledged.
 const published = (client: Bus, n: number) => publishInput(client, 'muster.in.submit', { probe: n }, `probe-${n}`).then(() => true);
 
 describe('a client whose NATS node is cut off from its peers', () => {
-  let setup: { bus: TestBus; links: Map<string, CuttableProxy> };
+  let setup: CuttableCluster | undefined;
   let client: Bus | null = null;
 
   beforeAll(async () => {
@@ -67,15 +25,14 @@ describe('a client whose NATS node is cut off from its peers', () => {
   });
 
   afterAll(async () => {
-    await setup?.bus.stop();
-    for (const proxy of setup?.links.values() ?? []) await proxy.close();
+    await stopCuttableCluster(setup);
   });
 
   it('moves to a node that serves JetStream and is answered within seconds', async () => {
-    const { bus, links } = setup;
+    const { bus, links } = setup as CuttableCluster;
     const n3 = bus.urls[2] as string;
     const changes: ConnectionChange[] = [];
-    client = await connectOn(bus, 2, 'cut-off-node-client', (c) => changes.push(c));
+    client = await connectOn(bus, 2, 'cut-off-node-client', { timeoutMs: 1_000, jetStreamLeaveMs: JETSTREAM_LEAVE_MS, onConnection: (c) => changes.push(c) });
     const c = client;
     await eventually(() => published(c, 0), 30_000, 'a first input through n3');
     cut(links, 'n3');
@@ -93,7 +50,7 @@ describe('a client whose NATS node is cut off from its peers', () => {
 });
 
 describe('a client of a cluster without quorum', () => {
-  let setup: { bus: TestBus; links: Map<string, CuttableProxy> };
+  let setup: CuttableCluster | undefined;
   let client: Bus | null = null;
 
   beforeAll(async () => {
@@ -102,14 +59,13 @@ describe('a client of a cluster without quorum', () => {
 
   afterAll(async () => {
     await client?.close();
-    await setup?.bus.stop();
-    for (const proxy of setup?.links.values() ?? []) await proxy.close();
+    await stopCuttableCluster(setup);
   });
 
   it('stays on its node while no node serves JetStream, then is answered there', async () => {
-    const { bus, links } = setup;
+    const { bus, links } = setup as CuttableCluster;
     const changes: ConnectionChange[] = [];
-    client = await connectOn(bus, 0, 'no-quorum-client', (c) => changes.push(c));
+    client = await connectOn(bus, 0, 'no-quorum-client', { timeoutMs: 1_000, jetStreamLeaveMs: JETSTREAM_LEAVE_MS, onConnection: (c) => changes.push(c) });
     const c = client;
     await eventually(() => published(c, 0), 30_000, 'a first input');
     // every node alone: each answers pings, none serves JetStream

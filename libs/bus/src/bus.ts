@@ -8,6 +8,8 @@ export interface BusMessage {
   data: Uint8Array;
   /** Where an answer goes, when the sender asked for one (`publish` with a reply subject). */
   reply?: string;
+  /** Set on the server's own answer to a message published with a reply subject that nobody listened to (a 503 status, empty body). */
+  noResponders?: true;
   /** The body as UTF-8 text. */
   text(): string;
   /** The body parsed as JSON (throws when it is not JSON). */
@@ -57,6 +59,12 @@ export interface Bus {
   withTimeout(timeoutMs: number): Bus;
   /** The most bytes one message may carry on this connection: the server's `max_payload`. */
   maxPayload(): number;
+  /**
+   * Moves the connection to another server of its pool through which `subject` has a listener, when
+   * none listens through the one it is on (a NATS node cut off from its peers); `body` is what the
+   * look sends on the subject. Resolves the server moved to, or null when it stays.
+   */
+  moveToListener(subject: string, body: string): Promise<string | null>;
   /** Whether the connection is closed. */
   isClosed(): boolean;
   /** Lets subscriptions deliver what has arrived, flushes what was published, and closes. */

@@ -2,7 +2,9 @@ import { connect as natsConnect } from '@nats-io/transport-node';
 import type { ConnectionOptions } from '@nats-io/transport-node';
 import type { Bus } from './bus.ts';
 import { JetStreamWatch } from './jetStreamWatch.ts';
+import { ListenerMove } from './listenerMove.ts';
 import { NatsBus } from './natsBus.ts';
+import { LOOK_MS, ServerMove } from './serverMove.ts';
 
 /** How to reach NATS. */
 export interface ConnectOptions {
@@ -44,14 +46,15 @@ export interface ConnectOptions {
   jetStreamLeaveMs?: number;
   /**
    * Hears the connection leave a server (`stale`: it stopped answering pings; `unavailable`: JetStream
-   * is unavailable through it and another serves it; `disconnect`) and reach one (`reconnect`).
+   * is unavailable through it and another serves it; `unheard`: a subject's listeners are reached
+   * through another and not through it, `Bus.moveToListener`; `disconnect`) and reach one (`reconnect`).
    */
   onConnection?: (change: ConnectionChange) => void;
 }
 
 /** A change of the server a connection is on. */
 export interface ConnectionChange {
-  kind: 'stale' | 'unavailable' | 'disconnect' | 'reconnect';
+  kind: 'stale' | 'unavailable' | 'unheard' | 'disconnect' | 'reconnect';
   /** The server left or reached ('' for `stale`, which names none). */
   server: string;
   /** What happened, in words for a log line. */
@@ -61,13 +64,13 @@ export interface ConnectionChange {
 const WHAT: Record<ConnectionChange['kind'], string> = {
   stale: 'NATS server stopped answering pings: leaving it',
   unavailable: 'NATS server answers "JetStream temporarily unavailable": leaving it',
+  unheard: 'nobody listens through this NATS server (no responders): leaving it for one through which a listener is reached',
   disconnect: 'disconnected from a NATS server',
   reconnect: 'reconnected to a NATS server',
 };
 
-// a look at JetStream through a server each second, waiting as long: a node cut off from its peers
-// answered a stream's info with silence for about 5 s, then from a copy without a leader (2.9.10)
-const JETSTREAM_PROBE_MS = 1_000;
+// a look at JetStream through a server each second (LOOK_MS), waiting as long: a node cut off from
+// its peers answered a stream's info with silence for about 5 s, then from a copy without a leader (2.9.10)
 // a healthy cluster's elections took 5-7 s here; a move only ever goes to a server that serves
 // JetStream when asked, so the bound need only outlast a slow answer or two
 /** How long a replica's connection waits on a server through which JetStream is unavailable before it moves (`jetStreamLeaveMs`). */
@@ -83,16 +86,10 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
   };
   const leaveMs = opts.jetStreamLeaveMs ?? 0;
   const onConnection = opts.onConnection;
+  // one question and gone: no reconnects, no pings
+  const move = new ServerMove((server) => natsConnect({ servers: server, name: `${opts.name}-look`, reconnect: false, timeout: LOOK_MS, noAsyncTraces: true, ...credentials }));
   const watch =
-    leaveMs <= 0
-      ? null
-      : new JetStreamWatch({
-          leaveAfterMs: leaveMs,
-          probeMs: JETSTREAM_PROBE_MS,
-          // one question and gone: no reconnects, no pings
-          connectTo: (server) => natsConnect({ servers: server, name: `${opts.name}-jetstream-look`, reconnect: false, timeout: JETSTREAM_PROBE_MS, noAsyncTraces: true, ...credentials }),
-          onLeave: (server) => onConnection?.({ kind: 'unavailable', server, what: WHAT.unavailable }),
-        });
+    leaveMs <= 0 ? null : new JetStreamWatch({ leaveAfterMs: leaveMs, probeMs: LOOK_MS, move, onLeave: (server) => onConnection?.({ kind: 'unavailable', server, what: WHAT.unavailable }) });
   const nc = await natsConnect({
     servers: opts.servers,
     name: opts.name,
@@ -106,7 +103,7 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
     // nats.js otherwise builds an Error with a stack trace for every request and publish ack, in
     // case it fails: a third of the leader's time per JetStream publish in a profile
     noAsyncTraces: true,
-    ...(watch === null ? {} : { reconnectToServer: (pool) => watch.nextServer(pool) }),
+    reconnectToServer: (pool) => move.nextServer(pool),
     ...credentials,
   });
   watch?.watch(nc);
@@ -118,5 +115,6 @@ export async function connect(opts: ConnectOptions): Promise<Bus> {
       }
     })();
   }
-  return new NatsBus(nc, opts.inboxPrefix, opts.timeoutMs);
+  const listenerMove = new ListenerMove(nc, move, (server) => onConnection?.({ kind: 'unheard', server, what: WHAT.unheard }));
+  return new NatsBus(nc, opts.inboxPrefix, opts.timeoutMs, listenerMove);
 }

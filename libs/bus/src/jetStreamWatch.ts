@@ -1,15 +1,16 @@
-import type { NatsConnection, Server } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { probeJetStream } from './jetStreamProbe.ts';
+import type { ServerMove } from './serverMove.ts';
 import { sleep } from './sleep.ts';
 
-/** How a connection watches JetStream through its server, and how it reaches the others. */
+/** How a connection watches JetStream through its server, and how it moves. */
 export interface JetStreamWatchOptions {
   /** Milliseconds JetStream may be unavailable through the server before another server is looked for. */
   leaveAfterMs: number;
   /** Milliseconds between looks at JetStream through the server, and how long each waits. */
   probeMs: number;
-  /** A short-lived connection to one server of the pool (`host:port`), to ask it; rejects when it cannot be reached. */
-  connectTo: (server: string) => Promise<NatsConnection>;
+  /** How the connection reaches the other servers and moves to one. */
+  move: ServerMove;
   /** Hears that the connection leaves `server` for one that serves JetStream. */
   onLeave: (server: string) => void;
 }
@@ -22,17 +23,7 @@ export interface JetStreamWatchOptions {
  * or without quorum) the connection stays where it is and looks again a bound later.
  */
 export class JetStreamWatch {
-  // the server the next dial goes to (once), after a leave
-  private target: string | null = null;
-
   constructor(private readonly opts: JetStreamWatchOptions) {}
-
-  /** For nats.js's `reconnectToServer`: the server chosen by the last leave, once; otherwise the library's own choice. */
-  nextServer(pool: ReadonlyArray<Server>): Server | null {
-    const target = this.target;
-    this.target = null;
-    return pool.find((s) => s.listen === target) ?? null;
-  }
 
   /** Watches `nc` until it closes. */
   watch(nc: NatsConnection): void {
@@ -60,32 +51,16 @@ export class JetStreamWatch {
         if (now - spell.since >= this.opts.leaveAfterMs && now >= nextLook) {
           // a look costs a connection to each other server: once per bound at most
           nextLook = now + this.opts.leaveAfterMs;
-          const better = await this.servingElsewhere(nc, server);
+          const better = await this.opts.move.firstServing(nc, server, async (other) => (await probeJetStream(other, this.opts.probeMs)) === 'served');
           // the election may have ended meanwhile: then staying costs nothing
           if (better !== null && !nc.isClosed() && (await probeJetStream(nc, this.opts.probeMs)) === 'unavailable') {
-            this.target = better;
             spell = null;
             this.opts.onLeave(server);
-            await nc.reconnect().catch(() => undefined);
+            await this.opts.move.moveTo(nc, better);
           }
         }
       }
       await sleep(this.opts.probeMs, closed.signal);
     }
-  }
-
-  // The first other server of the pool that serves JetStream, asked on a connection of its own.
-  private async servingElsewhere(nc: NatsConnection, current: string): Promise<string | null> {
-    for (const { listen } of nc.getServers()) {
-      if (listen === current || nc.isClosed()) continue;
-      const other = await this.opts.connectTo(listen).catch(() => null);
-      if (other === null) continue;
-      try {
-        if ((await probeJetStream(other, this.opts.probeMs)) === 'served') return listen;
-      } finally {
-        await other.close().catch(() => undefined);
-      }
-    }
-    return null;
   }
 }

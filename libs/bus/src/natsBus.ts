@@ -5,6 +5,7 @@ import { createInbox } from '@nats-io/transport-node';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { MAX_PAYLOAD_BYTES } from '@muster/core';
 import type { Answer, Bus, BusMessage, BusSubscription, SubscribeOptions } from './bus.ts';
+import type { ListenerMove } from './listenerMove.ts';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 
@@ -21,6 +22,8 @@ export class NatsBus implements Bus {
     /** The prefix of this connection's reply subjects, as it was connected with. */
     readonly inboxPrefix: string | undefined,
     timeoutMs = DEFAULT_TIMEOUT_MS,
+    /** How the connection moves to a server through which a subject's listeners are reached (null: it does not). */
+    private readonly listenerMove: ListenerMove | null = null,
   ) {
     this.js = jetstream(nc, { timeout: timeoutMs, checkAPI: false });
     this.jsm = jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
@@ -85,7 +88,11 @@ export class NatsBus implements Bus {
   }
 
   withTimeout(timeoutMs: number): Bus {
-    return new NatsBus(this.nc, this.inboxPrefix, timeoutMs);
+    return new NatsBus(this.nc, this.inboxPrefix, timeoutMs, this.listenerMove);
+  }
+
+  moveToListener(subject: string, body: string): Promise<string | null> {
+    return this.listenerMove?.toListener(subject, body) ?? Promise.resolve(null);
   }
 
   maxPayload(): number {
@@ -115,10 +122,11 @@ export function natsOf(bus: Bus): NatsBus {
 const decoder = new TextDecoder();
 
 /** A nats.js message as a BusMessage. */
-export function messageOf(msg: Pick<Msg, 'subject' | 'data'> & { reply?: string }): BusMessage {
+export function messageOf(msg: Pick<Msg, 'subject' | 'data'> & { reply?: string; headers?: Msg['headers'] }): BusMessage {
   const text = (): string => decoder.decode(msg.data);
   const reply = msg.reply === undefined || msg.reply === '' ? {} : { reply: msg.reply };
-  return { subject: msg.subject, data: msg.data, ...reply, text, json: <T>() => JSON.parse(text()) as T };
+  const noResponders = msg.headers?.code === 503 ? { noResponders: true as const } : {};
+  return { subject: msg.subject, data: msg.data, ...reply, ...noResponders, text, json: <T>() => JSON.parse(text()) as T };
 }
 
 function subscription(sub: Subscription): BusSubscription {

@@ -94,6 +94,12 @@ const RESUBSCRIBE_MS = 1_000;
 
 /** Heartbeats between two registers of a node the leader answered as lost (a register is ingested well within them). */
 const REJOIN_GAP_HEARTBEATS = 10;
+/**
+ * Milliseconds of heartbeats answered "no responders" (no replica listens through this agent's NATS
+ * server: a node cut off from its peers) before the agent moves to a server through which one does;
+ * well within the scheduler's heartbeat timeout (10 s by default), so that the node is not lost.
+ */
+const UNHEARD_MOVE_MS = 3_000;
 
 /**
  * Starts the agent of one node: registers it, heartbeats on core NATS, and follows
@@ -399,14 +405,32 @@ export function startNodeAgent(deps: NodeAgentDeps): NodeAgent {
         }),
     );
   };
-  // only the leader's answer counts: with no replica listening, the server itself answers a
-  // heartbeat's reply subject (an empty "no responders" status)
+  // with no replica listening through this agent's server, the server itself answers a heartbeat's
+  // reply subject (an empty "no responders" status): heartbeats so answered for UNHEARD_MOVE_MS in a
+  // row move the connection to a server through which a replica hears them, if one does (a NATS
+  // node cut off from its peers); the leader's own answer is the lost one
+  let unheard = false;
+  let unheardSince: number | null = null;
   const lostAnswers = deps.bus.subscribe(lostInbox, (msg) => {
-    if (isLostAnswer(msg.text())) rejoin();
+    if (msg.noResponders === true) unheard = true;
+    else if (isLostAnswer(msg.text())) rejoin();
   });
+  const moveIfUnheard = (): void => {
+    const now = performance.now();
+    unheardSince = unheard ? (unheardSince ?? now - deps.heartbeatMs) : null;
+    unheard = false;
+    if (unheardSince === null || now - unheardSince < UNHEARD_MOVE_MS) return;
+    unheardSince = null;
+    track(
+      deps.bus.moveToListener(subjects.heartbeat(nodeId), '{}').then((server) => {
+        if (server !== null) log.warn({ server }, 'no replica heard this node\'s heartbeats through its NATS server: moved to one through which a replica does');
+      }),
+    );
+  };
 
   const heartbeat = (): void => {
     if (deps.bus.isClosed()) return;
+    moveIfUnheard();
     try {
       deps.bus.publish(subjects.heartbeat(nodeId), '{}', lostInbox);
     } catch (err) {
