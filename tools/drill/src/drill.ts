@@ -20,6 +20,7 @@ import { checkLiveness } from './drillLiveness.ts';
 import { checkInputLoss } from './drillInputLoss.ts';
 import { checkLogLoss } from './drillLogLoss.ts';
 import { watchJetStream } from './drillNatsWatch.ts';
+import type { HeadLoss } from './drillNatsWatch.ts';
 import type { Interval } from './drillNatsWatch.ts';
 import { resolveDrillOptions } from './drillOptions.ts';
 import type { DrillOptions } from './drillOptions.ts';
@@ -117,7 +118,9 @@ async function exercise(
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const watch = await watchJetStream(cluster.bus);
+  const watch = await watchJetStream(cluster.bus, {
+    onHeadLoss: (l) => progress(`JetStream lost ${l.stream}'s sequences 1 to ${l.firstSeq - 1}: its first is now ${l.firstSeq} (nothing of muster's deletes from it)`),
+  });
   const workloadStart = Date.now();
   // a replica that stops answering is named when it is found, not by a reader of its log later
   const replicas = watchReplicas(cluster, { boundMs: opts.silentBoundMs, origin: workloadStart, say: progress });
@@ -149,10 +152,10 @@ async function exercise(
   const trouble = await recoverCluster(cluster);
   if (trouble !== null) progress(`recovery: ${trouble}`);
   const settled = await settleDrill(cluster, client, opts.settleTimeoutMs, progress);
-  const unavailable = await watch.stop();
+  const { down: unavailable, headLosses } = await watch.stop();
   const silent = await replicas.stop();
   progress(settled.trouble === null ? `at rest at log ${settled.logLastSeq}; checking` : `${settled.trouble}; checking anyway`);
-  await check(cluster, opts, workload, { settled, unavailable, silent, workloadStart, workloadEnd }, report, progress, hooks);
+  await check(cluster, opts, workload, { settled, unavailable, headLosses, silent, workloadStart, workloadEnd }, report, progress, hooks);
 }
 
 /** How long the audit of the drill's log may take (a 200-gangs/s run's takes a minute or two here). */
@@ -165,7 +168,7 @@ async function check(
   cluster: DrillCluster,
   opts: DrillOptions,
   workload: DrillWorkload,
-  run: { settled: SettleResult; unavailable: Interval[]; silent: SilentReplica[]; workloadStart: number; workloadEnd: number },
+  run: { settled: SettleResult; unavailable: Interval[]; headLosses: HeadLoss[]; silent: SilentReplica[]; workloadStart: number; workloadEnd: number },
   report: DrillReport,
   progress: (line: string) => void,
   hooks: DrillHooks,
@@ -179,7 +182,7 @@ async function check(
   const log: LoggedTransaction[] = await readWhole(servers, 'MUSTER_LOG', (bus, signal) => readLog(bus, { verifyChain: false, signal }), progress);
   const readAt = Date.now();
 
-  const { settled, unavailable, silent, workloadStart, workloadEnd } = run;
+  const { settled, unavailable, headLosses, silent, workloadStart, workloadEnd } = run;
   const accepted = [...workload.accepted.keys()];
   const decisions = checkDecisions(accepted, { inputs, stream, log });
   await hooks.onRead?.({ inputs, stream, log, accepted }, cluster.bus);
@@ -305,6 +308,7 @@ async function check(
       longestMs: unavailable.reduce((ms, i) => Math.max(ms, i.to - i.from), 0),
       intervals: unavailable.map((i) => ({ fromMs: i.from - workloadStart, ms: i.to - i.from })),
     },
+    headLoss: headLosses.map((h) => ({ stream: h.stream, firstSeq: h.firstSeq, atMs: h.at - workloadStart, natsFaults: natsFaultsBefore(report.faults, h.at) })),
     settle: {
       trouble: settled.trouble,
       pending: settled.pending,
@@ -367,6 +371,7 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
       liveness: { boundMs: opts.livenessBoundMs, longestGapMs: 0, longestAttributableMs: 0, longGaps: 0, violations: [] },
       clock: { toleranceMs: 0, maxAheadMs: 0, fastStamps: 0, jumps: [] },
       natsUnavailable: { count: 0, totalMs: 0, longestMs: 0, intervals: [] },
+      headLoss: [],
       settle: { trouble: null, pending: 0, running: 0, progressing: false, logRate: 0, unsettled: [], nodes: '' },
       nodeChurn: { lostByHeartbeat: 0, lostByOperator: 0, registeredAgain: 0 },
       silent: { boundMs: opts.silentBoundMs, replicas: [] },
@@ -377,4 +382,11 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
     error: null,
     logsDir,
   };
+}
+
+/** The NATS faults (`restart-nats n2`, numbered) injected in the minute before `at`, or still going then. */
+function natsFaultsBefore(faults: readonly FaultRecord[], at: number): string[] {
+  return faults
+    .filter((f) => f.skipped === null && f.target !== null && /^n\d+$/.test(f.target) && f.at <= at && (f.endedAt >= at - 60_000 || f.endedAt === 0))
+    .map((f) => `${f.n} ${f.kind} ${f.target}`);
 }

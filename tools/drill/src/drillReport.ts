@@ -109,6 +109,8 @@ export interface DrillReport {
     clock: ClockResult;
     /** When JetStream could not serve muster's streams (a NATS node down, its streams electing leaders); `fromMs` counts from the workload's start. */
     natsUnavailable: { count: number; totalMs: number; longestMs: number; intervals: { fromMs: number; ms: number }[] };
+    /** Streams nothing deletes from whose first sequence moved past 1 during the run (JetStream lost their head), when first seen (ms into the workload), and the NATS faults in the minute before. */
+    headLoss: { stream: string; firstSeq: number; atMs: number; natsFaults: string[] }[];
     /** Whether the cluster came to rest; `unsettled` says where some of the jobs still pending or running are, `nodes` the log's nodes by status (`28 up, 2 lost (sim-4, sim-9)`). */
     settle: { trouble: string | null; pending: number; running: number; progressing: boolean; logRate: number; unsettled: string[]; nodes: string };
     /** Nodes lost and registered again over the run (a lost node whose agent is heard again registers it). */
@@ -141,6 +143,8 @@ export function drillFailures(r: DrillReport): string[] {
   fail(r.error !== null, `drill did not complete: ${r.error}`);
   // first: the findings that name log sequences past the end follow from it
   fail(c.logLoss.examples.length > 0, `JetStream lost acknowledged writes: MUSTER_LOG ends at ${c.logLoss.logEnd}, but ${c.logLoss.examples.join(', ')}; the findings naming log sequences past ${c.logLoss.logEnd}, or decisions the log does not back, follow from it`);
+  // first of all: JetStream dropped a stream's head, which the loss findings below follow from
+  for (const h of c.headLoss) fail(true, headLossText(h));
   fail(c.inputLoss.count > 0, `MUSTER_IN is not what JetStream acknowledged: ${c.inputLoss.count} submissions not where they were acknowledged (${c.inputLoss.examples[0] ?? ''}); the auditor's ingest divergences from input ${c.inputLoss.fromSeq} on follow from it`);
   fail(c.lost.count > 0, `${c.lost.count} accepted jobs lost (${c.lost.examples.slice(0, 2).join('; ')})`);
   // a cluster still deciding when the wait ended has a backlog: that is saturation (drillNotes), not a failure
@@ -191,6 +195,11 @@ export function drillNotes(r: DrillReport): string[] {
   ];
 }
 
+function headLossText(h: DrillReport['checks']['headLoss'][number]): string {
+  const near = h.natsFaults.length === 0 ? 'no NATS fault in the minute before' : `after ${h.natsFaults.join(', ')}`;
+  return `JetStream lost ${h.stream}'s sequences 1 to ${h.firstSeq - 1} (first seen ${Math.round(h.atMs / 1000)} s in; ${near})`;
+}
+
 /** The verdict: `fail` if any check failed, else `saturated` if the run ended with a backlog, else `pass`. */
 export function drillVerdict(r: DrillReport): DrillVerdict {
   if (r.failures.length > 0) return 'fail';
@@ -236,6 +245,7 @@ export function drillTable(r: DrillReport): string {
     ['clock', `stamps at most ${c.clock.maxAheadMs} ms ahead of true time (tolerance ${c.clock.toleranceMs} ms), ${c.clock.fastStamps} written by a replica with its clock ahead`],
     ['nats restarts', natsRestarts(r.faults)],
     ['nats down', `${c.natsUnavailable.count} stretches, ${c.natsUnavailable.totalMs} ms in all, longest ${c.natsUnavailable.longestMs} ms`],
+    ['head loss', c.headLoss.length === 0 ? 'none (every append-only stream starts at sequence 1)' : c.headLoss.map(headLossText).join('; ')],
     ['silent', c.silent.replicas.length === 0 ? `no replica went more than ${c.silent.boundMs} ms without answering while another answered` : c.silent.replicas.map((s) => `${s.id} ${Math.round(s.ms / 1000)} s from ${Math.round(s.from / 1000)} s`).join(', ')],
     ['nodes', `${c.nodeChurn.lostByHeartbeat} lost by heartbeat, ${c.nodeChurn.lostByOperator} by an operator, ${c.nodeChurn.registeredAgain} registered again; at the end ${c.settle.nodes}`],
     ['audit', auditor],

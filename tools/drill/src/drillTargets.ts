@@ -139,7 +139,7 @@ export async function awaitNodeCurrent(bus: Bus, name: string, timeoutMs = 120_0
 }
 
 /** The streams nothing deletes from (deny_delete, deny_purge, no per-subject limit): a copy of one is whole only without holes. */
-const APPEND_ONLY: ReadonlySet<string> = new Set([IN_STREAM, LOG_STREAM, DECISIONS_STREAM]);
+export const APPEND_ONLY: ReadonlySet<string> = new Set([IN_STREAM, LOG_STREAM, DECISIONS_STREAM]);
 
 /**
  * Each stream's last sequence in one node's own store, from its monitoring port (`/jsz`), or null

@@ -14,6 +14,8 @@ export type { FaultRecord } from './drillFaultRecord.ts';
 export type { LivenessResult, LivenessViolation } from './drillLiveness.ts';
 export type { Spread, Takeover } from './drillTakeover.ts';
 export { watchReplicas } from './drillReplicaWatch.ts';
+export { watchJetStream } from './drillNatsWatch.ts';
+export type { HeadLoss } from './drillNatsWatch.ts';
 export type { ReplicaWatch, SilentReplica, WatchedReplicas } from './drillReplicaWatch.ts';
 export { runSoak } from './soak.ts';
 export type { SoakOptions, SoakReport } from './soak.ts';
