@@ -25,6 +25,8 @@ export class Statement {
   readonly events: (HostDebited | DebitReversed)[] = [];
   private readonly live: LiveDebit[] = [];
   private readonly pins = new Map<number, { domain: number; refs: number }>();
+  // the device list of every debit without devices: one per gang (events' values are never mutated)
+  private readonly noDevices: number[] = [];
 
   constructor(private readonly index: HostIndex, readonly jobId: string) {}
 
@@ -54,7 +56,7 @@ export class Statement {
       role,
       members,
       resources,
-      gpuIds: gpuIndices.map((g) => c.gpuIds[g]!),
+      gpuIds: gpuIndices.length === 0 ? this.noDevices : gpuIndices.map((g) => c.gpuIds[g]!),
     };
     let domain = -1;
     if (locality && gpuIndices.length > 0) {
