@@ -321,14 +321,29 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
   const laterGpus = later.reduce((n, r) => n + r.count * r.resources.gpus, 0);
-  // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
-  const exact = new Map<number, number>();
   // plans before `from` put more members on one host than any host here could take now: their
   // first (largest) bucket's search would fail before any debit, so they are not built at all
   // (on one-slot hosts every plan but the last)
   const from = balancedFrom(index, role, classes, locality, shape.placement.ptile === undefined, firstPlan, memo);
   if (from < 0) return -1;
   counters.plansSkipped += from;
+  // the plans' debits and reversals set the trees once before each fresh search and at the end:
+  // a search continued past this plan's own debits only passes over hosts it claimed, whose
+  // paths' older values still bound every other host below them
+  const own = index.deferTrees();
+  try {
+    return packedPlans(index, stmt, shape, role, classes, counters, avoid, memo, maxPlan, from, laterGpus, own);
+  } finally {
+    if (own) index.flushTrees();
+  }
+}
+
+// placePackedRole's plans from `from` on, with its debits' trees deferred (`deferred`: by it, so
+// set before each fresh search)
+function packedPlans(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode, maxPlan: number, from: number, laterGpus: number, deferred: boolean): number {
+  const locality = shape.placement.gpuLocality;
+  // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
+  const exact = new Map<number, number>();
   let rank = from - 1;
   for (const plan of planIterator(role.count, shape.placement, from)) {
     // plans after `maxPlan` would rank after a placement already found (topology domains)
@@ -350,6 +365,10 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
       // since are claimed by this plan (skipped), so it yields what a fresh iterator would
       if (search === null || plan[j - 1] !== n) {
         counters.hostSearches++;
+        if (deferred) {
+          index.flushTrees();
+          index.deferTrees();
+        }
         search = new HostIterator(index, demand, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
       }
       const h = search.nextHost();

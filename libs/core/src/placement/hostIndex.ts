@@ -2,7 +2,7 @@ import type { NodeSpec } from '../contract/types.ts';
 import type { BucketDemand } from './bucketDemand.ts';
 import { hostClassKey, newClass, NO_LIMIT } from './hostClass.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
-import { buildTree, pullTree, updateLeaf } from './hostTrees.ts';
+import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
@@ -50,8 +50,9 @@ export class HostIndex {
    */
   prune = true;
   private hostNumbers: Map<string, number> | null = null;
-  /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
-  deferred: Set<HostClass> | null = null;
+  /** Leaves set while the trees' inner nodes wait for `flushTrees` (null: trees are kept up to date at every change). */
+  deferred: DeferredLeaves | null = null;
+  private readonly leavesSet = new DeferredLeaves();
   /**
    * Per class, the free CPU, memory, slots and GPU devices summed over its hosts (four values per
    * class, at 4 × class index), kept from the first `classFree()` on (topology placement bounds a
@@ -280,19 +281,22 @@ export class HostIndex {
 
   /**
    * Changes many hosts at once: until `flushTrees`, debits and credits update the hosts' values
-   * and leaves only, and each class's tree is rebuilt once at the end (cheaper than a path per
-   * change when a large share of a class changes). No search may run in between.
+   * and leaves only, and the paths above them are set once at the end (each node once, where a
+   * path per change would set the nodes near the root again and again). No search may run in
+   * between. Returns whether this call deferred them (false: a caller's deferral is in force, and
+   * that caller flushes).
    */
-  deferTrees(): void {
-    this.deferred ??= new Set();
+  deferTrees(): boolean {
+    if (this.deferred !== null) return false;
+    this.deferred = this.leavesSet;
+    return true;
   }
 
-  /** Rebuilds the trees of the classes changed since `deferTrees`, and keeps trees up to date again. */
+  /** Sets the trees' inner nodes above the leaves changed since `deferTrees`, and keeps trees up to date again. */
   flushTrees(): void {
     const dirty = this.deferred;
     this.deferred = null;
-    if (dirty === null) return;
-    for (const c of dirty) pullTree(c);
+    dirty?.flush();
   }
 
   /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */

@@ -77,15 +77,19 @@ export class Statement {
 
   /** Reverses every debit made after `mark`, last first, recording a `DebitReversed` for each. */
   reverseTo(mark: number): void {
+    const own = this.index.deferTrees();
     while (this.live.length > mark) {
       const d = this.undoLast();
       this.events.push({ ...d.event, type: 'DebitReversed' });
     }
+    if (own) this.index.flushTrees();
   }
 
   /** Restores the index as it was before the attempt; the statement's events are not written. */
   discard(): void {
+    const own = this.index.deferTrees();
     while (this.live.length > 0) this.undoLast();
+    if (own) this.index.flushTrees();
   }
 
   private undoLast(): LiveDebit {
