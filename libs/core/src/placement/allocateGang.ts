@@ -292,16 +292,14 @@ function severalDomains(index: HostIndex, jobId: string, shape: GangShape, group
   return null;
 }
 
+/** The devices of a bucket that asks for none (a debit copies what it is given; nothing writes to it). */
+const NO_DEVICES: readonly number[] = Object.freeze([]);
+
 function bucketResources(role: RoleShape, n: number): Resources {
   const r = role.resources;
   return { cpu: r.cpu * n, memoryMb: r.memoryMb * n, slots: n, gpus: r.gpus * n };
 }
 
-function memberRange(first: number, n: number): number[] {
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = first + i;
-  return out;
-}
 
 // A search that found nothing on the clean cluster (nothing held, nothing skipped, no pin) proves
 // that no host of these classes takes this demand for the rest of the session.
@@ -358,18 +356,24 @@ function packedPlans(index: HostIndex, stmt: Statement, shape: GangShape, role: 
     let member = role.firstMember;
     let failedAt = -1;
     let search: HostIterator | null = null;
+    // what a bucket of the size searched for asks, and the resources its debits take (one object
+    // for all of them: events' values are never mutated)
+    let demand: BucketDemand | null = null;
+    let resources: Resources | null = null;
     for (let j = 0; j < plan.length; j++) {
       const n = plan[j]!;
-      const demand = bucketDemand(role, n, locality);
       // a bucket the size of the previous one continues its iterator: the only hosts that changed
       // since are claimed by this plan (skipped), so it yields what a fresh iterator would
-      if (search === null || plan[j - 1] !== n) {
+      if (search === null || demand === null || resources === null || plan[j - 1] !== n) {
+        const bucket = bucketDemand(role, n, locality);
+        demand = bucket;
+        resources = bucketResources(role, n);
         counters.hostSearches++;
         if (deferred) {
           index.flushTrees();
           index.deferTrees();
         }
-        search = new HostIterator(index, demand, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
+        search = new HostIterator(index, bucket, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, bucket)), (x) => stmt.pinOf(x));
       }
       const h = search.nextHost();
       if (h < 0) {
@@ -377,8 +381,8 @@ function packedPlans(index: HostIndex, stmt: Statement, shape: GangShape, role: 
         failedAt = j;
         break;
       }
-      const gpus = pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h), laterGpus)![0]!;
-      stmt.debit(h, role.name, memberRange(member, n), bucketResources(role, n), gpus, role.resources.gpus, locality);
+      const gpus = demand.gpus === 0 ? NO_DEVICES : pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h), laterGpus)![0]!;
+      stmt.debit(h, role.name, index.memberList(member, n), resources, gpus, role.resources.gpus, locality);
       claimed.add(h);
       member += n;
     }
@@ -451,7 +455,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
         return false;
       }
       const gpus = pickGpus(index, h, demand.parts, demand.locality, -1)![0]!;
-      stmt.debit(h, role.name, [role.firstMember + i], bucketResources(role, 1), gpus, role.resources.gpus, locality);
+      stmt.debit(h, role.name, index.memberList(role.firstMember + i, 1), bucketResources(role, 1), gpus, role.resources.gpus, locality);
       claimed.add(h);
     }
   }
@@ -480,7 +484,7 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   }
   const picked = gpus > 0 ? pickGpus(index, h, parts, demand.locality, -1)! : null;
   shape.roles.forEach((role, i) => {
-    stmt.debit(h, role.name, memberRange(role.firstMember, role.count), bucketResources(role, role.count), picked?.[i] ?? [], role.resources.gpus, locality);
+    stmt.debit(h, role.name, index.memberList(role.firstMember, role.count), bucketResources(role, role.count), picked?.[i] ?? [], role.resources.gpus, locality);
   });
   return true;
 }

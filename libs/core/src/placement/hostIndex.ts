@@ -62,6 +62,8 @@ export class HostIndex {
 
   /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
   touched: number[] = [];
+  // lists of one member by member number, made once (see memberList)
+  private readonly oneMember: number[][] = [];
 
   /**
    * Builds the index from hosts sorted by node id (the rank order every tie falls back to). With
@@ -305,6 +307,25 @@ export class HostIndex {
     this.touched = [];
     this.nodeVisits = 0;
     this.leafVisits = 0;
+  }
+
+  /**
+   * The member numbers `first` to `first + n - 1` of one debit. A list of one member is made once
+   * and frozen, then shared by every debit of that member (as its events and the state keep it:
+   * events' values are never mutated), so a gang of one-member buckets costs no list per plan.
+   */
+  memberList(first: number, n: number): number[] {
+    if (n === 1) {
+      let list = this.oneMember[first];
+      if (list === undefined) {
+        list = Object.freeze([first]) as number[];
+        this.oneMember[first] = list;
+      }
+      return list;
+    }
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = first + i;
+    return out;
   }
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */

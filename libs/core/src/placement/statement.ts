@@ -46,7 +46,7 @@ export class Statement {
   }
 
   /** Claims a bucket on host `h`: debits the index and records `HostDebited`. */
-  debit(h: number, role: string, members: number[], resources: Resources, gpuIndices: number[], gpusPerMember: number, locality: boolean): void {
+  debit(h: number, role: string, members: number[], resources: Resources, gpuIndices: readonly number[], gpusPerMember: number, locality: boolean): void {
     const c = this.index.classes[this.index.cls[h]!]!;
     const undo = this.index.debit(h, resources.cpu, resources.memoryMb, resources.slots, gpuIndices);
     const event: HostDebited = {
