@@ -46,11 +46,11 @@ export class HostIndexCache {
    */
   everyLabel = false;
   /**
-   * The labels the jobs of a frozen leaf of the pending (or elastic) table read: the same leaf
-   * object holds the same ids, whose specs do not change, so a later session reads only the
-   * leaves that changed (issue 32: a session's cost follows what changed).
+   * The labels the jobs under a frozen part (a level or a leaf) of the pending (or elastic) table
+   * read: the same part holds the same ids, whose specs do not change, so a later session reads
+   * only the parts that changed (issue 32: a session's cost follows what changed).
    */
-  readonly labelsByLeaf = new WeakMap<object, readonly string[]>();
+  readonly labelsByPart = new WeakMap<object, readonly string[]>();
 }
 
 function source(node: NodeState): HostSource {
@@ -78,44 +78,56 @@ const jobLabels = new WeakMap<JobSpec, readonly string[]>();
  * The labels a session can read (select names and topology keys of the pending jobs, every
  * variant, and of the running elastic gangs it may grow), sorted: hosts that differ only in
  * other labels are alike to every search it makes, so they share a class (a rack or hostname
- * label would otherwise make a class of every rack or host).
+ * label would otherwise make a class of every rack or host). With `byPart`, the labels of each
+ * frozen part of those tables (a level or a leaf) are remembered: the same part holds the same
+ * ids, whose specs do not change, so a later session reads only the parts that changed.
  */
-export function readLabels(state: State, byLeaf: WeakMap<object, readonly string[]> | null = null): string[] {
+export function readLabels(state: State, byPart: WeakMap<object, readonly string[]> | null = null): string[] {
   const names = new Set<string>();
-  // every variant's, also for a running gang (a superset groups hosts finer: no decision changes)
-  const add = (job: JobState): void => {
-    let labels = jobLabels.get(job.spec);
-    if (labels === undefined) {
-      const found = new Set<string>();
-      jobRequests(job.spec).forEach((request, i) => {
-        const ast = requestSelectAst(job, i);
-        if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
-        if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
-      });
-      labels = [...found];
-      jobLabels.set(job.spec, labels);
-    }
-    for (const name of labels) names.add(name);
-  };
   for (const table of state.elastic === undefined ? [state.pending] : [state.pending, state.elastic]) {
-    for (const [shard, ids] of shardLeaves(table)) {
-      const known = byLeaf?.get(ids);
-      if (known !== undefined) {
-        for (const name of known) names.add(name);
-        continue;
-      }
-      const jobs = shardLeaf(state.jobs, shard);
-      const leafNames = byLeaf !== null && Object.isFrozen(ids) ? new Set<string>() : null;
-      for (const id of ids) {
-        const job = leafGet(jobs, id);
-        if (job === undefined) continue;
-        add(job);
-        if (leafNames !== null) for (const name of jobLabels.get(job.spec)!) leafNames.add(name);
-      }
-      if (leafNames !== null) byLeaf!.set(ids, [...leafNames]);
-    }
+    for (const name of partLabels(state.jobs, table, 0, 0, byPart)) names.add(name);
   }
   return [...names].sort();
+}
+
+// the labels of the jobs under one part of an id table (depth SHARD_LEAF_DEPTH: a leaf, whose
+// shard number is `shard`), remembered in `byPart` when the part is frozen
+function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number, shard: number, byPart: WeakMap<object, readonly string[]> | null): readonly string[] {
+  const known = byPart?.get(part);
+  if (known !== undefined) return known;
+  const names = new Set<string>();
+  if (depth === SHARD_LEAF_DEPTH) {
+    const leaf = shardLeaf(jobs, shard);
+    for (const id of part as readonly string[]) {
+      const job = leafGet(leaf, id);
+      if (job !== undefined) for (const name of specLabels(job)) names.add(name);
+    }
+  } else {
+    for (let i = 0; i < part.length; i++) {
+      const child = part[i];
+      if (child === null || child === undefined) continue;
+      for (const name of partLabels(jobs, child as unknown[], depth + 1, (shard << 4) | i, byPart)) names.add(name);
+    }
+  }
+  const labels = [...names];
+  if (byPart !== null && Object.isFrozen(part)) byPart.set(part, labels);
+  return labels;
+}
+
+// every variant's labels, also for a running gang (a superset groups hosts finer: no decision changes)
+function specLabels(job: JobState): readonly string[] {
+  let labels = jobLabels.get(job.spec);
+  if (labels === undefined) {
+    const found = new Set<string>();
+    jobRequests(job.spec).forEach((request, i) => {
+      const ast = requestSelectAst(job, i);
+      if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
+      if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
+    });
+    labels = [...found];
+    jobLabels.set(job.spec, labels);
+  }
+  return labels;
 }
 
 /**
@@ -128,7 +140,7 @@ export function readLabels(state: State, byLeaf: WeakMap<object, readonly string
 export function sessionIndex(state: State, cache: HostIndexCache, indices = true): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
-  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByLeaf : null);
+  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByPart : null);
   // an index grouped by more labels than are read now still serves (classes split further than
   // needed change no decision): only a label read that it does not group by rebuilds it
   const had = c?.index.labels;
