@@ -1,7 +1,7 @@
 import type { JobSpec } from '../contract/types.ts';
 import { jobRequests, requestSelectAst } from '../jobRequests.ts';
 import { selectLabels } from '../select/selectLabels.ts';
-import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
+import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostClass.ts';
@@ -25,9 +25,8 @@ export interface CachedIndex extends SessionIndex {
    * without reading it (states share what did not change).
    */
   known: WeakMap<object, Counts>;
-  /** The leaf each host was read from, and each part's parent as last read: a host a session debits forgets its leaf and the parts above it. */
-  leafOf: (object | null)[];
-  parentOf: WeakMap<object, object>;
+  /** Hosts the last session debited (their `sources` null): re-read by the next one, whatever part of the trie they are in. */
+  stale: number[];
 }
 
 /**
@@ -156,8 +155,8 @@ export function sessionIndex(state: State, cache: HostIndexCache, indices = true
   fresh.index.prune = indices;
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
-  const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };
-  // reading the trie once more records its parts and each host's path
+  const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), stale: [] };
+  // reading the trie once more records its parts
   const read: [object, Counts][] = [];
   if (walk(made, state.nodes, 0, read, null) !== null) for (const [part, counts] of read) made.known.set(part, counts);
   cache.cached = made;
@@ -173,7 +172,7 @@ export function releaseSessionIndex(s: SessionIndex, cache: HostIndexCache): voi
   if (cached === null || cached.index !== s.index) return;
   for (const h of s.index.touched) {
     s.index.sources[h] = null;
-    for (let part = cached.leafOf[h]; part !== null && part !== undefined; part = cached.parentOf.get(part)) cached.known.delete(part);
+    cached.stale.push(h);
   }
   cached.busy = false;
 }
@@ -191,19 +190,29 @@ function refreshed(c: CachedIndex, state: State): boolean {
   const read: [object, Counts][] = [];
   const counts = walk(c, state.nodes, 0, read, changed);
   if (counts === null || counts.up !== index.ids.length || counts.offline !== c.offlineIds.size) return false;
-  for (const [h, node] of changed) {
-    const s = source(node);
-    index.refresh(h, s);
-    index.sources[h] = s;
+  for (const [h, node] of changed) refreshHost(index, h, node);
+  // hosts the last session debited in parts the walk skipped (the same records) are read by id
+  for (const h of c.stale) {
+    if (index.sources[h] !== null) continue;
+    const node = shardGet(state.nodes, index.ids[h]!);
+    if (node === undefined || node.status !== 'up' || node.spec !== index.specs[h]) return false;
+    refreshHost(index, h, node);
   }
+  c.stale = [];
   for (const [part, known] of read) c.known.set(part, known);
   return true;
+}
+
+function refreshHost(index: HostIndex, h: number, node: NodeState): void {
+  const s = source(node);
+  index.refresh(h, s);
+  index.sources[h] = s;
 }
 
 /**
  * Counts the nodes under a part of the nodes trie (depth 0: the table; 3: a leaf), skipping parts
  * the index holds as they are; collects up nodes whose use differs from the index's (`changed`,
- * when given), the frozen parts read (`read`), each host's leaf and each part's parent. Null when a node is not the
+ * when given) and the frozen parts read (`read`). Null when a node is not the
  * index's (a node joined, left, changed status or spec): the index must be rebuilt.
  */
 function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [object, Counts][], changed: [number, NodeState][] | null): Counts | null {
@@ -220,7 +229,6 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
       const h = c.index.hostOf.get(node.spec.id);
       if (h === undefined || c.index.specs[h] !== node.spec) return null;
       counts.up++;
-      c.leafOf[h] = part;
       const was = c.index.sources[h];
       if (changed !== null && (was === null || was === undefined || was.gpusUsed !== node.gpusUsed || was.usedCpu !== node.used.cpu
         || was.usedMemoryMb !== node.used.memoryMb || was.usedSlots !== node.used.slots)) changed.push([h, node]);
@@ -228,7 +236,6 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
   } else {
     for (const child of part) {
       if (child === null || child === undefined) continue;
-      c.parentOf.set(child as object, part);
       const sub = walk(c, child as unknown[], depth + 1, read, changed);
       if (sub === null) return null;
       counts.up += sub.up;
