@@ -5,6 +5,7 @@ import { recordInfeasible } from './failureMemo.ts';
 import type { MemoMode } from './failureMemo.ts';
 import type { GangShape, RoleShape } from './gangShape.ts';
 import type { HostClass } from './hostClass.ts';
+import { NO_DEVICES } from './hostIndex.ts';
 import type { HostIndex } from './hostIndex.ts';
 import { mostMembers } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
@@ -291,9 +292,6 @@ function severalDomains(index: HostIndex, jobId: string, shape: GangShape, group
   }
   return null;
 }
-
-/** The devices of a bucket that asks for none (a debit copies what it is given; nothing writes to it). */
-const NO_DEVICES: readonly number[] = Object.freeze([]);
 
 function bucketResources(role: RoleShape, n: number): Resources {
   const r = role.resources;

@@ -12,8 +12,11 @@ export interface IndexUndo {
   mem: number;
   slots: number;
   key: number;
-  gpuIndices: number[];
+  gpuIndices: readonly number[];
 }
+
+/** The devices of a debit that takes none: one frozen list for all (a debit copies what it is given; nothing writes to it). */
+export const NO_DEVICES: readonly number[] = Object.freeze([]);
 
 /**
  * A session-scoped index of the hosts that take members (up, not drained): per-host free
@@ -176,7 +179,7 @@ export class HostIndex {
 
   /** Debits a bucket on host `h` (device indices already chosen) and returns the exact undo. */
   debit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): IndexUndo {
-    const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: [...gpuIndices] };
+    const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: gpuIndices.length === 0 ? NO_DEVICES : gpuIndices.slice() };
     const c = this.classes[this.cls[h]!]!;
     if (this.freeSums !== null) this.addSums(c, -cpu, -mem, c.slotLimited ? -slots : 0, -gpuIndices.length);
     this.freeCpu[h] = undo.cpu - cpu;

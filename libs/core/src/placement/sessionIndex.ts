@@ -219,8 +219,11 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
   const known = c.known.get(part);
   if (known !== undefined) return known;
   const counts: Counts = { up: 0, offline: 0 };
+  // (index loops: this runs for every part read, and a for-of allocates where it is not optimised)
   if (depth === SHARD_LEAF_DEPTH) {
-    for (const node of part as NodeState[]) {
+    const nodes = part as NodeState[];
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
       if (node.status !== 'up') {
         if (c.offlineIds.get(node.spec.id) !== node.status) return null;
         counts.offline++;
@@ -234,7 +237,8 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
         || was.usedMemoryMb !== node.used.memoryMb || was.usedSlots !== node.used.slots)) changed.push([h, node]);
     }
   } else {
-    for (const child of part) {
+    for (let i = 0; i < part.length; i++) {
+      const child = part[i];
       if (child === null || child === undefined) continue;
       const sub = walk(c, child as unknown[], depth + 1, read, changed);
       if (sub === null) return null;
