@@ -104,7 +104,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       const job = entry(state.jobs, n, event.jobId);
       const member = job?.members[event.member];
       if (job === undefined || member === undefined || member === null || member.done) return;
-      w.writable(writableJob(w, state, n, job), 'members')[event.member] = w.created(memberWith(member, true, event.ok, member.released));
+      w.writable(writableJob(w, state, n, job), 'members')[event.member] = memberWith(w, member, true, event.ok, member.released);
       return;
     }
     case 'SessionStarted':
@@ -758,10 +758,13 @@ function releaseRendezvous(w: Writer, state: State, written: JobState): void {
 /**
  * A member record with new flags, written as a literal: V8 keeps all six fields inside such an
  * object, where a spread copy (`w.writable`) keeps some in a separate array (24 bytes more a
- * member, and a finished job keeps every member).
+ * member). One without devices is shared (`w.shared`) with every equal record, by node, role and
+ * flags: a finished job keeps every member, and its members' records repeat across jobs.
  */
-function memberWith(m: MemberState, done: boolean, ok: boolean, released: boolean): MemberState {
-  return { node: m.node, role: m.role, gpuIds: m.gpuIds, done, ok, released };
+function memberWith(w: Writer, m: MemberState, done: boolean, ok: boolean, released: boolean): MemberState {
+  const record: MemberState = { node: m.node, role: m.role, gpuIds: m.gpuIds, done, ok, released };
+  if (m.gpuIds.length > 0) return w.created(record);
+  return w.shared(`member\u0000${m.node}\u0000${m.role}\u0000${done ? 1 : 0}${ok ? 1 : 0}${released ? 1 : 0}`, record);
 }
 
 function releaseAllocation(w: Writer, state: State, event: AllocationReleased): void {
@@ -778,7 +781,7 @@ function releaseAllocation(w: Writer, state: State, event: AllocationReleased): 
     const member = (members ?? job.members)[m];
     if (member === undefined || member === null || member.released) continue;
     members ??= w.writable(writableJob(w, state, n, job), 'members');
-    members[m] = w.created(memberWith(member, member.done, member.ok, true));
+    members[m] = memberWith(w, member, member.done, member.ok, true);
   }
   const nodeShard = shardOf(event.node);
   const node = entry(state.nodes, nodeShard, event.node);
