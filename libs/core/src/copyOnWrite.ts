@@ -20,7 +20,17 @@ export interface Writer {
   created<T extends object>(value: T): T;
   /** Whether `value` may be mutated in place now. */
   isWritable(value: object): boolean;
+  /**
+   * `created(value)`, or an equal frozen value the run's table of shared values (a caller's, kept
+   * across runs) holds under `key`, or `value` itself frozen and put there: values that many
+   * records repeat (a finished member's) are then held once. A shared value is never writable:
+   * a write to it copies it first. Without a table (in place, or a run given none): `created(value)`.
+   */
+  shared<T extends object>(key: string, value: T): T;
 }
+
+/** The most values a table of shared values takes (beyond it, values are made as `created` makes them). */
+const SHARED_LIMIT = 1 << 16;
 
 /** The writer for a state nobody else holds (an immer draft, a private copy): everything is writable in place. */
 export const IN_PLACE: Writer = Object.freeze({
@@ -28,11 +38,14 @@ export const IN_PLACE: Writer = Object.freeze({
   writableRecord: <P extends object, K extends keyof P>(parent: P, key: K): P[K] => parent[key],
   created: <T extends object>(value: T): T => value,
   isWritable: (): boolean => true,
+  shared: <T extends object>(_key: string, value: T): T => value,
 });
 
 /** One copy-on-write run: the objects it made or copied, writable in place until it ends. */
 class CopyOnWriteRun implements Writer {
   readonly owned = new Set<object>();
+
+  constructor(private readonly table: Map<string, object> | null = null) {}
 
   writable<P extends object, K extends keyof P>(parent: P, key: K): P[K] {
     const child = parent[key];
@@ -63,6 +76,16 @@ class CopyOnWriteRun implements Writer {
     return this.owned.has(value);
   }
 
+  shared<T extends object>(key: string, value: T): T {
+    const table = this.table;
+    if (table === null) return this.created(value);
+    const known = table.get(key);
+    if (known !== undefined) return known as T;
+    if (table.size >= SHARED_LIMIT) return this.created(value);
+    table.set(key, Object.freeze(value));
+    return value;
+  }
+
   /** Ends the run: freezes what it made (unless `freeze: false`) and returns `root`. */
   end<T extends object>(root: T, options: { freeze?: boolean }): T {
     if (options.freeze !== false) for (const made of this.owned) Object.freeze(made);
@@ -88,10 +111,11 @@ export function copyOnWrite<T extends object>(base: T, recipe: (root: T, w: Writ
 /**
  * `copyOnWrite` for a recipe that pauses: the recipe is a generator, and so is the run, which
  * yields wherever the recipe does (a point where its caller may give way) and returns the same
- * copy. Nothing outside the run sees the copy before it ends.
+ * copy. Nothing outside the run sees the copy before it ends. `shared`: the table of shared
+ * values its writer's `shared` keeps (a caller's, across runs).
  */
-export function* copyOnWriteSteps<T extends object>(base: T, recipe: (root: T, w: Writer) => Generator<void, void>, options: { freeze?: boolean } = {}): Generator<void, T> {
-  const run = new CopyOnWriteRun();
+export function* copyOnWriteSteps<T extends object>(base: T, recipe: (root: T, w: Writer) => Generator<void, void>, options: { freeze?: boolean; shared?: Map<string, object> } = {}): Generator<void, T> {
+  const run = new CopyOnWriteRun(options.shared ?? null);
   const root = run.created(shallowCopy(base));
   yield* recipe(root, run);
   return run.end(root, options);

@@ -104,9 +104,7 @@ export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE)
       const job = entry(state.jobs, n, event.jobId);
       const member = job?.members[event.member];
       if (job === undefined || member === undefined || member === null || member.done) return;
-      const written = w.writable(w.writable(writableJob(w, state, n, job), 'members'), event.member)!;
-      written.done = true;
-      written.ok = event.ok;
+      w.writable(writableJob(w, state, n, job), 'members')[event.member] = memberWith(w, member, true, event.ok, member.released);
       return;
     }
     case 'SessionStarted':
@@ -757,6 +755,18 @@ function releaseRendezvous(w: Writer, state: State, written: JobState): void {
   else wn.rendezvousPorts = w.created(left);
 }
 
+/**
+ * A member record with new flags, written as a literal: V8 keeps all six fields inside such an
+ * object, where a spread copy (`w.writable`) keeps some in a separate array (24 bytes more a
+ * member). One without devices is shared (`w.shared`) with every equal record, by node, role and
+ * flags: a finished job keeps every member, and its members' records repeat across jobs.
+ */
+function memberWith(w: Writer, m: MemberState, done: boolean, ok: boolean, released: boolean): MemberState {
+  const record: MemberState = { node: m.node, role: m.role, gpuIds: m.gpuIds, done, ok, released };
+  if (m.gpuIds.length > 0) return w.created(record);
+  return w.shared(`member\u0000${m.node}\u0000${m.role}\u0000${done ? 1 : 0}${ok ? 1 : 0}${released ? 1 : 0}`, record);
+}
+
 function releaseAllocation(w: Writer, state: State, event: AllocationReleased): void {
   debit(w, state, event.node, event.resources, event.gpuIds, -1);
   // a gang stopped at its limit is stopped by a session, which tries every pending job with what
@@ -771,7 +781,7 @@ function releaseAllocation(w: Writer, state: State, event: AllocationReleased): 
     const member = (members ?? job.members)[m];
     if (member === undefined || member === null || member.released) continue;
     members ??= w.writable(writableJob(w, state, n, job), 'members');
-    w.writable(members, m)!.released = true;
+    members[m] = memberWith(w, member, member.done, member.ok, true);
   }
   const nodeShard = shardOf(event.node);
   const node = entry(state.nodes, nodeShard, event.node);

@@ -5,6 +5,7 @@ import { recordInfeasible } from './failureMemo.ts';
 import type { MemoMode } from './failureMemo.ts';
 import type { GangShape, RoleShape } from './gangShape.ts';
 import type { HostClass } from './hostClass.ts';
+import { NO_DEVICES } from './hostIndex.ts';
 import type { HostIndex } from './hostIndex.ts';
 import { mostMembers } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
@@ -297,11 +298,6 @@ function bucketResources(role: RoleShape, n: number): Resources {
   return { cpu: r.cpu * n, memoryMb: r.memoryMb * n, slots: n, gpus: r.gpus * n };
 }
 
-function memberRange(first: number, n: number): number[] {
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = first + i;
-  return out;
-}
 
 // A search that found nothing on the clean cluster (nothing held, nothing skipped, no pin) proves
 // that no host of these classes takes this demand for the rest of the session.
@@ -321,14 +317,29 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
   // GPUs the roles placed after this one may add on a host; under locality they share its domain
   const later = shape.roles.slice(shape.roles.indexOf(role) + 1);
   const laterGpus = later.reduce((n, r) => n + r.count * r.resources.gpus, 0);
-  // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
-  const exact = new Map<number, number>();
   // plans before `from` put more members on one host than any host here could take now: their
   // first (largest) bucket's search would fail before any debit, so they are not built at all
   // (on one-slot hosts every plan but the last)
   const from = balancedFrom(index, role, classes, locality, shape.placement.ptile === undefined, firstPlan, memo);
   if (from < 0) return -1;
   counters.plansSkipped += from;
+  // the plans' debits and reversals set the trees once before each fresh search and at the end:
+  // a search continued past this plan's own debits only passes over hosts it claimed, whose
+  // paths' older values still bound every other host below them
+  const own = index.deferTrees();
+  try {
+    return packedPlans(index, stmt, shape, role, classes, counters, avoid, memo, maxPlan, from, laterGpus, own);
+  } finally {
+    if (own) index.flushTrees();
+  }
+}
+
+// placePackedRole's plans from `from` on, with its debits' trees deferred (`deferred`: by it, so
+// set before each fresh search)
+function packedPlans(index: HostIndex, stmt: Statement, shape: GangShape, role: RoleShape, classes: readonly HostClass[], counters: AllocatorCounters, avoid: Avoid | null, memo: MemoMode, maxPlan: number, from: number, laterGpus: number, deferred: boolean): number {
+  const locality = shape.placement.gpuLocality;
+  // exact[b] = how many hosts can take a bucket of b members, learnt from failed searches
+  const exact = new Map<number, number>();
   let rank = from - 1;
   for (const plan of planIterator(role.count, shape.placement, from)) {
     // plans after `maxPlan` would rank after a placement already found (topology domains)
@@ -343,14 +354,24 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
     let member = role.firstMember;
     let failedAt = -1;
     let search: HostIterator | null = null;
+    // what a bucket of the size searched for asks, and the resources its debits take (one object
+    // for all of them: events' values are never mutated)
+    let demand: BucketDemand | null = null;
+    let resources: Resources | null = null;
     for (let j = 0; j < plan.length; j++) {
       const n = plan[j]!;
-      const demand = bucketDemand(role, n, locality);
       // a bucket the size of the previous one continues its iterator: the only hosts that changed
       // since are claimed by this plan (skipped), so it yields what a fresh iterator would
-      if (search === null || plan[j - 1] !== n) {
+      if (search === null || demand === null || resources === null || plan[j - 1] !== n) {
+        const bucket = bucketDemand(role, n, locality);
+        demand = bucket;
+        resources = bucketResources(role, n);
         counters.hostSearches++;
-        search = new HostIterator(index, demand, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, demand)), (x) => stmt.pinOf(x));
+        if (deferred) {
+          index.flushTrees();
+          index.deferTrees();
+        }
+        search = new HostIterator(index, bucket, classes, memo, (x) => claimed.has(x) || (avoid !== null && avoid(x, bucket)), (x) => stmt.pinOf(x));
       }
       const h = search.nextHost();
       if (h < 0) {
@@ -358,8 +379,8 @@ function placePackedRole(index: HostIndex, stmt: Statement, shape: GangShape, ro
         failedAt = j;
         break;
       }
-      const gpus = pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h), laterGpus)![0]!;
-      stmt.debit(h, role.name, memberRange(member, n), bucketResources(role, n), gpus, role.resources.gpus, locality);
+      const gpus = demand.gpus === 0 ? NO_DEVICES : pickGpus(index, h, demand.parts, demand.locality, stmt.pinOf(h), laterGpus)![0]!;
+      stmt.debit(h, role.name, index.memberList(member, n), resources, gpus, role.resources.gpus, locality);
       claimed.add(h);
       member += n;
     }
@@ -432,7 +453,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
         return false;
       }
       const gpus = pickGpus(index, h, demand.parts, demand.locality, -1)![0]!;
-      stmt.debit(h, role.name, [role.firstMember + i], bucketResources(role, 1), gpus, role.resources.gpus, locality);
+      stmt.debit(h, role.name, index.memberList(role.firstMember + i, 1), bucketResources(role, 1), gpus, role.resources.gpus, locality);
       claimed.add(h);
     }
   }
@@ -461,7 +482,7 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   }
   const picked = gpus > 0 ? pickGpus(index, h, parts, demand.locality, -1)! : null;
   shape.roles.forEach((role, i) => {
-    stmt.debit(h, role.name, memberRange(role.firstMember, role.count), bucketResources(role, role.count), picked?.[i] ?? [], role.resources.gpus, locality);
+    stmt.debit(h, role.name, index.memberList(role.firstMember, role.count), bucketResources(role, role.count), picked?.[i] ?? [], role.resources.gpus, locality);
   });
   return true;
 }

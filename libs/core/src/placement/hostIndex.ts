@@ -2,7 +2,7 @@ import type { NodeSpec } from '../contract/types.ts';
 import type { BucketDemand } from './bucketDemand.ts';
 import { hostClassKey, newClass, NO_LIMIT } from './hostClass.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
-import { buildTree, pullTree, updateLeaf } from './hostTrees.ts';
+import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
@@ -12,8 +12,11 @@ export interface IndexUndo {
   mem: number;
   slots: number;
   key: number;
-  gpuIndices: number[];
+  gpuIndices: readonly number[];
 }
+
+/** The devices of a debit that takes none: one frozen list for all (a debit copies what it is given; nothing writes to it). */
+export const NO_DEVICES: readonly number[] = Object.freeze([]);
 
 /**
  * A session-scoped index of the hosts that take members (up, not drained): per-host free
@@ -50,8 +53,9 @@ export class HostIndex {
    */
   prune = true;
   private hostNumbers: Map<string, number> | null = null;
-  /** Classes whose trees wait for `flushTrees` (null: trees are kept up to date at every change). */
-  deferred: Set<HostClass> | null = null;
+  /** Leaves set while the trees' inner nodes wait for `flushTrees` (null: trees are kept up to date at every change). */
+  deferred: DeferredLeaves | null = null;
+  private readonly leavesSet = new DeferredLeaves();
   /**
    * Per class, the free CPU, memory, slots and GPU devices summed over its hosts (four values per
    * class, at 4 × class index), kept from the first `classFree()` on (topology placement bounds a
@@ -61,6 +65,8 @@ export class HostIndex {
 
   /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
   touched: number[] = [];
+  // lists of one member by member number, made once (see memberList)
+  private readonly oneMember: number[][] = [];
 
   /**
    * Builds the index from hosts sorted by node id (the rank order every tie falls back to). With
@@ -173,7 +179,7 @@ export class HostIndex {
 
   /** Debits a bucket on host `h` (device indices already chosen) and returns the exact undo. */
   debit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): IndexUndo {
-    const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: [...gpuIndices] };
+    const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: gpuIndices.length === 0 ? NO_DEVICES : gpuIndices.slice() };
     const c = this.classes[this.cls[h]!]!;
     if (this.freeSums !== null) this.addSums(c, -cpu, -mem, c.slotLimited ? -slots : 0, -gpuIndices.length);
     this.freeCpu[h] = undo.cpu - cpu;
@@ -280,19 +286,22 @@ export class HostIndex {
 
   /**
    * Changes many hosts at once: until `flushTrees`, debits and credits update the hosts' values
-   * and leaves only, and each class's tree is rebuilt once at the end (cheaper than a path per
-   * change when a large share of a class changes). No search may run in between.
+   * and leaves only, and the paths above them are set once at the end (each node once, where a
+   * path per change would set the nodes near the root again and again). No search may run in
+   * between. Returns whether this call deferred them (false: a caller's deferral is in force, and
+   * that caller flushes).
    */
-  deferTrees(): void {
-    this.deferred ??= new Set();
+  deferTrees(): boolean {
+    if (this.deferred !== null) return false;
+    this.deferred = this.leavesSet;
+    return true;
   }
 
-  /** Rebuilds the trees of the classes changed since `deferTrees`, and keeps trees up to date again. */
+  /** Sets the trees' inner nodes above the leaves changed since `deferTrees`, and keeps trees up to date again. */
   flushTrees(): void {
     const dirty = this.deferred;
     this.deferred = null;
-    if (dirty === null) return;
-    for (const c of dirty) pullTree(c);
+    dirty?.flush();
   }
 
   /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
@@ -301,6 +310,25 @@ export class HostIndex {
     this.touched = [];
     this.nodeVisits = 0;
     this.leafVisits = 0;
+  }
+
+  /**
+   * The member numbers `first` to `first + n - 1` of one debit. A list of one member is made once
+   * and frozen, then shared by every debit of that member (as its events and the state keep it:
+   * events' values are never mutated), so a gang of one-member buckets costs no list per plan.
+   */
+  memberList(first: number, n: number): number[] {
+    if (n === 1) {
+      let list = this.oneMember[first];
+      if (list === undefined) {
+        list = Object.freeze([first]) as number[];
+        this.oneMember[first] = list;
+      }
+      return list;
+    }
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = first + i;
+    return out;
   }
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */

@@ -13,8 +13,8 @@ export interface TreeHosts {
   readonly freeSlots: Float64Array;
   readonly freeGpu: Int32Array;
   readonly key: Float64Array;
-  /** Classes whose trees wait for a rebuild (null: trees are kept up to date at every change). */
-  readonly deferred: Set<HostClass> | null;
+  /** Leaves set while the trees' inner nodes wait (null: trees are kept up to date at every change). */
+  readonly deferred: DeferredLeaves | null;
   /** Largest number of free devices in one NVLink domain of a host. */
   maxDomainFree(h: number): number;
 }
@@ -150,8 +150,54 @@ function setMin(a: Float64Array, node: number, l: number, r: number): boolean {
 export function updateLeaf(index: TreeHosts, c: HostClass, pos: number): void {
   setLeaf(index, c, pos);
   if (index.deferred !== null) {
-    index.deferred.add(c);
+    index.deferred.add(c, pos);
     return;
   }
   for (let node = (c.leafBase + pos) >> 1; node >= 1 && pull(c, node); node >>= 1);
+}
+
+/**
+ * The leaves set while a class's inner nodes wait, by class; `flush` brings the inner nodes up to
+ * date: the paths above those leaves, level by level, each node once and none above a node that
+ * did not change.
+ */
+export class DeferredLeaves {
+  private readonly byClass = new Map<HostClass, number[]>();
+
+  /** Records that leaf `pos` of class `c` was set. */
+  add(c: HostClass, pos: number): void {
+    const list = this.byClass.get(c);
+    if (list === undefined) this.byClass.set(c, [pos]);
+    else list.push(pos);
+  }
+
+  /** Sets every inner node above the leaves recorded from its children, and forgets them. */
+  flush(): void {
+    for (const [c, positions] of this.byClass) pullPaths(c, positions);
+    this.byClass.clear();
+  }
+}
+
+// the inner nodes above leaves `positions` of a class's tree, from the lowest level up: a node is
+// set when one of its children was set or changed (the same values as a pull per leaf)
+function pullPaths(c: HostClass, positions: readonly number[]): void {
+  // a tree of one host is its leaf alone (node 1): nothing above it
+  if (c.leafBase < 2) return;
+  const nodes = new Int32Array(positions.length);
+  for (let i = 0; i < positions.length; i++) nodes[i] = (c.leafBase + positions[i]!) >> 1;
+  nodes.sort();
+  let n = nodes.length;
+  while (n > 0) {
+    // each level's parents overwrite its nodes in place (one parent at most per node read); the
+    // parents of ascending nodes ascend, so duplicates are neighbours
+    let out = 0;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i]!;
+      if (node === last) continue;
+      last = node;
+      if (pull(c, node) && node > 1) nodes[out++] = node >> 1;
+    }
+    n = out;
+  }
 }

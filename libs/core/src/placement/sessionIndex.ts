@@ -1,7 +1,7 @@
 import type { JobSpec } from '../contract/types.ts';
 import { jobRequests, requestSelectAst } from '../jobRequests.ts';
 import { selectLabels } from '../select/selectLabels.ts';
-import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardLeaf, shardLeaves } from '../shard.ts';
+import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { JobState, NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostClass.ts';
@@ -25,9 +25,8 @@ export interface CachedIndex extends SessionIndex {
    * without reading it (states share what did not change).
    */
   known: WeakMap<object, Counts>;
-  /** The leaf each host was read from, and each part's parent as last read: a host a session debits forgets its leaf and the parts above it. */
-  leafOf: (object | null)[];
-  parentOf: WeakMap<object, object>;
+  /** Hosts the last session debited (their `sources` null): re-read by the next one, whatever part of the trie they are in. */
+  stale: number[];
 }
 
 /**
@@ -46,11 +45,11 @@ export class HostIndexCache {
    */
   everyLabel = false;
   /**
-   * The labels the jobs of a frozen leaf of the pending (or elastic) table read: the same leaf
-   * object holds the same ids, whose specs do not change, so a later session reads only the
-   * leaves that changed (issue 32: a session's cost follows what changed).
+   * The labels the jobs under a frozen part (a level or a leaf) of the pending (or elastic) table
+   * read: the same part holds the same ids, whose specs do not change, so a later session reads
+   * only the parts that changed (issue 32: a session's cost follows what changed).
    */
-  readonly labelsByLeaf = new WeakMap<object, readonly string[]>();
+  readonly labelsByPart = new WeakMap<object, readonly string[]>();
 }
 
 function source(node: NodeState): HostSource {
@@ -78,44 +77,56 @@ const jobLabels = new WeakMap<JobSpec, readonly string[]>();
  * The labels a session can read (select names and topology keys of the pending jobs, every
  * variant, and of the running elastic gangs it may grow), sorted: hosts that differ only in
  * other labels are alike to every search it makes, so they share a class (a rack or hostname
- * label would otherwise make a class of every rack or host).
+ * label would otherwise make a class of every rack or host). With `byPart`, the labels of each
+ * frozen part of those tables (a level or a leaf) are remembered: the same part holds the same
+ * ids, whose specs do not change, so a later session reads only the parts that changed.
  */
-export function readLabels(state: State, byLeaf: WeakMap<object, readonly string[]> | null = null): string[] {
+export function readLabels(state: State, byPart: WeakMap<object, readonly string[]> | null = null): string[] {
   const names = new Set<string>();
-  // every variant's, also for a running gang (a superset groups hosts finer: no decision changes)
-  const add = (job: JobState): void => {
-    let labels = jobLabels.get(job.spec);
-    if (labels === undefined) {
-      const found = new Set<string>();
-      jobRequests(job.spec).forEach((request, i) => {
-        const ast = requestSelectAst(job, i);
-        if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
-        if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
-      });
-      labels = [...found];
-      jobLabels.set(job.spec, labels);
-    }
-    for (const name of labels) names.add(name);
-  };
   for (const table of state.elastic === undefined ? [state.pending] : [state.pending, state.elastic]) {
-    for (const [shard, ids] of shardLeaves(table)) {
-      const known = byLeaf?.get(ids);
-      if (known !== undefined) {
-        for (const name of known) names.add(name);
-        continue;
-      }
-      const jobs = shardLeaf(state.jobs, shard);
-      const leafNames = byLeaf !== null && Object.isFrozen(ids) ? new Set<string>() : null;
-      for (const id of ids) {
-        const job = leafGet(jobs, id);
-        if (job === undefined) continue;
-        add(job);
-        if (leafNames !== null) for (const name of jobLabels.get(job.spec)!) leafNames.add(name);
-      }
-      if (leafNames !== null) byLeaf!.set(ids, [...leafNames]);
-    }
+    for (const name of partLabels(state.jobs, table, 0, 0, byPart)) names.add(name);
   }
   return [...names].sort();
+}
+
+// the labels of the jobs under one part of an id table (depth SHARD_LEAF_DEPTH: a leaf, whose
+// shard number is `shard`), remembered in `byPart` when the part is frozen
+function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number, shard: number, byPart: WeakMap<object, readonly string[]> | null): readonly string[] {
+  const known = byPart?.get(part);
+  if (known !== undefined) return known;
+  const names = new Set<string>();
+  if (depth === SHARD_LEAF_DEPTH) {
+    const leaf = shardLeaf(jobs, shard);
+    for (const id of part as readonly string[]) {
+      const job = leafGet(leaf, id);
+      if (job !== undefined) for (const name of specLabels(job)) names.add(name);
+    }
+  } else {
+    for (let i = 0; i < part.length; i++) {
+      const child = part[i];
+      if (child === null || child === undefined) continue;
+      for (const name of partLabels(jobs, child as unknown[], depth + 1, (shard << 4) | i, byPart)) names.add(name);
+    }
+  }
+  const labels = [...names];
+  if (byPart !== null && Object.isFrozen(part)) byPart.set(part, labels);
+  return labels;
+}
+
+// every variant's labels, also for a running gang (a superset groups hosts finer: no decision changes)
+function specLabels(job: JobState): readonly string[] {
+  let labels = jobLabels.get(job.spec);
+  if (labels === undefined) {
+    const found = new Set<string>();
+    jobRequests(job.spec).forEach((request, i) => {
+      const ast = requestSelectAst(job, i);
+      if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
+      if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
+    });
+    labels = [...found];
+    jobLabels.set(job.spec, labels);
+  }
+  return labels;
 }
 
 /**
@@ -128,7 +139,7 @@ export function readLabels(state: State, byLeaf: WeakMap<object, readonly string
 export function sessionIndex(state: State, cache: HostIndexCache, indices = true): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
-  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByLeaf : null);
+  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByPart : null);
   // an index grouped by more labels than are read now still serves (classes split further than
   // needed change no decision): only a label read that it does not group by rebuilds it
   const had = c?.index.labels;
@@ -144,8 +155,8 @@ export function sessionIndex(state: State, cache: HostIndexCache, indices = true
   fresh.index.prune = indices;
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);
-  const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), leafOf: new Array<object | null>(fresh.index.ids.length).fill(null), parentOf: new WeakMap() };
-  // reading the trie once more records its parts and each host's path
+  const made: CachedIndex = { ...fresh, offlineIds, busy: true, known: new WeakMap(), stale: [] };
+  // reading the trie once more records its parts
   const read: [object, Counts][] = [];
   if (walk(made, state.nodes, 0, read, null) !== null) for (const [part, counts] of read) made.known.set(part, counts);
   cache.cached = made;
@@ -161,7 +172,7 @@ export function releaseSessionIndex(s: SessionIndex, cache: HostIndexCache): voi
   if (cached === null || cached.index !== s.index) return;
   for (const h of s.index.touched) {
     s.index.sources[h] = null;
-    for (let part = cached.leafOf[h]; part !== null && part !== undefined; part = cached.parentOf.get(part)) cached.known.delete(part);
+    cached.stale.push(h);
   }
   cached.busy = false;
 }
@@ -179,27 +190,40 @@ function refreshed(c: CachedIndex, state: State): boolean {
   const read: [object, Counts][] = [];
   const counts = walk(c, state.nodes, 0, read, changed);
   if (counts === null || counts.up !== index.ids.length || counts.offline !== c.offlineIds.size) return false;
-  for (const [h, node] of changed) {
-    const s = source(node);
-    index.refresh(h, s);
-    index.sources[h] = s;
+  for (const [h, node] of changed) refreshHost(index, h, node);
+  // hosts the last session debited in parts the walk skipped (the same records) are read by id
+  for (const h of c.stale) {
+    if (index.sources[h] !== null) continue;
+    const node = shardGet(state.nodes, index.ids[h]!);
+    if (node === undefined || node.status !== 'up' || node.spec !== index.specs[h]) return false;
+    refreshHost(index, h, node);
   }
+  c.stale = [];
   for (const [part, known] of read) c.known.set(part, known);
   return true;
+}
+
+function refreshHost(index: HostIndex, h: number, node: NodeState): void {
+  const s = source(node);
+  index.refresh(h, s);
+  index.sources[h] = s;
 }
 
 /**
  * Counts the nodes under a part of the nodes trie (depth 0: the table; 3: a leaf), skipping parts
  * the index holds as they are; collects up nodes whose use differs from the index's (`changed`,
- * when given), the frozen parts read (`read`), each host's leaf and each part's parent. Null when a node is not the
+ * when given) and the frozen parts read (`read`). Null when a node is not the
  * index's (a node joined, left, changed status or spec): the index must be rebuilt.
  */
 function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [object, Counts][], changed: [number, NodeState][] | null): Counts | null {
   const known = c.known.get(part);
   if (known !== undefined) return known;
   const counts: Counts = { up: 0, offline: 0 };
+  // (index loops: this runs for every part read, and a for-of allocates where it is not optimised)
   if (depth === SHARD_LEAF_DEPTH) {
-    for (const node of part as NodeState[]) {
+    const nodes = part as NodeState[];
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
       if (node.status !== 'up') {
         if (c.offlineIds.get(node.spec.id) !== node.status) return null;
         counts.offline++;
@@ -208,15 +232,14 @@ function walk(c: CachedIndex, part: readonly unknown[], depth: number, read: [ob
       const h = c.index.hostOf.get(node.spec.id);
       if (h === undefined || c.index.specs[h] !== node.spec) return null;
       counts.up++;
-      c.leafOf[h] = part;
       const was = c.index.sources[h];
       if (changed !== null && (was === null || was === undefined || was.gpusUsed !== node.gpusUsed || was.usedCpu !== node.used.cpu
         || was.usedMemoryMb !== node.used.memoryMb || was.usedSlots !== node.used.slots)) changed.push([h, node]);
     }
   } else {
-    for (const child of part) {
+    for (let i = 0; i < part.length; i++) {
+      const child = part[i];
       if (child === null || child === undefined) continue;
-      c.parentOf.set(child as object, part);
       const sub = walk(c, child as unknown[], depth + 1, read, changed);
       if (sub === null) return null;
       counts.up += sub.up;

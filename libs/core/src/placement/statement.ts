@@ -25,6 +25,8 @@ export class Statement {
   readonly events: (HostDebited | DebitReversed)[] = [];
   private readonly live: LiveDebit[] = [];
   private readonly pins = new Map<number, { domain: number; refs: number }>();
+  // the device list of every debit without devices: one per gang (events' values are never mutated)
+  private readonly noDevices: number[] = [];
 
   constructor(private readonly index: HostIndex, readonly jobId: string) {}
 
@@ -44,7 +46,7 @@ export class Statement {
   }
 
   /** Claims a bucket on host `h`: debits the index and records `HostDebited`. */
-  debit(h: number, role: string, members: number[], resources: Resources, gpuIndices: number[], gpusPerMember: number, locality: boolean): void {
+  debit(h: number, role: string, members: number[], resources: Resources, gpuIndices: readonly number[], gpusPerMember: number, locality: boolean): void {
     const c = this.index.classes[this.index.cls[h]!]!;
     const undo = this.index.debit(h, resources.cpu, resources.memoryMb, resources.slots, gpuIndices);
     const event: HostDebited = {
@@ -54,7 +56,7 @@ export class Statement {
       role,
       members,
       resources,
-      gpuIds: gpuIndices.map((g) => c.gpuIds[g]!),
+      gpuIds: gpuIndices.length === 0 ? this.noDevices : gpuIndices.map((g) => c.gpuIds[g]!),
     };
     let domain = -1;
     if (locality && gpuIndices.length > 0) {
@@ -75,15 +77,19 @@ export class Statement {
 
   /** Reverses every debit made after `mark`, last first, recording a `DebitReversed` for each. */
   reverseTo(mark: number): void {
+    const own = this.index.deferTrees();
     while (this.live.length > mark) {
       const d = this.undoLast();
       this.events.push({ ...d.event, type: 'DebitReversed' });
     }
+    if (own) this.index.flushTrees();
   }
 
   /** Restores the index as it was before the attempt; the statement's events are not written. */
   discard(): void {
+    const own = this.index.deferTrees();
     while (this.live.length > 0) this.undoLast();
+    if (own) this.index.flushTrees();
   }
 
   private undoLast(): LiveDebit {

@@ -1,4 +1,4 @@
-import type { Allocation, GangCommitted, MemberBound, Rendezvous, SchedulerEvent } from '../events.ts';
+import type { Allocation, AllocationResources, GangCommitted, MemberBound, Rendezvous, SchedulerEvent } from '../events.ts';
 import type { Statement } from '../placement/statement.ts';
 import { addAllocation } from '../queues/queueUsage.ts';
 import { shardGet } from '../shard.ts';
@@ -33,31 +33,39 @@ export function commit(scope: AttemptScope, job: JobState, variant: Variant, pla
   forgetShares(scope, job.spec.identity);
 }
 
-/** The binds of a statement's held debits, by member number (an elastic gang's numbers may have gaps). */
+/**
+ * The binds of a statement's held debits, by member number (an elastic gang's numbers may have
+ * gaps); a member without devices shares the debit's empty device list (events' values are never
+ * mutated, and the state keeps a bind's list for as long as it keeps the job).
+ */
 export function boundOf(jobId: string, stmt: Statement): MemberBound[] {
   const bound: MemberBound[] = [];
   for (const d of stmt.held) {
     const e = d.event;
+    const none = e.gpuIds.length === 0 || d.gpusPerMember === 0;
     e.members.forEach((member, k) => {
-      bound.push({ type: 'MemberBound', jobId, member, node: e.node, role: e.role, gpuIds: e.gpuIds.slice(k * d.gpusPerMember, (k + 1) * d.gpusPerMember) });
+      const gpuIds = none ? e.gpuIds : e.gpuIds.slice(k * d.gpusPerMember, (k + 1) * d.gpusPerMember);
+      bound.push({ type: 'MemberBound', jobId, member, node: e.node, role: e.role, gpuIds });
     });
   }
   return bound.sort((a, b) => a.member - b.member);
 }
 
-/** A statement's held debits as allocations, in the order of their first members; their hosts are touched (placed on). */
+/**
+ * A statement's held debits as allocations, in the order of their first members; their hosts are
+ * touched (placed on). An allocation shares its debit's member and device lists, and allocations
+ * of equal resources share one object: the state keeps them for as long as it keeps the job, and
+ * events' values are never mutated.
+ */
 export function allocationsOf(scope: AttemptScope, stmt: Statement): Allocation[] {
   const held = [...stmt.held].sort((a, b) => a.event.members[0]! - b.event.members[0]!);
+  let last: AllocationResources | null = null;
   return held.map((d) => {
     const e = d.event;
     scope.index.touch(d.host);
-    return {
-      node: e.node,
-      role: e.role,
-      members: [...e.members],
-      gpuIds: [...e.gpuIds],
-      resources: { cpu: e.resources.cpu, memoryMb: e.resources.memoryMb, gpus: e.resources.gpus },
-    };
+    const r = e.resources;
+    if (last === null || last.cpu !== r.cpu || last.memoryMb !== r.memoryMb || last.gpus !== r.gpus) last = { cpu: r.cpu, memoryMb: r.memoryMb, gpus: r.gpus };
+    return { node: e.node, role: e.role, members: e.members, gpuIds: e.gpuIds, resources: last };
   });
 }
 

@@ -15,19 +15,15 @@ export interface HostUse {
   gpus: number[];
 }
 
-/** Changes to the index above this many hosts are made with its trees rebuilt once, not a path per change. */
-const BULK = 128;
-
-/** Gives `uses` back to their hosts (1) or takes them (-1), with the index's trees rebuilt once when they are many. */
+/** Gives `uses` back to their hosts (1) or takes them (-1), the index's trees set once at the end. */
 export function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1): void {
-  // (inside a caller's own bulk change, the caller rebuilds the trees)
-  const bulk = uses.length > BULK && index.deferred === null;
-  if (bulk) index.deferTrees();
+  // (inside a caller's own deferral, the caller sets the trees)
+  const own = index.deferTrees();
   for (const u of uses) {
     if (sign === 1) index.credit(u.host, u.cpu, u.mem, u.slots, u.gpus);
     else index.debit(u.host, u.cpu, u.mem, u.slots, u.gpus);
   }
-  if (bulk) index.flushTrees();
+  if (own) index.flushTrees();
 }
 
 /** What a running job's members that still hold resources take (only those `only` accepts, when given), per host of the index. */

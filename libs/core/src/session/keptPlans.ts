@@ -130,7 +130,5 @@ function equal(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 // hosts (a GangReserved event holds them).
 function copy(p: PlannedReservation | null): PlannedReservation | null {
   if (p === null) return null;
-  const allowance = new Map<number, { cpu: number; mem: number; slots: number }>();
-  for (const [h, a] of p.allowance) allowance.set(h, { ...a });
-  return { ...p, hosts: [...p.hosts], allowance };
+  return { ...p, hosts: [...p.hosts], allowance: p.allowance.copy() };
 }

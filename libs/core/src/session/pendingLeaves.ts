@@ -1,11 +1,13 @@
-/** What a session learnt of one frozen leaf of the pending table, with the jobs leaf it read beside it. */
+import type { JobState } from '../state.ts';
+
+/** What a session learnt of one frozen part of the pending table (a level or a leaf), with the part of the jobs table it read beside it. */
 export interface PendingLeaf {
-  /** The leaf of the jobs table the records were read from (the same object: the same job records). */
+  /** The part of the jobs table the records were read from (the same object: the same job records). */
   jobs: object;
   /** Whether a policy was in force (it decides which jobs are planned). */
   policy: boolean;
-  /** Pending jobs tried in every session under a policy: reserved, or held back by a reservation. */
-  planned: string[];
+  /** Pending jobs tried in every session under a policy (reserved, or held back by a reservation), their records in shard order. */
+  planned: JobState[];
   /** Pending jobs not planned: tried when new since the last session, or when capacity could have grown. */
   unplanned: number;
   /** The latest state epoch at which one of the unplanned jobs became pending (-1: none). */
@@ -15,10 +17,11 @@ export interface PendingLeaf {
 }
 
 /**
- * The pending table by leaf, as the sessions of one turn context last read it (issue 32: a
- * session's cost follows what changed): a leaf that is the same frozen object, beside the same
- * jobs leaf, holds the same pending jobs with the same records, so a session that tries only
- * what is new or planned need not read its jobs again. Kept by the turn context, never in the state.
+ * The pending table by part (a level or a leaf), as the sessions of one turn context last read
+ * it (issue 32: a session's cost follows what changed): a part that is the same frozen object,
+ * beside the same part of the jobs table, holds the same pending jobs with the same records, so
+ * a session that tries only what is new or planned need not read its jobs again, nor look into
+ * a level nothing under which changed. Kept by the turn context, never in the state.
  */
 export class PendingLeaves {
   private readonly leaves = new WeakMap<object, PendingLeaf>();
@@ -29,7 +32,7 @@ export class PendingLeaves {
     return known !== undefined && known.jobs === jobs && known.policy === policy ? known : undefined;
   }
 
-  /** Records what a session learnt of a leaf (only frozen leaves: a draft's may still change in place). */
+  /** Records what a session learnt of a part (only frozen parts: a draft's may still change in place). */
   set(pending: object, leaf: PendingLeaf): void {
     if (Object.isFrozen(pending) && Object.isFrozen(leaf.jobs)) this.leaves.set(pending, leaf);
   }

@@ -27,9 +27,6 @@ import { countsDemand, minCounts, surplusMembers } from './elasticGangs.ts';
 // is left (its core) is a candidate among the whole gangs. Slices are never spared (a gang keeps
 // a prefix of each role's members), and a core is taken only after all its gang's slices.
 
-/** Victims freed or taken back at once above this many, with the index's trees rebuilt once. */
-const BULK_GANGS = 32;
-
 /** A running gang as preemption sees it. */
 export interface RunningGang {
   job: JobState;
@@ -272,13 +269,12 @@ export function chooseVictims(
     change(index, g.uses, sign);
     ledger.add(g.leaf, g.request, sign === 1 ? -1 : 1);
   };
-  // the first `k` candidates freed, exactly (many at once with the index's trees rebuilt once)
+  // the first `k` candidates freed, exactly (the index's trees set once at the end)
   const freeTo = (k: number): void => {
-    const bulk = Math.abs(k - freed) > BULK_GANGS;
-    if (bulk) index.deferTrees();
+    const own = index.deferTrees();
     for (; freed < k; freed++) release(list[freed]!.gang, 1);
     for (; freed > k; freed--) release(list[freed - 1]!.gang, -1);
-    if (bulk) index.flushTrees();
+    if (own) index.flushTrees();
   };
   const fitsWith = (k: number): boolean => {
     freeTo(k);

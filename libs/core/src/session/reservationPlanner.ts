@@ -7,6 +7,7 @@ import type { HostIndex } from '../placement/hostIndex.ts';
 import type { LiveDebit } from '../placement/statement.ts';
 import { shardGet, shardLeaves } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
+import { Allowances } from './allowances.ts';
 import { expectedEnd } from './runtimeLimits.ts';
 import { change, heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
@@ -43,7 +44,7 @@ export interface PlannedReservation {
   /** What its plan takes on each host. */
   needs: HostUse[];
   /** What its plan leaves free at its start, by host: what jobs running past its start may still take there. */
-  allowance: Map<number, { cpu: number; mem: number; slots: number }>;
+  allowance: Allowances;
 }
 
 /** Plans reservations for a session and keeps backfill from delaying them; every change a plan makes to the index is taken back. */
@@ -154,8 +155,7 @@ export class ReservationPlanner {
       let reservedFree = 0;
       for (const r of mine) {
         if (r.startAt >= end) continue;
-        const a = r.allowance.get(h)!;
-        if (demand.cpu > a.cpu || demand.memoryMb > a.mem || demand.slots > a.slots) return true;
+        if (r.allowance.exceeded(h, demand.cpu, demand.memoryMb, demand.slots)) return true;
         if (demand.gpus === 0) continue;
         for (const need of r.needs) if (need.host === h) for (const g of need.gpus) if (index.gpuFree[index.gpuBase[h]! + g] === 1) reservedFree++;
       }
@@ -173,8 +173,7 @@ export class ReservationPlanner {
     for (const [h, use] of usesByHost(this.index, debits)) {
       for (const r of this.byHost.get(h) ?? []) {
         if (r.startAt >= end) continue;
-        const a = r.allowance.get(h)!;
-        if (use.cpu > a.cpu || use.mem > a.mem || use.slots > a.slots) return true;
+        if (r.allowance.exceeded(h, use.cpu, use.mem, use.slots)) return true;
         const need = r.needs.find((n) => n.host === h)!;
         if (use.gpus.some((g) => need.gpus.includes(g))) return true;
       }
@@ -189,13 +188,7 @@ export class ReservationPlanner {
     if (this.running !== null) this.committedSince.push({ end, jobId, uses });
     for (const r of this.reservations) {
       if (r.startAt >= end) continue;
-      for (const use of uses) {
-        const a = r.allowance.get(use.host);
-        if (a === undefined) continue;
-        a.cpu -= use.cpu;
-        a.mem -= use.mem;
-        a.slots -= use.slots;
-      }
+      for (const use of uses) r.allowance.spend(use.host, use.cpu, use.mem, use.slots);
     }
   }
 
@@ -266,8 +259,7 @@ export class ReservationPlanner {
     const index = this.index;
     const needs = [...usesByHost(index, debits).values()].sort((a, b) => a.host - b.host);
     // the statement still holds its debits: what is free on each host now is what it leaves at its start
-    const allowance = new Map<number, { cpu: number; mem: number; slots: number }>();
-    for (const n of needs) allowance.set(n.host, { cpu: index.freeCpu[n.host]!, mem: index.freeMem[n.host]!, slots: index.freeSlots[n.host]! });
+    const allowance = Allowances.of(needs.map((n) => n.host), (h) => [index.freeCpu[h]!, index.freeMem[h]!, index.freeSlots[h]!]);
     const hosts = needs.map((n) => index.ids[n.host]!).sort();
     return { jobId, startAt, endAt, hosts, needs, allowance };
   }

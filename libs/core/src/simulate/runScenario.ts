@@ -18,7 +18,7 @@ export function runScenarioText(text: string, options: ScenarioOptions = {}): Sc
   return runScenario(parsed.scenario, options);
 }
 
-/** What a scenario run printed (its lines) and wrote (its transactions, as the leader would append them), or why it could not run. */
+/** What a scenario run printed (its lines, empty when `onLine` took them) and wrote (its transactions, as the leader would append them), or why it could not run. */
 export type ScenarioRun = { ok: true; lines: string[]; transactions: TurnTransaction[] } | { ok: false; error: string };
 
 /** Options of a scenario run. */
@@ -29,6 +29,8 @@ export interface ScenarioOptions {
   transactions?: boolean;
   /** The hashes to use (default: the core's own): a caller may pass its platform's native ones, which give the same values. */
   hashes?: SimulationHashes;
+  /** Takes each printed line as the run makes it, so a long run holds none (the result's `lines` is then empty). */
+  onLine?: (line: string) => void;
 }
 
 /** Runs a parsed scenario (see `runScenarioText`). */
@@ -49,10 +51,16 @@ export function runScenario(scenario: Scenario, options: ScenarioOptions = {}): 
   if (options.policy !== undefined) sim.input(subjects.policy, options.policy);
   const queues = setQueues(sim, scenario.queues ?? []);
   if (queues !== null) return { ok: false, error: queues };
+  // a run that will not start prints nothing: the lines so far are handed out once it does
+  if (options.onLine !== undefined) {
+    for (const line of sim.lines.splice(0)) options.onLine(line);
+    sim.onLine = options.onLine;
+  }
   for (const node of scenario.nodes) sim.register(node);
   if ('workload' in scenario) return { ok: true, lines: runWorkload(sim, scenario), transactions: sim.transactions };
   for (const step of scenario.steps) runStep(sim, step);
-  return { ok: true, lines: [...sim.lines, JSON.stringify(sim.summary())], transactions: sim.transactions };
+  sim.print(JSON.stringify(sim.summary()));
+  return { ok: true, lines: sim.lines, transactions: sim.transactions };
 }
 
 /** One step of a steps scenario (DESIGN.md §8). */

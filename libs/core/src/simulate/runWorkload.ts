@@ -27,8 +27,8 @@ interface JobTrack {
  * gang's commit or a member failing as the arrival's `fail` says, and the core's next deadline: a
  * timeout, a runtime limit or a restart's backoff ending); at each, the members
  * due report done from their nodes (and a kept-warm gang is closed), then the arrivals are submitted, then one session runs, all
- * through the core's turn. It stops at `until`, or when nothing is left to happen. Returns the
- * printed lines: decisions, one JobStats per accepted job, and the Summary.
+ * through the core's turn. It stops at `until`, or when nothing is left to happen. Prints
+ * decisions, one JobStats per accepted job, and the Summary; returns the simulation's `lines`.
  */
 export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string[] {
   const tracks = new Map<string, JobTrack>();
@@ -109,12 +109,12 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
   meter.advance(end, sim.state.capacity);
   sim.now = end;
   sim.onEvent = null;
-  return [...sim.lines, ...jobStats(sim, tracks, end, meter.utilisation())];
+  jobStats(sim, tracks, end, meter.utilisation());
+  return sim.lines;
 }
 
-/** One JobStats line per accepted job, in submission order, then the Summary with the run's figures and the job count by size class (the first request's members). */
-function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: number, utilisation: Utilisation): string[] {
-  const lines: string[] = [];
+/** Prints one JobStats line per accepted job, in submission order, then the Summary with the run's figures and the job count by size class (the first request's members). */
+function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: number, utilisation: Utilisation): void {
   const waits: number[] = [];
   const slowdowns: number[] = [];
   const sizes: number[] = [];
@@ -127,13 +127,12 @@ function jobStats(sim: Simulation, tracks: ReadonlyMap<string, JobTrack>, end: n
     const waitMs = started === null ? null : started - job.submittedAt;
     // a job restarted (contract v1.2) says how many attempts it took
     const attempts = (job.attempt ?? 0) > 0 ? { attempts: job.attempt! + 1 } : {};
-    lines.push(JSON.stringify({ type: 'JobStats', jobId, submittedAt: job.submittedAt, startedAt: started, endedAt, waitMs, outcome: job.status, ...attempts }));
+    sim.print(JSON.stringify({ type: 'JobStats', jobId, submittedAt: job.submittedAt, startedAt: started, endedAt, waitMs, outcome: job.status, ...attempts }));
     if (started === null || waitMs === null) continue;
     // a gang still running at the end has run until then
     const run = (endedAt ?? end) - started;
     waits.push(waitMs);
     slowdowns.push((waitMs + run) / Math.max(run, SLOWDOWN_FLOOR_MS));
   }
-  lines.push(JSON.stringify(sim.summary({ wait: distribution(waits), slowdown: distribution(slowdowns), utilisation, sizes: sizeCounts(sizes) })));
-  return lines;
+  sim.print(JSON.stringify(sim.summary({ wait: distribution(waits), slowdown: distribution(slowdowns), utilisation, sizes: sizeCounts(sizes) })));
 }

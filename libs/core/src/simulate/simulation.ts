@@ -48,8 +48,10 @@ interface Counts {
  */
 export class Simulation {
   state: State = initialState();
-  /** The printed lines so far (decisions and rejections). */
+  /** The printed lines so far (decisions and rejections), unless `onLine` takes them. */
   readonly lines: string[] = [];
+  /** Takes every printed line as it is made instead of `lines` (a long what-if need not hold its output). */
+  onLine: ((line: string) => void) | null = null;
   readonly transactions: TurnTransaction[] = [];
   /** Whether `transactions` keeps what was written, serialised and chained (set before the first turn: a long what-if that only prints need not hold, serialise or hash its whole log). */
   keepTransactions = true;
@@ -77,7 +79,16 @@ export class Simulation {
 
   /** One input on `subject`, as it would arrive on MUSTER_IN, in a turn of its own. */
   input(subject: string, body: unknown): void {
-    this.turn([{ inputs: [{ seq: ++this.inputSeq, subject, data: JSON.stringify(body) }] }]);
+    this.inputs([{ subject, body }]);
+  }
+
+  /**
+   * Inputs that arrive at one instant, each in a transaction of its own as `input` writes it, in
+   * one turn (one copy-on-write run: the same transactions and state, less copying).
+   */
+  inputs(list: readonly { subject: string; body: unknown }[]): void {
+    if (list.length === 0) return;
+    this.turn(list.map(({ subject, body }) => ({ inputs: [{ seq: ++this.inputSeq, subject, data: JSON.stringify(body) }] })));
   }
 
   /** A node registers (its subject names its id, or `_` when it has none). */
@@ -103,10 +114,12 @@ export class Simulation {
       this.input(subjects.nodeInput('_', 'done'), { jobId, member: 0, ok: true });
       return;
     }
+    const reports: { subject: string; body: unknown }[] = [];
     for (const [index, member] of members.entries()) {
       if (member === null || member.done) continue;
-      this.input(subjects.nodeInput(member.node, 'done'), { jobId, member: index, ok: true });
+      reports.push({ subject: subjects.nodeInput(member.node, 'done'), body: { jobId, member: index, ok: true } });
     }
+    this.inputs(reports);
   }
 
   /**
@@ -142,10 +155,16 @@ export class Simulation {
         else if (event.type === 'GangAborted') this.counts.aborted++;
         else if (event.type === 'GangReserved') this.counts.reserved++;
         else if (event.type === 'JobRejected' || event.type === 'InputRejected') this.counts.rejected++;
-        this.lines.push(JSON.stringify(event));
+        this.print(JSON.stringify(event));
       }
     }
     return result.transactions.length;
+  }
+
+  /** Prints one line: to `onLine` when set, else into `lines`. */
+  print(line: string): void {
+    if (this.onLine === null) this.lines.push(line);
+    else this.onLine(line);
   }
 
   /** The Summary line's object, with `extra` fields (a workload's figures) before the state hash. */

@@ -46,7 +46,11 @@ export class TransactionCutter {
   /** The log sequence each transaction was opened at (`openNext`), by the transactions' order. */
   readonly seqs: number[] = [];
   private current: SchedulerEvent[] | null = null;
+  // the JSON size of the open transaction's units but those in `unsized`, whose sizes are taken
+  // only when a later unit must be checked against the limit (a transaction of one unit, an
+  // input's, takes none): the sums compared are those of sizing every unit as it comes
   private bytes = 0;
+  private readonly unsized: (readonly SchedulerEvent[])[] = [];
 
   constructor(
     private readonly limits: TransactionLimits,
@@ -55,18 +59,25 @@ export class TransactionCutter {
 
   /** Adds one unit, opening a transaction on `state` first when none is open or the unit would overflow the open one; returns the transaction it landed in. */
   add(state: State, unit: readonly SchedulerEvent[]): SchedulerEvent[] {
-    const bytes = JSON.stringify(unit).length;
-    if (this.current !== null && this.current.length > 0 && this.bytes + bytes > this.limits.bytes) this.current = null;
+    let size: number | null = null;
+    if (this.current !== null && this.current.length > 0) {
+      for (const earlier of this.unsized) this.bytes += JSON.stringify(earlier).length;
+      this.unsized.length = 0;
+      size = JSON.stringify(unit).length;
+      if (this.bytes + size > this.limits.bytes) this.current = null;
+    }
     let current = this.current;
     if (current === null) {
       current = [];
       this.current = current;
       this.bytes = 0;
+      this.unsized.length = 0;
       this.transactions.push(current);
       this.seqs.push(openNext(state, this.stamp));
     }
     for (const event of unit) current.push(event);
-    this.bytes += bytes;
+    if (size === null) this.unsized.push(unit);
+    else this.bytes += size;
     if (current.length >= this.limits.events) this.current = null;
     return current;
   }

@@ -178,7 +178,7 @@ function* planSteps(context: TurnContext, state: State, commands: readonly TurnC
     const before = planned.length;
     const next = yield* copyOnWriteSteps(current, function* (root, w) {
       for (const c of batch) yield* plan(context, root, w, c, at, stamp, planned);
-    });
+    }, { shared: context.shared });
     // a batch that planned nothing changed nothing: keep the state as it was
     if (planned.length > before) current = next;
     if ('mark' in batch[batch.length - 1]!) marked = current;

@@ -40,6 +40,8 @@ export class TurnContext {
   readonly running = new RunningTimeline();
   /** The blocked jobs' reservation plans with their inputs, as the last sessions made them. */
   readonly plans = new KeptPlans();
+  /** Values many records of the state repeat (a finished member's), held once (`Writer.shared`): the state's values are the same. */
+  readonly shared = new Map<string, object>();
   /** The buffer transactions are serialised into. */
   readonly scratch = new ByteScratch();
   /** Hex SHA-256 of bytes. */

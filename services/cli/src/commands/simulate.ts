@@ -7,6 +7,7 @@ import { oneLine } from '../errorExit.ts';
 import { natsTarget, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
 import { readUserFile } from '../readJsonFile.ts';
+import { LineWriter } from '../lineWriter.ts';
 
 interface SimulateFlags extends NatsFlags {
   fromLog?: boolean;
@@ -52,7 +53,9 @@ export function simulateCommand(): Command {
       const { payloadHash, nativeStateHash } = await import('@muster/bus');
       const { ByteScratch } = await import('@muster/core');
       const hashes = { digest: payloadHash, stateHash: (state: State) => nativeStateHash(state, new ByteScratch()) };
-      const options = { transactions: false, hashes, ...(policy === undefined ? {} : { policy }) };
+      // lines are written as the run makes them, in chunks: a long run holds none of its output
+      const out = new LineWriter((text) => process.stdout.write(text));
+      const options = { transactions: false, hashes, onLine: (line: string) => out.line(line), ...(policy === undefined ? {} : { policy }) };
       let result;
       let what: string;
       if (file !== undefined) {
@@ -72,7 +75,7 @@ export function simulateCommand(): Command {
         result = runScenario(recorded.scenario, options);
       }
       if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${what}: ${result.error}`);
-      process.stdout.write(result.lines.map((line) => `${line}\n`).join(''));
+      out.flush();
     });
 }
 
