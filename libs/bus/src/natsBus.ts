@@ -22,8 +22,8 @@ export class NatsBus implements Bus {
     /** The prefix of this connection's reply subjects, as it was connected with. */
     readonly inboxPrefix: string | undefined,
     timeoutMs = DEFAULT_TIMEOUT_MS,
-    /** How the connection moves to a server through which a subject's listeners are reached (null: it does not). */
-    private readonly listenerMove: ListenerMove | null = null,
+    /** How the connection moves to a server through which a subject's listeners are reached. */
+    private readonly listenerMove: ListenerMove,
   ) {
     this.js = jetstream(nc, { timeout: timeoutMs, checkAPI: false });
     this.jsm = jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
@@ -92,7 +92,7 @@ export class NatsBus implements Bus {
   }
 
   moveToListener(subject: string, body: string): Promise<string | null> {
-    return this.listenerMove?.toListener(subject, body) ?? Promise.resolve(null);
+    return this.listenerMove.toListener(subject, body);
   }
 
   maxPayload(): number {

@@ -30,8 +30,9 @@ import { recoverCluster } from './drillRecover.ts';
 import { watchReplicas } from './drillReplicaWatch.ts';
 import type { SilentReplica } from './drillReplicaWatch.ts';
 import { replayLog, unreleased } from './drillReplay.ts';
-import { drillFailures, drillNotes, drillVerdict, finding } from './drillReport.ts';
+import { drillFailures, drillNotes, drillVerdict, finding, lostHeadText } from './drillReport.ts';
 import type { DrillReport } from './drillReport.ts';
+import { drillFault } from './faults/index.ts';
 import { runFaultSchedule } from './drillSchedule.ts';
 import { settleDrill } from './drillSettle.ts';
 import type { SettleResult } from './drillSettle.ts';
@@ -119,7 +120,7 @@ async function exercise(
   const onAbort = (): void => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   const watch = await watchJetStream(cluster.bus, {
-    onHeadLoss: (l) => progress(`JetStream lost ${l.stream}'s sequences 1 to ${l.firstSeq - 1}: its first is now ${l.firstSeq} (nothing of muster's deletes from it)`),
+    onHeadLoss: (l) => progress(`${lostHeadText(l.stream, l.firstSeq)} (nothing of muster's deletes from it)`),
   });
   const workloadStart = Date.now();
   // a replica that stops answering is named when it is found, not by a reader of its log later
@@ -387,6 +388,6 @@ function emptyReport(opts: DrillOptions, started: number, logsDir: string | null
 /** The NATS faults (`restart-nats n2`, numbered) injected in the minute before `at`, or still going then. */
 function natsFaultsBefore(faults: readonly FaultRecord[], at: number): string[] {
   return faults
-    .filter((f) => f.skipped === null && f.target !== null && /^n\d+$/.test(f.target) && f.at <= at && (f.endedAt >= at - 60_000 || f.endedAt === 0))
+    .filter((f) => f.skipped === null && drillFault(f.kind).natsNode && f.at <= at && (f.endedAt >= at - 60_000 || f.endedAt === 0))
     .map((f) => `${f.n} ${f.kind} ${f.target}`);
 }

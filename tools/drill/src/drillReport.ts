@@ -195,9 +195,14 @@ export function drillNotes(r: DrillReport): string[] {
   ];
 }
 
+/** What a stream that nothing deletes from lost when its first sequence is `firstSeq`. */
+export function lostHeadText(stream: string, firstSeq: number): string {
+  return `JetStream lost ${stream}'s sequences 1 to ${firstSeq - 1}`;
+}
+
 function headLossText(h: DrillReport['checks']['headLoss'][number]): string {
   const near = h.natsFaults.length === 0 ? 'no NATS fault in the minute before' : `after ${h.natsFaults.join(', ')}`;
-  return `JetStream lost ${h.stream}'s sequences 1 to ${h.firstSeq - 1} (first seen ${Math.round(h.atMs / 1000)} s in; ${near})`;
+  return `${lostHeadText(h.stream, h.firstSeq)} (first seen ${Math.round(h.atMs / 1000)} s in; ${near})`;
 }
 
 /** The verdict: `fail` if any check failed, else `saturated` if the run ended with a backlog, else `pass`. */
