@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Bus } from '@muster/bus';
 import type { RecordedWorkload, State, SwfOptions } from '@muster/core';
+import { tightenHeapGrowth } from '../batchHeap.ts';
 import { CliError, EXIT } from '../cliError.ts';
 import { oneLine } from '../errorExit.ts';
 import { natsTarget, withNatsOptions } from '../natsOptions.ts';
@@ -44,6 +45,8 @@ export function simulateCommand(): Command {
       if (flags.saveWorkload !== undefined && flags.fromLog !== true) throw new CliError(EXIT.usage, 'usage', '--save-workload writes the workload of --from-log');
       if (flags.swf === undefined && (flags.hosts !== undefined || flags.limit !== undefined)) throw new CliError(EXIT.usage, 'usage', '--hosts and --limit shape the workload of --swf');
       const { runScenario, runScenarioText, swfWorkload, validatePolicySpec } = await import('@muster/core');
+      // a long what-if allocates fast and keeps little: collect before the heap grows four times over
+      tightenHeapGrowth();
       const policy = flags.policy === undefined ? undefined : readPolicy(flags.policy);
       // checked before anything is read: a policy the core would refuse is a usage error
       const valid = policy === undefined ? null : validatePolicySpec(policy);
