@@ -20,7 +20,7 @@ export { checkpointedState, isCheckpointMark } from './checkpointMark.ts';
 export * from './contract/index.ts';
 export * from './select/index.ts';
 export type { Input } from './ingest.ts';
-export { ingest, heartbeatLost, MAX_INPUT_BYTES } from './ingest.ts';
+export { ingest, heartbeatLost } from './ingest.ts';
 export type { Stamp } from './chain.ts';
 export { makeTransaction } from './chain.ts';
 export type { OutboundMessage, BindMessage, BindPart, GangLayout, GangMemberInfo, StopMessage } from './decisionMessages.ts';

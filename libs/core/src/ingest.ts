@@ -20,9 +20,6 @@ export interface Input {
   data: string;
 }
 
-/** Largest input body accepted (the MUSTER_IN stream refuses larger messages too). */
-export const MAX_INPUT_BYTES = MAX_PAYLOAD_BYTES;
-
 /**
  * Turns one input into the events it causes, against the state it arrives in: an accepted fact and
  * the decisions taken at ingest (cancel, close, completion, node loss), or a rejection that applies
@@ -33,8 +30,9 @@ export function ingest(state: State, input: Input, at: number, hasher?: Canonica
   const reject = (reason: RejectionReason): SchedulerEvent[] => [
     { type: 'InputRejected', inputSeq, subject: input.subject, reason },
   ];
-  if (input.data.length > MAX_INPUT_BYTES) {
-    const reason = invalid('', `body of ${input.data.length} bytes exceeds ${MAX_INPUT_BYTES}`);
+  // the largest body accepted: the MUSTER_IN stream refuses larger messages too
+  if (input.data.length > MAX_PAYLOAD_BYTES) {
+    const reason = invalid('', `body of ${input.data.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     return input.subject === subjects.submit ? [{ type: 'JobRejected', inputSeq, jobId: null, reason }] : reject(reason);
   }
   const body = parseBody(input.data);
