@@ -16,7 +16,8 @@ describe('muster simulate (the scenario runner)', () => {
     const lines = first.ok ? first.lines : [];
     expect(JSON.parse(lines[lines.length - 1]!)).toMatchObject({ type: 'Summary' });
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-  });
+    // mixed-workload.json, run twice, takes 25 s of a loaded 2-core machine and over 60 s at load 15
+  }, 180_000);
 
   it('answers an invalid job with a JobRejected line naming the field, and goes on', () => {
     const r = runScenarioText(readFileSync(join(dir, 'basic.json'), 'utf8'));

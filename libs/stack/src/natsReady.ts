@@ -8,9 +8,23 @@ export interface NatsReadyTarget {
   log(): string;
 }
 
+// what /jsz says of the JetStream meta group; only its leader lists the other peers (`replicas`)
+interface MetaCluster {
+  leader?: string;
+  replicas?: { name: string; current?: boolean; offline?: boolean }[];
+}
+
+// the peers the meta leader has not heard (0 on a node that is not the leader: it cannot tell)
+function unheardPeers(meta: MetaCluster | undefined, peers: number): number {
+  const replicas = meta?.replicas;
+  if (replicas === undefined) return 0;
+  return Math.max(0, peers - replicas.filter((r) => r.current === true && r.offline !== true).length);
+}
+
 /**
  * Polls the server's monitoring port until it is ready: JetStream enabled (single server), or
- * routes to every peer and a JetStream meta leader (cluster node); throws with the log's tail if it
+ * routes to every peer, a JetStream meta leader and, on the leader, every peer current (cluster
+ * node); throws with the log's tail if it
  * exits or the time runs out.
  */
 export async function waitNatsReady(target: NatsReadyTarget, timeoutMs: number): Promise<void> {
@@ -26,11 +40,13 @@ export async function waitNatsReady(target: NatsReadyTarget, timeoutMs: number):
         last = `HTTP ${res.status}`;
       } else {
         const routez = (await (await fetch(`${base}/routez`, { signal: AbortSignal.timeout(2_000) })).json()) as { num_routes?: number };
-        const jsz = (await (await fetch(`${base}/jsz`, { signal: AbortSignal.timeout(2_000) })).json()) as { meta_cluster?: { leader?: string } };
+        const jsz = (await (await fetch(`${base}/jsz`, { signal: AbortSignal.timeout(2_000) })).json()) as { meta_cluster?: MetaCluster };
         const leader = jsz.meta_cluster?.leader ?? '';
-        // every peer routed and a JetStream meta leader elected: streams can be placed and used
-        if ((routez.num_routes ?? 0) >= target.peers && leader !== '') return;
-        last = `routes ${routez.num_routes ?? 0}/${target.peers}, meta leader '${leader}'`;
+        const unheard = unheardPeers(jsz.meta_cluster, target.peers);
+        // every peer routed, a JetStream meta leader elected and, on the leader, every peer heard
+        // (a peer the leader counts offline fails stream placement): streams can be placed and used
+        if ((routez.num_routes ?? 0) >= target.peers && leader !== '' && unheard === 0) return;
+        last = `routes ${routez.num_routes ?? 0}/${target.peers}, meta leader '${leader}', peers the leader has not heard ${unheard}`;
       }
     } catch (err) {
       last = err instanceof Error ? err.message : String(err);
