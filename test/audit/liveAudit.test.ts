@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendTransactions, publishDecisions, publishInput, readLog } from '@muster/bus';
+import { appendTransactions, publishDecisions, publishInput, readLog, saveSnapshot } from '@muster/bus';
 import { auditLog } from '@muster/auditor';
-import { TurnContext, foldTransactions, initialState, shardGet, stateHash, transactionHash, turn } from '@muster/core';
+import { STATE_SCHEMA, TurnContext, canonicalHash, foldTransactions, initialState, shardGet, stateHash, transactionHash, turn } from '@muster/core';
 import type { Explanation, LoggedTransaction, SchedulerEvent } from '@muster/core';
 import { runLive } from './recordWorkload.ts';
 import type { LiveRun } from './recordWorkload.ts';
@@ -130,4 +130,18 @@ describe('muster audit on the log of a live run', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--state and --job need --at/);
   }, CLI_TESTS_MS);
+
+  it('fails on a stored snapshot that does not hash to its record, and on one whose record is not the replayed state', async () => {
+    const [altered, foreign] = [run.log[3]!.seq, run.log[5]!.seq];
+    // two slots beside the scheduler's: its own snapshots stay as they are
+    await saveSnapshot(run.bus, { schema: STATE_SCHEMA, seq: altered, hash: canonicalHash({ seq: 0 }), state: { seq: altered } }, { keep: 5 });
+    await saveSnapshot(run.bus, { schema: STATE_SCHEMA, seq: foreign, hash: canonicalHash({ seq: foreign }), state: { seq: foreign } }, { keep: 5 });
+    const report = await auditLog(run.bus);
+    expect(report.clean).toBe(false);
+    expect(report.snapshots.failed).toBe(2);
+    const failed = report.failures.filter((f) => f.check === 'snapshot');
+    expect(failed.map((f) => f.seq)).toEqual([altered, foreign]);
+    expect(failed[0]!.message).toMatch(/does not hash to its record/);
+    expect(failed[1]!.message).toMatch(`the replayed state at ${foreign} hashes to`);
+  });
 });

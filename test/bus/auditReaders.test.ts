@@ -13,6 +13,7 @@ import {
   readInputs,
   readLogEntries,
   saveSnapshot,
+  verifySnapshot,
 } from '@muster/bus';
 import type { LogEntry, StoredDecision } from '@muster/bus';
 import { startTestBus } from '../support/natsBus.ts';
@@ -72,5 +73,16 @@ describe('readers for audits', () => {
     if (older === undefined) throw new Error('no snapshot listed');
     expect(await loadSnapshot(bus.bus, older.name)).toMatchObject({ seq: 5, state: { seq: 5 } });
     await expect(loadSnapshot(bus.bus, 'snapshot-99')).rejects.toMatchObject({ code: 'SNAPSHOT_UNREADABLE' });
+  });
+
+  it('verifySnapshot accepts a snapshot that hashes to its record and rejects one that does not, or is gone', async () => {
+    const good = { seq: 5, nodes: { b: 1, a: 2 } };
+    await saveSnapshot(bus.bus, { schema: 1, seq: 5, hash: canonicalHash(good), state: good });
+    await saveSnapshot(bus.bus, { schema: 1, seq: 6, hash: canonicalHash({ seq: 7 }), state: { seq: 6 } });
+    const [kept, altered] = await listSnapshots(bus.bus);
+    if (kept === undefined || altered === undefined) throw new Error('two snapshots are not listed');
+    await expect(verifySnapshot(bus.bus, kept.name)).resolves.toBeUndefined();
+    await expect(verifySnapshot(bus.bus, altered.name)).rejects.toMatchObject({ code: 'SNAPSHOT_UNREADABLE' });
+    await expect(verifySnapshot(bus.bus, 'snapshot-99')).rejects.toMatchObject({ code: 'SNAPSHOT_UNREADABLE' });
   });
 });

@@ -51,7 +51,7 @@ export { readLogMessage } from './readLogMessage.ts';
 export { requestAll } from './requestAll.ts';
 export { isConnectionClosed, isNoResponders, isPermissionDenied, isStreamNotFound } from './requestErrors.ts';
 export type { PermissionDenied } from './requestErrors.ts';
-export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot } from './snapshotStore.ts';
+export { listSnapshots, loadLatestSnapshot, loadSnapshot, saveSnapshot, verifySnapshot } from './snapshotStore.ts';
 export type { LoadSnapshotOptions, SkippedSnapshot, Snapshot, SnapshotInfo } from './snapshotStore.ts';
 export { parseStreamDefinition, streamDefinitions } from './streamDefinitions.ts';
 export type { StreamDefinition, StreamDefinitionKind, StreamSettings } from './streamDefinitions.ts';

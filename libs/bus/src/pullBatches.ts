@@ -215,8 +215,21 @@ function isAborted(signal: AbortSignal | undefined): boolean {
  */
 export function streamSeqOf(reply: string | undefined): number | null {
   if (reply === undefined || !reply.startsWith('$JS.ACK.')) return null;
-  const tokens = reply.split('.');
-  const seq = tokens.length === 9 ? tokens[5] : tokens.length >= 11 ? tokens[7] : undefined;
+  // found by its dots rather than by splitting: a bulk read made an array of ten strings a message
+  let dots = 0;
+  let dot4 = -1;
+  let dot5 = -1;
+  let dot6 = -1;
+  let dot7 = -1;
+  for (let i = reply.indexOf('.'); i !== -1; i = reply.indexOf('.', i + 1)) {
+    if (dots === 4) dot4 = i;
+    else if (dots === 5) dot5 = i;
+    else if (dots === 6) dot6 = i;
+    else if (dots === 7) dot7 = i;
+    dots++;
+  }
+  // token k lies between dot k - 1 and dot k; there are dots + 1 tokens
+  const seq = dots === 8 ? reply.slice(dot4 + 1, dot5) : dots >= 10 ? reply.slice(dot6 + 1, dot7) : undefined;
   const n = seq === undefined ? Number.NaN : Number(seq);
   return Number.isInteger(n) && n > 0 ? n : null;
 }

@@ -1,4 +1,4 @@
-import { LOG_STREAM, isBusError, listSnapshots, loadSnapshot, pullDecisionBatches, pullInputBatches, pullLogEntries, streamInfo } from '@muster/bus';
+import { LOG_STREAM, isBusError, listSnapshots, pullDecisionBatches, pullInputBatches, pullLogEntries, streamInfo, verifySnapshot } from '@muster/bus';
 import type { Bus, SnapshotInfo, StoredDecision } from '@muster/bus';
 import { STATE_SCHEMA, canonicalHash } from '@muster/core';
 import type { Input, Transaction } from '@muster/core';
@@ -15,7 +15,10 @@ export interface FeedEntry {
 
 /** The stored snapshots an audit compares with replay, and what it passed over. */
 export interface FeedSnapshots {
-  checks: SnapshotCheck[];
+  /** The log sequences the stored snapshots are at (where the replay's state is hashed). */
+  seqs: number[];
+  /** The snapshots, each with what is wrong with its own bytes, read while the log is replayed; and notes on those not checked. */
+  checks: Promise<{ checks: SnapshotCheck[]; notes: string[] }>;
   notes: string[];
   skipped: number;
 }
@@ -59,15 +62,21 @@ async function storedSnapshots(bus: Bus): Promise<FeedSnapshots> {
   try {
     infos = await listSnapshots(bus);
   } catch (err) {
-    return { checks: [], skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
+    return { seqs: [], checks: Promise.resolve({ checks: [], notes: [] }), skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
   }
   const current = infos.filter((s) => s.schema === STATE_SCHEMA);
   const skipped = infos.length - current.length;
   const notes = skipped > 0 ? [`${skipped} snapshot(s) of another state schema were passed over (rebuild ignores them too)`] : [];
+  return { seqs: current.map((s) => s.seq), checks: verified(bus, current), skipped, notes };
+}
+
+// each snapshot's own bytes checked against its record (the replay is compared with the record too)
+async function verified(bus: Bus, infos: readonly SnapshotInfo[]): Promise<{ checks: SnapshotCheck[]; notes: string[] }> {
+  const notes: string[] = [];
   const checks = await Promise.all(
-    current.map(async (info): Promise<SnapshotCheck | null> => {
+    infos.map(async (info): Promise<SnapshotCheck | null> => {
       try {
-        await loadSnapshot(bus, info.name, { verifyHash: true });
+        await verifySnapshot(bus, info.name);
         return { name: info.name, seq: info.seq, hash: info.hash, problem: null };
       } catch (err) {
         // a read that stalled (a consumer lost when a NATS node restarted) says nothing of the snapshot
@@ -79,7 +88,7 @@ async function storedSnapshots(bus: Bus): Promise<FeedSnapshots> {
       }
     }),
   );
-  return { checks: checks.filter((c): c is SnapshotCheck => c !== null), skipped, notes };
+  return { checks: checks.filter((c): c is SnapshotCheck => c !== null), notes };
 }
 
 function offlineFeed(history: OfflineHistory): AuditFeed {
@@ -91,17 +100,16 @@ function offlineFeed(history: OfflineHistory): AuditFeed {
       for await (const entry of history.transactions) yield entry;
     },
     openInputs: inputs === null ? null : (fromSeq) => inputsFrom(inputs, fromSeq),
-    snapshots: () =>
-      Promise.resolve({
-        checks: (history.snapshots ?? []).map((s, i) => ({
-          name: `snapshot-${i}`,
-          seq: s.seq,
-          hash: s.hash,
-          problem: s.state !== undefined && canonicalHash(s.state) !== s.hash ? `snapshot ${i} at ${s.seq}: its state does not hash to its recorded ${s.hash}` : null,
-        })),
-        skipped: 0,
-        notes: [],
-      }),
+    snapshots: () => {
+      const snapshots = history.snapshots ?? [];
+      const checks = snapshots.map((s, i) => ({
+        name: `snapshot-${i}`,
+        seq: s.seq,
+        hash: s.hash,
+        problem: s.state !== undefined && canonicalHash(s.state) !== s.hash ? `snapshot ${i} at ${s.seq}: its state does not hash to its recorded ${s.hash}` : null,
+      }));
+      return Promise.resolve({ seqs: snapshots.map((s) => s.seq), checks: Promise.resolve({ checks, notes: [] }), skipped: 0, notes: [] });
+    },
     decisions: null,
   };
 }

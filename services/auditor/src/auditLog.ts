@@ -7,7 +7,6 @@ import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
 import { WorkerShare, useWorker } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
-import type { SnapshotCheck } from './snapshotCheck.ts';
 import { isOfflineHistory } from './auditSource.ts';
 import type { WorkerResult } from './workerProtocol.ts';
 
@@ -27,9 +26,9 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   }
   const feed = await openFeed(source);
   const toSeq = Math.min(opts.toSeq ?? Number.POSITIVE_INFINITY, feed.lastSeq ?? Number.POSITIVE_INFINITY);
+  // the snapshots are listed first and read while the log is replayed
   const stored = await feed.snapshots();
-  const snapshots = new Map<number, SnapshotCheck[]>();
-  for (const s of stored.checks) if (s.seq <= toSeq) snapshots.set(s.seq, [...(snapshots.get(s.seq) ?? []), s]);
+  const snapshots = new Set(stored.seqs);
 
   // Over NATS a worker thread folds the same log and takes re-derivations over while it keeps up;
   // it compares MUSTER_DECISIONS too (at its own pace) when the caller says how it connects.
@@ -85,6 +84,9 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
     auditor.fail(auditor.lastSeq + 1, 'structure', `the read of the log ended at ${auditor.lastSeq}, but MUSTER_LOG's last sequence was ${end} when the audit began: the copy it was read from is behind its stream (a NATS node whose copy stopped catching up); audit again`);
   }
 
+  const verified = await stored.checks;
+  auditor.checkSnapshots(verified.checks);
+
   let decisionsStream: DecisionsStreamReport = { available: false, checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
   if (decisions !== null) {
     await reading;
@@ -97,7 +99,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
     merge(auditor, part);
     if (part.decisionsStream !== null) decisionsStream = part.decisionsStream;
   }
-  return report(auditor, { stateHash, fromSeq, stored: stored.notes, skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
+  return report(auditor, { stateHash, fromSeq, stored: [...stored.notes, ...verified.notes], skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
 }
 
 /** Adds what the worker of a parallel audit found to the main thread's findings. */

@@ -33,7 +33,7 @@ class WorkerRun {
   constructor(private readonly start: Extract<ToWorker, { type: 'start' }>) {
     this.shared = new BigInt64Array(start.shared);
     this.decisions = start.decisions === null ? null : new DecisionsCheck(start.fromSeq, (f) => this.auditor.fail(f.seq, f.check, f.message));
-    this.auditor = new LogAuditor({ fromSeq: start.fromSeq, openInputs: null, snapshots: new Map(), decisions: this.decisions }, true);
+    this.auditor = new LogAuditor({ fromSeq: start.fromSeq, openInputs: null, snapshots: new Set(), decisions: this.decisions }, true);
     this.run().then(
       (result) => {
         if (!this.aborted) post({ type: 'result', result });

@@ -14,9 +14,9 @@ export class DivergenceReport {
 
   constructor(private readonly findings: AuditFindings) {}
 
-  /** Compares re-derived events (null: not re-derivable, already reported) with the log's events `from`..`to` of `tx`; counts what matched. */
-  compare(seq: number, tx: Transaction, derived: readonly SchedulerEvent[] | null, from: number, to: number): void {
-    if (derived === null) return;
+  /** Compares re-derived events (null: not re-derivable, already reported) with the log's events `from`..`to` of `tx`; counts what matched; whether all did. */
+  compare(seq: number, tx: Transaction, derived: readonly SchedulerEvent[] | null, from: number, to: number): boolean {
+    if (derived === null) return false;
     const events = tx.events;
     const n = Math.max(derived.length, to - from);
     for (let k = 0; k < n; k++) {
@@ -24,11 +24,12 @@ export class DivergenceReport {
       const actual = from + k < to ? events[from + k]! : null;
       if (expected === null || actual === null || !sameJson(expected, actual)) {
         this.diverge(seq, tx, from + k, expected, actual);
-        return;
+        return false;
       }
     }
     this.findings.counts.eventsRederived += derived.length;
     for (const e of derived) if (isDecision(e)) this.findings.counts.decisionsRederived++;
+    return true;
   }
 
   /** Reports a divergence of a transaction as a whole (its re-derivation failed), at its first event. */

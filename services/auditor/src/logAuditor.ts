@@ -27,8 +27,8 @@ export interface LogAuditorDeps {
   fromSeq: number;
   /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
   openInputs: ((fromSeq: number) => AsyncIterator<readonly Input[]>) | null;
-  /** Stored snapshots by log sequence. */
-  snapshots: ReadonlyMap<number, readonly SnapshotCheck[]>;
+  /** The log sequences of the stored snapshots (the replayed state is hashed there, to be compared by `checkSnapshots`). */
+  snapshots: ReadonlySet<number>;
   /** The decisions stream comparison, or null (offline). */
   decisions: DecisionsCheck | null;
 }
@@ -65,6 +65,8 @@ export class LogAuditor {
   private readonly sessions: SessionCheck;
   private readonly checkpoints = new CheckpointCheck(this.findings, this.hasher);
   private readonly inputs: IngestGroups;
+  // the replayed state's hash at each stored snapshot's sequence
+  private readonly snapshotHashes = new Map<number, string>();
 
   /** `helped`: this auditor is a helper thread's, which only folds and makes the re-derivations handed to it (`handed`). */
   constructor(
@@ -136,6 +138,14 @@ export class LogAuditor {
     await this.inputs.close();
   }
 
+  /** Compares the stored snapshots (their own bytes checked meanwhile) with the replay: each at a sequence it reached. */
+  checkSnapshots(records: readonly SnapshotCheck[]): void {
+    for (const r of records) {
+      const hash = this.snapshotHashes.get(r.seq);
+      if (hash !== undefined) checkSnapshots(r.seq, [r], hash, this.findings);
+    }
+  }
+
   /** The canonical hash of a state (default: the current one), with Node's native SHA-256 (timed: on a large state it is the costliest check). */
   hash(state: State = this.state): string {
     return this.hasher.hash(state);
@@ -175,8 +185,9 @@ export class LogAuditor {
 
   // `derive`: whether this thread re-derives the session, if the transaction starts one
   private session(seq: number, tx: Transaction, derive: boolean): void {
-    this.sessions.part(seq, tx, this.state, derive);
-    this.foldWhole(seq, tx);
+    const after = this.sessions.part(seq, tx, this.state, derive);
+    if (after === null) this.foldWhole(seq, tx);
+    else this.state = after;
   }
 
   // The main thread reads and groups the inputs, and checks that each is ingested once, in order;
@@ -199,7 +210,6 @@ export class LogAuditor {
   }
 
   private snapshotAt(seq: number): void {
-    const records = this.deps.snapshots.get(seq);
-    if (records !== undefined) checkSnapshots(seq, records, this.hash(), this.findings);
+    if (this.deps.snapshots.has(seq)) this.snapshotHashes.set(seq, this.hash());
   }
 }

@@ -1,15 +1,20 @@
-import type { SchedulerEvent, State, Transaction } from '@muster/core';
+import type { State, Transaction } from '@muster/core';
 import type { AuditFindings } from './auditFindings.ts';
 import type { Helper } from './helper.ts';
-import type { Rederiver } from './rederiver.ts';
+import type { Rederivation, Rederiver } from './rederiver.ts';
 
-/** A session whose later parts are still to come. */
+/** A session being checked, with its later parts still to come when it has more than one. */
 interface OpenSession {
   session: number;
   parts: number;
   next: number;
-  /** The re-derived parts; null when another thread re-derives this session. */
-  derived: SchedulerEvent[][] | null;
+  /** The re-derivation; null when another thread re-derives this session (or the core threw). */
+  derived: Rederivation | null;
+  /** The stamp of its first part, which the turn stamped every part with. */
+  at: number;
+  term: number;
+  /** Whether every part so far is its re-derivation, at the sequence and with the stamp the turn gave it. */
+  same: boolean;
 }
 
 /**
@@ -48,27 +53,37 @@ export class SessionCheck {
     return this.open === null ? tx.part === 1 && helper.hasRoom() : this.open.derived === null;
   }
 
-  /** Checks session part `tx` against `state`, the state before it (`derive`: whether this thread re-derives the session, if `tx` starts one); folding it is the caller's. */
-  part(seq: number, tx: Transaction, state: State, derive: boolean): void {
+  /**
+   * Checks session part `tx` against `state`, the state before it (`derive`: whether this thread
+   * re-derives the session, if `tx` starts one); folding it is the caller's, unless this returns
+   * the state after it: the re-derivation's, at its last part, when every part was its own.
+   */
+  part(seq: number, tx: Transaction, state: State, derive: boolean): State | null {
     const open = this.open;
     // the structure of sessions is checked (and counted) by the thread that checks everything else
     const structure = this.reportsStructure;
-    let derived: SchedulerEvent[] | null;
+    let session: OpenSession;
     if (open !== null) {
       if (structure && tx.parts !== open.parts) this.findings.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
-      derived = open.derived === null ? null : (open.derived[tx.part - 1] ?? []);
+      session = open;
       open.next++;
       if (open.next > open.parts) this.open = null;
     } else if (tx.part !== 1) {
       if (structure) this.findings.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
-      return;
+      return null;
     } else {
       if (structure) this.findings.counts.sessions++;
-      const parts = derive ? this.rederive(seq, tx, state) : null;
-      derived = parts === null ? null : (parts[0] ?? []);
-      if (tx.parts > 1) this.open = { session: tx.session, parts: tx.parts, next: 2, derived: parts };
+      const derived = derive ? this.rederive(seq, tx, state) : null;
+      session = { session: tx.session, parts: tx.parts, next: 2, derived, at: tx.at, term: tx.term, same: true };
+      if (tx.parts > 1) this.open = session;
     }
-    if (derived !== null) this.rederiver.divergences.compare(seq, tx, derived, 0, tx.events.length);
+    const derived = session.derived;
+    if (derived === null) return null;
+    const k = tx.part - 1;
+    const same = this.rederiver.divergences.compare(seq, tx, derived.parts[k] ?? [], 0, tx.events.length);
+    session.same &&= same && derived.seqs[k] === seq && tx.at === session.at && tx.term === session.term;
+    // the turn's state is the fold of all it wrote: the log's after this part when that was the last
+    return session.same && tx.part === derived.parts.length ? derived.state : null;
   }
 
   /** Ends the log: a session still open was cut short by its end. */
@@ -78,14 +93,14 @@ export class SessionCheck {
   }
 
   // decide reads the state as the leader had it: after the transaction before, before this one
-  private rederive(seq: number, tx: Transaction, state: State): SchedulerEvent[][] | null {
+  private rederive(seq: number, tx: Transaction, state: State): Rederivation | null {
     const started = performance.now();
     // with the time deadlines fell due by, as the leader wrote it (SessionStarted.dueBy)
     const first = tx.events[0];
     const dueBy = first?.type === 'SessionStarted' ? first.dueBy : undefined;
-    const parts = this.rederiver.parts(seq, state, tx, [dueBy === undefined ? { session: true } : { session: true, dueBy }]);
+    const derived = this.rederiver.rederive(seq, state, tx, [dueBy === undefined ? { session: true } : { session: true, dueBy }]);
     this.findings.timings.decideMs += performance.now() - started;
-    if (parts !== null && parts.length !== tx.parts) this.findings.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${parts.length}`);
-    return parts;
+    if (derived !== null && derived.parts.length !== tx.parts) this.findings.fail(seq, 'session', `session ${tx.session} announces ${tx.parts} part(s); re-deriving it gives ${derived.parts.length}`);
+    return derived;
   }
 }
