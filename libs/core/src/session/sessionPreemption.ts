@@ -24,7 +24,7 @@ import type { Variant } from './sessionVariants.ts';
  */
 export function preempt(scope: AttemptScope, job: JobState, variant: Variant, leaf: string): boolean {
   const ledger = scope.ledger!;
-  const key = `${variant.fingerprint}\u0000${leaf}\u0000${job.spec.priority}`;
+  const key = preemptionKey(variant.fingerprint, leaf, job.spec.priority);
   if (scope.noVictims.has(key)) return false;
   const classes = classesFor(scope, variant);
   if (classes.length === 0) return false;
@@ -73,6 +73,11 @@ export function preempt(scope: AttemptScope, job: JobState, variant: Variant, le
   scope.order!.rekey();
   report(scope, job.spec.id, shape.size, 'committed', true);
   return true;
+}
+
+/** The key of `AttemptScope.noVictims`: a request's fingerprint, the preemptor's leaf and its priority. */
+export function preemptionKey(fingerprint: string, leaf: string, priority: number): string {
+  return `${fingerprint}\u0000${leaf}\u0000${priority}`;
 }
 
 /**
