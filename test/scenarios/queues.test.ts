@@ -234,6 +234,19 @@ describe('preemption', () => {
     expect(shardGet(o.state.jobs, 'o1')!.status).toBe('pending');
   });
 
+  test('reclaim from sibling leaves as far over guarantee (their parent decides) takes victims in §12\'s order across both, not leaf by leaf', () => {
+    // research and its leaves are guaranteed 0 GPUs, so both leaves' sides are as far over as
+    // research is; text (first by name) runs priority-1 gangs, vision a priority-0 one
+    const guaranteedNoGpus = (name: string, parent?: string): Step => queue({ name, ...(parent === undefined ? {} : { parent }), guaranteed: { gpus: 0 } });
+    const g = given([...gpuHosts(4), guaranteedNoGpus('research'), guaranteedNoGpus('text', 'research'), guaranteedNoGpus('vision', 'research'), queue({ name: 'ops', guaranteed: { gpus: 16 } }),
+      ...['t1', 't2', 't3'].map((id) => submit(gpuJob(id, 'text', 8, { priority: 1 }))), submit(gpuJob('v1', 'vision', 8)), schedule(), advance(1000)]);
+    const o = g.when(submit(gpuJob('o1', 'ops', 8))).when(schedule());
+    expect(o.commits.map((c) => c.jobId)).toEqual(['o1']);
+    const stopped = o.aborts.filter((a) => a.reason.category === 'preempted');
+    expect(stopped.map((a) => a.jobId)).toEqual(['v1']);
+    expect(stopped[0]!.reason.message).toMatch(/queue ops reclaims its guarantee from queue vision, which borrows/);
+  });
+
   test('a queue with reclaim off is never a reclaim victim', () => {
     const o = borrowed({ preemption: { reclaim: false } }).when(submit(gpuJob('b1', 'b', 16))).when(schedule());
     expect(o.commits).toEqual([]);

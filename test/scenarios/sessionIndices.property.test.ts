@@ -221,7 +221,10 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   // The pending order kept across sessions and the jobs passed over in it (PendingWalk): deep
   // queues of few shapes (long runs of identical requests), several users, queues and priorities,
   // jobs that no host matches or that no empty cluster holds, reservations, completions, nodes
-  // joining and leaving; in some runs queues defined part way, where preemption may run (the walk is off).
+  // joining and leaving; in some runs queues defined part way, where preemption may run (the walk
+  // is off; an attempt served from the cache that would pass admission and preempt no one is still
+  // passed over, `preemptsNoOne`): without guarantees (lower priorities stopped within a queue), or
+  // with CPU guarantees and a max on batch (reclaim, quota refusals).
   test('deep queues after completions and node joins: the same transactions, with jobs passed over', () => {
     type Deep =
       | { kind: 'batch'; jobs: { tasks: number; user: string; priority: number; queue: string; select: boolean; limitMs: number | null; service: boolean }[] }
@@ -254,7 +257,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     let commits = 0;
     let reserved = 0;
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.constantFrom(0, 1, 2), fc.option(fc.nat({ max: 30 }), { freq: 6 }), fc.array(deepArb, { minLength: 5, maxLength: 40 }), (slots, reserveDepth, queuesAt, commands) => {
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.constantFrom(0, 1, 2), fc.option(fc.nat({ max: 30 }), { freq: 6 }), fc.boolean(), fc.array(deepArb, { minLength: 5, maxLength: 40 }), (slots, reserveDepth, queuesAt, guarantees, commands) => {
         const p = new Pair();
         p.turn([{ start: true }]);
         p.input('muster.in.policy', { reserveDepth });
@@ -267,7 +270,12 @@ describe('sessions decide the same with and without their indices (issue 32)', (
         for (const [k, c] of commands.entries()) {
           const running = shardEntriesSorted(p.state.jobs).map(([, j]) => j).filter((j) => j.status === 'running');
           // queues defined: preemption may empty a session's cache, and the walk is off from here on
-          if (k === queuesAt) p.inputs(['default', 'batch'].map((name) => [`muster.in.queue.${name}.set`, { name, weight: 1, guaranteed: {}, max: {}, preemption: { withinQueue: 'lower-priority', reclaim: true } }] as const));
+          if (k === queuesAt) {
+            p.inputs(['default', 'batch'].map((name) => {
+              const limits = !guarantees ? { guaranteed: {}, max: {} } : name === 'default' ? { guaranteed: { cpu: 4000 }, max: {} } : { guaranteed: { cpu: 2000 }, max: { cpu: 5000 } };
+              return [`muster.in.queue.${name}.set`, { name, weight: 1, ...limits, preemption: { withinQueue: 'lower-priority', reclaim: true } }] as const;
+            }));
+          }
           if (c.kind === 'batch') {
             p.inputs(c.jobs.map((j) => {
               const spec = job(`d${submitted++}`, { user: j.user, priority: j.priority, queue: j.queue, tasks: j.tasks, cpu: 1000, ...(j.limitMs === null || j.service ? {} : { runtimeLimitMs: j.limitMs }), ...(j.service ? { minInstances: j.tasks } : {}), ...(j.select ? { select: "rack == 'r9'" } : {}) });
@@ -297,6 +305,30 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(commits).toBeGreaterThan(300);
     expect(reserved).toBeGreaterThan(10);
   }, 240_000);
+
+  // With queues defined, a job whose identical request failed earlier in the session short of
+  // resources is still tried when a commit between them took its queue to its max: it is refused
+  // for quota now, which its recorded reason does not say. One host of 4 slots, batch's max 6,000
+  // CPU (1,000 a task); x1 and x2 (3 tasks) are pended short of resources while a1, b1 (one task
+  // each, users u and s) and z1 run; z1 finishes, x1 is short of resources again, s2 (2 tasks,
+  // submitted between x1 and x2, user s as far ahead as u) commits, and x2 would pass the max.
+  test('with queues, an identical request that failed is no reason to pass over a job its max now refuses', () => {
+    const p = new Pair();
+    p.turn([{ start: true }]);
+    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
+    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
+    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
+    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
+    p.turn([{ session: true }]);
+    p.inputs([batch('x1', 'u', 3), batch('s2', 's', 2), batch('x2', 'u', 3)]);
+    p.turn([{ session: true }]);
+    for (const id of ['x1', 's2', 'x2']) expect(shardGet(p.state.jobs, id)!.pendReason?.category).toBe('insufficient-resources');
+    p.input('muster.in.node.h0.done', { jobId: 'z1', member: 0, ok: true });
+    p.turn([{ session: true }]);
+    expect(shardGet(p.state.jobs, 's2')!.status).toBe('running');
+    expect(shardGet(p.state.jobs, 'x1')!.pendReason?.category).toBe('insufficient-resources');
+    expect(shardGet(p.state.jobs, 'x2')!.pendReason?.category).toBe('quota');
+  });
 
   // A job whose identical request failed earlier in the session is still tried while a
   // reservation is left to give and the failed one holds none: its own plan may have a start.

@@ -1,3 +1,4 @@
+import type { JobRequest } from '../contract/types.ts';
 import type { AbortCategory, AbortReason } from '../events.ts';
 import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
@@ -16,7 +17,8 @@ import { portReason, quotaReason, reasonFor } from './missReasons.ts';
 import { plannedRuntime } from './runtimeLimits.ts';
 import { report } from './sessionScope.ts';
 import type { AttemptScope } from './sessionScope.ts';
-import { preempt } from './sessionPreemption.ts';
+import { preempt, preemptionKey } from './sessionPreemption.ts';
+import { gangRequest } from './queueLedger.ts';
 import { classesFor, variantsOf } from './sessionVariants.ts';
 import type { Placed, Variant } from './sessionVariants.ts';
 
@@ -57,21 +59,37 @@ export function attempt(scope: AttemptScope, job: JobState): void {
 /**
  * Issue 32 (a session's cost follows what changed): an attempt known to write nothing and to change
  * nothing later jobs see, done without building its variant. That is a job of one plain request
- * (no alternatives, not elastic), without queues defined (no quota, no preemption), holding no
- * reservation, whose request an identical one already failed this session with the category the
- * job's recorded pend reason has (`servedUnchanged`): the attempt would be served from the
- * session's cache, pend writing nothing, reserve nothing (not short of resources, no reservation
- * left to give, or behind the reserved job the cache names) and clear nothing. Off with the indices.
+ * (no alternatives, not elastic), holding no reservation, whose request an identical one already
+ * failed this session with the category the job's recorded pend reason has (`servedUnchanged`):
+ * the attempt would be served from the session's cache, pend writing nothing, reserve nothing (not
+ * short of resources, no reservation left to give, or behind the reserved job the cache names) and
+ * clear nothing; with queues defined, it would also pass admission and preempt no one
+ * (`preemptsNoOne`). Off with the indices.
  */
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
   const recorded = job.pendReason?.category;
-  if (recorded === undefined || scope.ledger !== null || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
-  if (!servedUnchanged(scope, cacheKeyOf(job, requestFingerprint(job, 0)), recorded)) return false;
+  if (recorded === undefined || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
+  const fingerprint = requestFingerprint(job, 0);
+  const cacheKey = cacheKeyOf(job, fingerprint);
+  if (!servedUnchanged(scope, cacheKey, recorded)) return false;
   const request = jobRequests(job.spec)[0]!;
-  if (isElastic(request)) return false;
+  if (isElastic(request) || (scope.ledger !== null && !preemptsNoOne(scope, job, request, fingerprint, scope.unsatisfiable.get(cacheKey)!.category))) return false;
   scope.stats.cacheHits++;
   if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(request).size, 'cached', false);
   return true;
+}
+
+/**
+ * With queues defined, whether an attempt of a plain request served from the cache with `category`
+ * would end there: its queues admit it (over a `max` it would be refused for quota and preempt),
+ * and a request short of resources finds this session's search for victims already failed for
+ * its fingerprint, leaf and priority (only a preemption, which empties the cache, would end that).
+ */
+function preemptsNoOne(scope: AttemptScope, job: JobState, request: JobRequest, fingerprint: string, category: AbortCategory): boolean {
+  const ledger = scope.ledger!;
+  const leaf = ledger.leafOf(job.spec);
+  if (ledger.quotaIssue(leaf, gangRequest(request)) !== null) return false;
+  return category !== 'insufficient-resources' || scope.noVictims.has(preemptionKey(fingerprint, leaf, job.spec.priority));
 }
 
 /**

@@ -13,6 +13,7 @@ import { addAllocation } from '../queues/queueUsage.ts';
 import { gangRequest } from './queueLedger.ts';
 import type { QueueLedger } from './queueLedger.ts';
 import { countsDemand, minCounts, surplusMembers } from './elasticGangs.ts';
+import type { HeldOnHost, VictimCandidates } from './victimCandidates.ts';
 
 // Whole-gang preemption (DESIGN.md §12). A pending gang that does not fit may stop running gangs:
 // reclaim (its request keeps its queue within its guarantee; victims from queues that borrow,
@@ -33,8 +34,6 @@ export interface RunningGang {
   leaf: string;
   request: AllocationResources;
   uses: HostUse[];
-  /** Reclaim (0) or within the queue (1), then the order key of §12. */
-  over: number;
   /** The members this candidate stands for when it is a slice of an elastic gang (its members above minimum); null: the gang, or its core. */
   slice: number[] | null;
 }
@@ -51,6 +50,10 @@ export interface Victims {
 export class RunningGangs {
   private byLeaf: Map<string, RunningGang[]> | null = null;
   private slicesByLeaf = new Map<string, RunningGang[]>();
+  /** Each gang's leaf, so that forgetting a gang reads only its leaf's lists. */
+  private readonly leafOfJob = new Map<string, string>();
+  /** How many times gangs were forgotten: lists read from this table before are stale once it moves. */
+  changes = 0;
 
   /** `skip`: ids of gangs that are no victims this session (an elastic gang resized in it), read when the table is built. */
   constructor(private readonly state: State, private readonly index: HostIndex, private readonly ledger: QueueLedger, private readonly at: number, private readonly session: number, private readonly skip: ReadonlySet<string>) {}
@@ -75,9 +78,12 @@ export class RunningGangs {
 
   /** A gang was stopped, shrunk or grown: neither it nor its slices are victims again this session. */
   forget(jobId: string): void {
-    if (this.byLeaf === null) return;
+    const leaf = this.leafOfJob.get(jobId);
+    if (this.byLeaf === null || leaf === undefined) return;
+    this.changes++;
     for (const table of [this.byLeaf, this.slicesByLeaf]) {
-      for (const [leaf, list] of table) if (list.some((g) => g.job.spec.id === jobId)) table.set(leaf, list.filter((g) => g.job.spec.id !== jobId));
+      const list = table.get(leaf);
+      if (list !== undefined && list.some((g) => g.job.spec.id === jobId)) table.set(leaf, list.filter((g) => g.job.spec.id !== jobId));
     }
   }
 
@@ -100,10 +106,11 @@ export class RunningGangs {
         const above = new Set(surplus);
         const uses = heldUses(this.index, job, surplus.length === 0 ? null : (m) => !above.has(m));
         if (uses.length === 0) continue;
-        add(out, { job, leaf: q, request: surplus.length === 0 ? gangRequest(request) : countsDemand(request, minCounts(request)), uses, over: 0, slice: null });
+        this.leafOfJob.set(job.spec.id, q);
+        add(out, { job, leaf: q, request: surplus.length === 0 ? gangRequest(request) : countsDemand(request, minCounts(request)), uses, slice: null });
         for (const m of surplus) {
           const role = request.roles.find((r) => r.name === job.members[m]!.role)!;
-          add(this.slicesByLeaf, { job, leaf: q, request: { cpu: role.resources.cpu, memoryMb: role.resources.memoryMb, gpus: role.resources.gpus }, uses: heldUses(this.index, job, (k) => k === m), over: 0, slice: [m] });
+          add(this.slicesByLeaf, { job, leaf: q, request: { cpu: role.resources.cpu, memoryMb: role.resources.memoryMb, gpus: role.resources.gpus }, uses: heldUses(this.index, job, (k) => k === m), slice: [m] });
         }
       }
     }
@@ -115,7 +122,7 @@ export class RunningGangs {
 }
 
 /** Victims taken in §12's order within a group: lowest priority, latest start, fewest members, id. */
-function victimOrder(a: RunningGang, b: RunningGang): number {
+export function victimOrder(a: RunningGang, b: RunningGang): number {
   return a.job.spec.priority - b.job.spec.priority
     || (b.job.committedAt ?? 0) - (a.job.committedAt ?? 0)
     || a.job.members.length - b.job.members.length
@@ -139,104 +146,6 @@ export interface Candidate {
 }
 
 /**
- * The reclaim victims open to a preemptor in `leaf`, in the order they are taken: queues most over
- * guarantee first, then §12's order; a gang whose stop (after those before it) would take a queue
- * of its side of the tree below its guarantee is passed over. Kept per leaf for the session until
- * a preemption changes what runs.
- */
-export class ReclaimOrder {
-  private readonly byLeaf = new Map<string, Candidate[]>();
-
-  constructor(private readonly ledger: QueueLedger, private readonly running: RunningGangs) {}
-
-  /** The reclaim sequence for a preemptor in `leaf`. */
-  of(leaf: string): readonly Candidate[] {
-    let seq = this.byLeaf.get(leaf);
-    if (seq === undefined) {
-      seq = this.build(leaf);
-      this.byLeaf.set(leaf, seq);
-    }
-    return seq;
-  }
-
-  /** What runs changed (a preemption): every sequence is built again when next asked for. */
-  clear(): void {
-    this.byLeaf.clear();
-  }
-
-  private build(leaf: string): Candidate[] {
-    const ledger = this.ledger;
-    const mine = new Set(ledger.path(leaf));
-    const sides = new Map<string, string[]>();
-    const reclaim: RunningGang[] = [];
-    const slices: RunningGang[] = [];
-    for (const other of this.running.leaves()) {
-      if (other === leaf || ledger.queues[other]?.preemption.reclaim === false) continue;
-      // the victim's side of the tree: its queues that are not the preemptor's; its own queue must
-      // borrow (a parent that borrows through a sibling lends no victims from a queue that does not)
-      const side = ledger.path(other).filter((q) => !mine.has(q));
-      if (side.length === 0 || !ledger.borrowing(other)) continue;
-      sides.set(other, side);
-      const over = Math.max(...side.map((q) => ledger.over(q)));
-      for (const g of this.running.of(other)) {
-        g.over = over;
-        reclaim.push(g);
-      }
-      for (const g of this.running.slicesOf(other)) {
-        g.over = over;
-        slices.push(g);
-      }
-    }
-    const order = (a: RunningGang, b: RunningGang): number => b.over - a.over || victimOrder(a, b);
-    reclaim.sort(order);
-    slices.sort(order);
-    // reclaim never takes a victim's queue below its guarantee, counting the victims before it;
-    // slices come first, and a core only after every slice of its gang
-    const taken = new Map<string, AllocationResources>();
-    const passed = new Set<string>();
-    const out: Candidate[] = [];
-    for (const gang of [...slices, ...reclaim]) {
-      const side = sides.get(gang.leaf)!;
-      if (passed.has(gang.job.spec.id) || side.some((q) => ledger.wouldFallBelow(q, plus(taken.get(q), gang.request)))) {
-        passed.add(gang.job.spec.id);
-        continue;
-      }
-      for (const q of side) taken.set(q, plus(taken.get(q), gang.request));
-      out.push({ gang, kind: 'reclaim' });
-    }
-    return out;
-  }
-}
-
-function plus(a: AllocationResources | undefined, b: AllocationResources): AllocationResources {
-  const sum = { ...b };
-  if (a !== undefined) addAllocation(sum, a);
-  return sum;
-}
-
-/** Every candidate a preemptor may stop, in the order taken: reclaim victims before within-queue ones. */
-export function candidates(p: Preemptor, ledger: QueueLedger, running: RunningGangs, reclaim: ReclaimOrder): readonly Candidate[] {
-  const reclaimed = ledger.withinGuarantee(p.leaf, p.request) ? reclaim.of(p.leaf) : [];
-  if (ledger.queues[p.leaf]?.preemption.withinQueue !== 'lower-priority') return reclaimed;
-  // the leaf's gangs are in victim order, lowest priority first: the lower ones are a prefix
-  const lower = (list: readonly RunningGang[]): Candidate[] => {
-    const out: Candidate[] = [];
-    for (const gang of list) {
-      if (gang.job.spec.priority >= p.job.spec.priority) break;
-      out.push({ gang, kind: 'within-queue' });
-    }
-    return out;
-  };
-  const gangs = lower(running.of(p.leaf));
-  const slices = lower(running.slicesOf(p.leaf));
-  if (slices.length === 0) return gangs.length === 0 ? reclaimed : [...reclaimed, ...gangs];
-  // every slice before any gang is stopped whole (DESIGN.md §13)
-  const firstWhole = reclaimed.findIndex((c) => c.gang.slice === null);
-  const cut = firstWhole < 0 ? reclaimed.length : firstWhole;
-  return [...reclaimed.slice(0, cut), ...slices, ...reclaimed.slice(cut), ...gangs];
-}
-
-/**
  * The victim set of §12 that lets the preemptor fit, or null (none at all when it would still not
  * fit): the shortest prefix of the candidates after which the preemptor's queues admit it and a
  * placement exists (after one placement with every candidate freed has shown it fits at all:
@@ -250,13 +159,12 @@ export function chooseVictims(
   p: Preemptor,
   ledger: QueueLedger,
   index: HostIndex,
-  running: RunningGangs,
-  reclaim: ReclaimOrder,
+  candidates: VictimCandidates,
   counters: AllocatorCounters,
   free: AllocationResources,
 ): Victims | null {
-  const list = candidates(p, ledger, running, reclaim);
-  if (list.length === 0 || !anyHostGains(p, index, list)) return null;
+  const list = candidates.of(p);
+  if (list.length === 0 || !anyHostGains(p, index, candidates.heldOn(list))) return null;
   // what is free in the cluster and what a prefix of victims holds must at least add up to the
   // request before a placement is worth trying (a necessary condition, never a sufficient one)
   const sum = { ...free };
@@ -319,39 +227,15 @@ export function restoreVictims(victims: Victims, index: HostIndex, ledger: Queue
   }
 }
 
-/** Per host, what every candidate of a list holds there (cached per list: the reclaim sequences are kept). */
-const heldByList = new WeakMap<readonly Candidate[], Map<number, { cpu: number; mem: number; slots: number; gpus: number }>>();
-
-function heldOn(list: readonly Candidate[]): Map<number, { cpu: number; mem: number; slots: number; gpus: number }> {
-  let held = heldByList.get(list);
-  if (held === undefined) {
-    held = new Map();
-    for (const c of list) {
-      for (const u of c.gang.uses) {
-        const h = held.get(u.host);
-        if (h === undefined) held.set(u.host, { cpu: u.cpu, mem: u.mem, slots: u.slots, gpus: u.gpus.length });
-        else {
-          h.cpu += u.cpu;
-          h.mem += u.mem;
-          h.slots += u.slots;
-          h.gpus += u.gpus.length;
-        }
-      }
-    }
-    heldByList.set(list, held);
-  }
-  return held;
-}
-
 /**
  * Whether stopping every candidate could let the preemptor in at all: it does not fit now, so at
  * least one host it may use (its classes) must gain enough to take one member of one of its roles
  * (a necessary condition, checked without touching the index: any placement the stops make
  * possible puts a member on a host they freed something on).
  */
-function anyHostGains(p: Preemptor, index: HostIndex, list: readonly Candidate[]): boolean {
+function anyHostGains(p: Preemptor, index: HostIndex, heldOn: ReadonlyMap<number, HeldOnHost>): boolean {
   const classes = new Set(p.classes.map((c) => c.index));
-  for (const [h, held] of heldOn(list)) {
+  for (const [h, held] of heldOn) {
     if (!classes.has(index.cls[h]!)) continue;
     for (const role of p.shape.roles) {
       const r = role.resources;

@@ -149,12 +149,20 @@ export class QueueLedger {
     return most;
   }
 
-  /** Whether taking `amount` away from a queue would leave it below its guarantee on a resource it names and the amount holds. */
-  wouldFallBelow(queue: string, amount: AllocationResources): boolean {
+  /**
+   * Whether taking `amount` and `taken` (when given) away from a queue would leave it below its
+   * guarantee on a resource it names and they hold.
+   */
+  wouldFallBelow(queue: string, amount: AllocationResources, taken?: AllocationResources): boolean {
     const g = this.queues[queue]?.guaranteed;
     if (g === undefined) return false;
     const u = this.use.get(queue)!;
-    return QUEUE_RESOURCES.some((r) => g[r] !== undefined && amount[r] > 0 && u[r] - amount[r] < g[r]);
+    for (const r of QUEUE_RESOURCES) {
+      if (g[r] === undefined) continue;
+      const all = taken === undefined ? amount[r] : amount[r] + taken[r];
+      if (all > 0 && u[r] - all < g[r]) return true;
+    }
+    return false;
   }
 
   /**

@@ -17,7 +17,7 @@ import type { JobChoice } from './jobChoice.ts';
 import { JobQueue } from './jobQueue.ts';
 import { PendingWalk } from './pendingWalk.ts';
 import type { QueuedJob } from './jobQueue.ts';
-import { ReclaimOrder, RunningGangs } from './preemption.ts';
+import { RunningGangs } from './preemption.ts';
 import { QueueLedger } from './queueLedger.ts';
 import { QueueOrder } from './queueOrder.ts';
 import { ReservationPlanner } from './reservationPlanner.ts';
@@ -27,6 +27,7 @@ import type { AttemptScope, SessionScope } from './sessionScope.ts';
 import { startSession } from './sessionStart.ts';
 import { emptyStats } from './sessionStats.ts';
 import type { SessionStats } from './sessionStats.ts';
+import { VictimCandidates } from './victimCandidates.ts';
 
 /** A session's events, split into transactions, with its stats and the state after them. */
 export interface SessionResult {
@@ -128,7 +129,7 @@ function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounte
     shares: { user: new Map(), queue: new Map() },
     ledger,
     running,
-    reclaim: running === null ? null : new ReclaimOrder(ledger!, running),
+    candidates: running === null ? null : new VictimCandidates(ledger!, running),
     order: null,
     noVictims: new Set(),
     resized,

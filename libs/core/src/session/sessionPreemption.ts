@@ -24,14 +24,14 @@ import type { Variant } from './sessionVariants.ts';
  */
 export function preempt(scope: AttemptScope, job: JobState, variant: Variant, leaf: string): boolean {
   const ledger = scope.ledger!;
-  const key = `${variant.fingerprint}\u0000${leaf}\u0000${job.spec.priority}`;
+  const key = preemptionKey(variant.fingerprint, leaf, job.spec.priority);
   if (scope.noVictims.has(key)) return false;
   const classes = classesFor(scope, variant);
   if (classes.length === 0) return false;
   const { shape } = variant;
   const end = scope.at + (scope.planner === null ? 0 : plannedRuntime(job, scope.base.policy!));
   const p: Preemptor = { job, leaf, shape, classes, request: variant.demand!, avoid: scope.planner?.avoid(end) ?? null };
-  const victims = chooseVictims(p, ledger, scope.index, scope.running!, scope.reclaim!, scope.stats, scope.free);
+  const victims = chooseVictims(p, ledger, scope.index, scope.candidates!, scope.stats, scope.free);
   if (victims === null) {
     scope.noVictims.add(key);
     return false;
@@ -41,7 +41,7 @@ export function preempt(scope: AttemptScope, job: JobState, variant: Variant, le
   scope.unsatisfiable.clear();
   scope.heldBack.clear();
   scope.noVictims.clear();
-  scope.reclaim!.clear();
+  scope.candidates!.clear();
   const stmt = allocateGang(scope.index, job.spec.id, shape, classes, scope.stats, p.avoid);
   if (stmt === null) throw new Error(`preemption for job ${job.spec.id} found victims but no placement`);
   // the victims stopped whole give their rendezvous ports back in the same transaction
@@ -73,6 +73,11 @@ export function preempt(scope: AttemptScope, job: JobState, variant: Variant, le
   scope.order!.rekey();
   report(scope, job.spec.id, shape.size, 'committed', true);
   return true;
+}
+
+/** The key of `AttemptScope.noVictims`: a request's fingerprint, the preemptor's leaf and its priority. */
+export function preemptionKey(fingerprint: string, leaf: string, priority: number): string {
+  return `${fingerprint}\u0000${leaf}\u0000${priority}`;
 }
 
 /**

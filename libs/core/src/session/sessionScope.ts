@@ -6,8 +6,9 @@ import type { HostClass } from '../placement/hostClass.ts';
 import type { HostIndex } from '../placement/hostIndex.ts';
 import type { State } from '../state.ts';
 import type { TransactionCutter } from '../turn/transactionCutter.ts';
+import type { VictimCandidates } from './victimCandidates.ts';
 import { dominantShare } from './dominantShare.ts';
-import type { ReclaimOrder, RunningGangs } from './preemption.ts';
+import type { RunningGangs } from './preemption.ts';
 import type { QueueLedger } from './queueLedger.ts';
 import type { QueueOrder } from './queueOrder.ts';
 import type { ReservationPlanner } from './reservationPlanner.ts';
@@ -65,9 +66,9 @@ export interface AttemptScope extends SessionScope {
   readonly shares: { user: Map<string, number>; queue: Map<string, number> };
   /** With queues defined (DESIGN.md §12): their use and rules (null otherwise). */
   readonly ledger: QueueLedger | null;
-  /** With queues defined: the gangs preemption may stop, and the order in which reclaims take them. */
+  /** With queues defined: the gangs preemption may stop, and the lists of candidates its preemptors read. */
   readonly running: RunningGangs | null;
-  readonly reclaim: ReclaimOrder | null;
+  readonly candidates: VictimCandidates | null;
   /** With queues defined: the order of the jobs still to try (rekeyed after a preemption). */
   order: QueueOrder | null;
   /** Requests whose preemption found no victim set this session (fingerprint, leaf, priority). */
