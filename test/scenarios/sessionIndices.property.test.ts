@@ -181,8 +181,9 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(commits).toBeGreaterThan(300);
     // and reservations planned past running gangs (the timeline a context keeps across sessions)
     expect(reservedLater).toBeGreaterThan(10);
-    // and plans kept across sessions (the context's plans, reused while their inputs stand)
-    expect(plansKept).toBeGreaterThan(10);
+    // and plans kept across sessions (the context's plans, reused while their inputs stand): 6 to
+    // 39 over 150 random runs (16 tries), so a few; more than 10 failed about one try in 15
+    expect(plansKept).toBeGreaterThan(2);
   });
 
   test('reservation plans kept across sessions are the plans made anew, byte for byte', () => {
