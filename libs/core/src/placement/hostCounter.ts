@@ -171,8 +171,11 @@ export class HostCounter {
       this.cache.set(key, shape);
       return shape;
     }
+    const last = this.index.lastTouch;
     for (; shape.seen < touched.length; shape.seen++) {
       const h = touched[shape.seen]!;
+      // a host touched again later is refreshed at its latest entry
+      if (last[h] !== shape.seen) continue;
       const entry = shape.byClass[this.index.cls[h]!]!;
       if (entry.never) continue;
       const pos = this.index.leaf[h]!;

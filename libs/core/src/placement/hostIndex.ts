@@ -65,6 +65,8 @@ export class HostIndex {
 
   /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
   touched: number[] = [];
+  /** Per host, its latest place in `touched` this session (meaningless for a host not in it): a refresh reads each host once, at its latest entry. */
+  readonly lastTouch: Int32Array;
   // lists of one member by member number, made once (see memberList)
   private readonly oneMember: number[][] = [];
 
@@ -87,6 +89,7 @@ export class HostIndex {
     this.key = new Float64Array(n);
     this.gpuBase = new Int32Array(n);
     this.domBase = new Int32Array(n);
+    this.lastTouch = new Int32Array(n);
     this.classes = [];
     const byKey = new Map<string, HostClass>();
     let gpuTotal = 0;
@@ -333,6 +336,7 @@ export class HostIndex {
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */
   touch(h: number): void {
+    this.lastTouch[h] = this.touched.length;
     this.touched.push(h);
   }
 }
