@@ -4,6 +4,7 @@ import { hostClassKey, newClass, NO_LIMIT } from './hostClass.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
 import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
+import { SessionMemo } from './sessionMemo.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
 export interface IndexUndo {
@@ -62,6 +63,11 @@ export class HostIndex {
    * domain by them); null until then, so placement without topology never pays for it.
    */
   private freeSums: Float64Array | null = null;
+
+  /** Whether a gang fits this cluster with every host empty, by gang shape and classes (`fitsEmptyCluster`). */
+  readonly emptyFits = new SessionMemo<boolean>();
+  /** Empty copies of some of this index's hosts (`fitsEmptyCluster`), by the classes and copies of each kind they were made for. */
+  readonly emptyCopies = new SessionMemo<HostIndex>();
 
   /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
   touched: number[] = [];
@@ -307,9 +313,11 @@ export class HostIndex {
     dirty?.flush();
   }
 
-  /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
+  /** Forgets what a session learnt (negative memo, touched hosts, work counters, memos it did not use) before the next one. */
   resetSession(): void {
     for (const c of this.classes) c.negatives = [];
+    this.emptyFits.nextSession();
+    this.emptyCopies.nextSession();
     this.touched = [];
     this.nodeVisits = 0;
     this.leafVisits = 0;
