@@ -122,6 +122,18 @@ interface ShapeCounts {
   byClass: ClassCount[];
   counts: Int32Array;
   fit: number;
+  /** Changes to the counts so far: sums over some classes made at the same version still hold. */
+  version: number;
+  /** Sums over the classes of a select (a session keeps one array per select), by that array. */
+  matching: WeakMap<readonly HostClass[], MatchingSums>;
+}
+
+/** A shape's counts summed over some classes, as they were at `version`. */
+interface MatchingSums {
+  version: number;
+  counts: Int32Array;
+  fit: number;
+  eligible: number;
 }
 
 /**
@@ -138,22 +150,10 @@ export class HostCounter {
   /** Host counts for one member of `r` against the hosts that pass select (`matching`). */
   count(matching: readonly HostClass[], r: MemberResources, locality: boolean): HostCounts {
     const shape = this.shapeCounts(r, locality);
-    const totals = new Array<number>(ORDER.length).fill(0);
-    let fit = 0;
-    let eligible = 0;
-    if (matching.length === this.index.classes.length) {
-      // every class passes select
-      for (let i = 0; i < ORDER.length; i++) totals[i] = shape.counts[i]!;
-      fit = shape.fit;
-      eligible = this.index.ids.length;
-    } else {
-      for (const c of matching) {
-        const counted = shape.byClass[c.index]!;
-        eligible += c.hosts.length;
-        fit += counted.fit;
-        for (let i = 0; i < ORDER.length; i++) totals[i] = totals[i]! + counted.counts[i]!;
-      }
-    }
+    // every class passes select: the shape's own sums
+    const sums = matching.length === this.index.classes.length ? { counts: shape.counts, fit: shape.fit, eligible: this.index.ids.length } : matchingSums(shape, matching);
+    const totals = Array.from(sums.counts);
+    const { fit, eligible } = sums;
     totals[0] = totals[0]! + this.offline.lost;
     totals[1] = totals[1]! + this.offline.drained;
     totals[2] = totals[2]! + this.index.ids.length - eligible;
@@ -178,7 +178,7 @@ export class HostCounter {
     const touched = this.index.touched;
     let shape = this.cache.get(key);
     if (shape === undefined) {
-      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0 };
+      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0, version: 0, matching: new WeakMap() };
       for (const c of this.index.classes) shape.byClass.push(this.classCount(shape, c, r, locality));
       this.cache.set(key, shape);
       return shape;
@@ -216,8 +216,24 @@ export class HostCounter {
   }
 }
 
+// A shape's counts summed over the classes that pass a select, made again only when counts changed.
+function matchingSums(shape: ShapeCounts, matching: readonly HostClass[]): MatchingSums {
+  const kept = shape.matching.get(matching);
+  if (kept !== undefined && kept.version === shape.version) return kept;
+  const sums: MatchingSums = { version: shape.version, counts: new Int32Array(ORDER.length), fit: 0, eligible: 0 };
+  for (const c of matching) {
+    const counted = shape.byClass[c.index]!;
+    sums.eligible += c.hosts.length;
+    sums.fit += counted.fit;
+    for (let i = 0; i < ORDER.length; i++) sums.counts[i] = sums.counts[i]! + counted.counts[i]!;
+  }
+  shape.matching.set(matching, sums);
+  return sums;
+}
+
 // One host's reason code added to (or taken from) its class's counts and the shape's sums.
 function recount(shape: ShapeCounts, entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
+  shape.version++;
   if (delta === 1) entry.reasons[pos] = code;
   if (code === FITS) {
     entry.fit += delta;

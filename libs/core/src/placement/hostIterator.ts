@@ -65,6 +65,11 @@ export class HostIterator implements IterableIterator<number> {
     }
   }
 
+  /** The classes the search looks into: those given, less those whose tree root or the memo of failures rules the bucket out. */
+  get searched(): readonly HostClass[] {
+    return this.slots;
+  }
+
   /** The next host (global index) that can take the bucket, or -1 when there is none. */
   nextHost(): number {
     const { index, demand } = this;

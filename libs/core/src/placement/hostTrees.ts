@@ -63,19 +63,21 @@ export function levelOf(need: number, capacity: number, levels: readonly number[
  * The most members of one role (per-member demand `r`) a host of the class could take now, by
  * its tree's root maxima per dimension and per ratio of memory to CPU: an upper bound (no host
  * takes more; a host search for a bucket of more finds none), 0 when none takes one; bounded
- * too by the memo of failures unless `memo` is off.
+ * too by the memo of failures unless `memo` is off. Once the bound is at most `beat` it is
+ * returned as it is then (still a bound, and at most `beat`): a caller after the largest over
+ * several classes, `beat` the largest so far, reads no more of a class that cannot raise it.
  */
-export function mostMembers(c: HostClass, r: MemberResources, locality: boolean, memo: MemoMode): number {
+export function mostMembers(c: HostClass, r: MemberResources, locality: boolean, memo: MemoMode, beat = 0): number {
   let n = c.maxSlots[1]!;
   if (r.cpu > 0) n = Math.min(n, Math.floor(c.maxCpu[1]! / r.cpu));
   if (r.memoryMb > 0) n = Math.min(n, Math.floor(c.maxMem[1]! / r.memoryMb));
   if (r.gpus > 0) n = Math.min(n, Math.floor((locality ? c.maxDom[1]! : c.maxGpu[1]!) / r.gpus));
-  for (let k = 0; k < RATIOS.length && n > 0; k++) {
+  for (let k = 0; k < RATIOS.length && n > beat; k++) {
     const per = Math.min(r.cpu, r.memoryMb / RATIOS[k]!);
     if (per > 0) n = Math.min(n, Math.floor(c.ratioMax[k]![1]! / per));
   }
   // a bucket that dominates a demand no host of the class took this session fails too
-  if (memo !== 'off') for (let i = 0; i < c.negatives.length && n > 0; i++) n = Math.min(n, leastDominating(c.negatives[i]!, r, locality) - 1);
+  if (memo !== 'off') for (let i = 0; i < c.negatives.length && n > beat; i++) n = Math.min(n, leastDominating(c.negatives[i]!, r, locality) - 1);
   return n;
 }
 
