@@ -15,15 +15,15 @@ import { topologyGroups } from './topologyDomains.ts';
  * this of each domain alone (each kind of domain once); a preferred one is answered as without it.
  */
 export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
-  return index.emptyFits.get(emptyFitKey(shape, classes), () => fitsEmpty(index, shape, classes));
+  return index.emptyFits.get(emptyFitKey(index, shape, classes), () => fitsEmpty(index, shape, classes));
 }
 
 // What the answer depends on: the classes, and the gang's roles (count and resources, in placement
 // order) and placement; not its role names or member numbers.
-function emptyFitKey(shape: GangShape, classes: readonly HostClass[]): string {
+function emptyFitKey(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): string {
   const p = shape.placement;
   const roles = shape.roles.map((r) => [r.count, r.resources.cpu, r.resources.memoryMb, r.resources.gpus, r.resources.gpuMemoryMb]);
-  return JSON.stringify([classes.map((c) => c.index), roles, p.policy, p.ptile ?? null, p.gpuLocality, p.topology?.key ?? null, p.topology?.mode ?? null]);
+  return JSON.stringify([index.classesKey(classes), roles, p.policy, p.ptile ?? null, p.gpuLocality, p.topology?.key ?? null, p.topology?.mode ?? null]);
 }
 
 function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
@@ -64,7 +64,7 @@ function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostCla
  * labels: classes that differ only in labels (a rack label makes many) are one class there.
  */
 function fitsEmptyCopy(index: HostIndex, shape: GangShape, classes: readonly HostClass[], copies: number): boolean {
-  const empty = index.emptyCopies.get(`${classes.map((c) => c.index).join(',')}/${copies}`, () => emptyCopy(index, classes, copies));
+  const empty = index.emptyCopies.get(`${index.classesKey(classes)}/${copies}`, () => emptyCopy(index, classes, copies));
   const stmt = allocateGang(empty, '', shape, empty.classes);
   // the copy is kept for other gangs: empty again
   stmt?.discard();

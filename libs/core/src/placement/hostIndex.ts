@@ -64,6 +64,8 @@ export class HostIndex {
    */
   private freeSums: Float64Array | null = null;
 
+  // the text of each list of classes `classesKey` was asked for (a session keeps one list per select)
+  private readonly classesKeys = new WeakMap<readonly HostClass[], string>();
   /** Whether a gang fits this cluster with every host empty, by gang shape and classes (`fitsEmptyCluster`). */
   readonly emptyFits = new SessionMemo<boolean>();
   /** Empty copies of some of this index's hosts (`fitsEmptyCluster`), by the classes and copies of each kind they were made for. */
@@ -137,6 +139,16 @@ export class HostIndex {
       this.key[h] = this.hostKey(h, c);
     }
     for (const c of this.classes) buildTree(this, c);
+  }
+
+  /** A list of this index's classes as text (their indices), made once per list. */
+  classesKey(classes: readonly HostClass[]): string {
+    let key = this.classesKeys.get(classes);
+    if (key === undefined) {
+      key = classes.map((c) => c.index).join(',');
+      this.classesKeys.set(classes, key);
+    }
+    return key;
   }
 
   /** Host number by node id (built on first use). */
