@@ -239,7 +239,7 @@ function main(): void {
   const { index } = freshIndexFromState(state);
   const typed = (xs: readonly ArrayBufferView[]): number => xs.reduce((n, x) => n + x.byteLength, 0);
   const indexBytes = typed([index.cls, index.leaf, index.freeCpu, index.freeMem, index.freeSlots, index.freeGpu, index.key, index.gpuBase, index.gpuFree, index.domBase, index.domFree])
-    + index.classes.reduce((n, c) => n + typed([c.maxCpu, c.maxMem, c.maxSlots, c.maxGpu, c.maxDom, c.minKey, c.firstRank, ...c.ratioMax, ...c.cpuLevelKey, ...c.memLevelKey]), 0);
+    + index.classes.reduce((n, c) => n + typed([c.maxCpu, c.maxMem, c.maxSlots, c.maxGpu, c.maxDom, c.minKey, c.firstRank, ...c.ratioMax, ...c.cpuLevelKey, ...c.memLevelKey, ...c.jointLevelKey]), 0);
   console.log(`host index build: ${fmt(performance.now() - ti, 1)} ms, ${index.classes.length} host classes, ${fmt(indexBytes / index.ids.length)} bytes per host (session-scoped)`);
 
   const first = timedSession(state, 1000);

@@ -112,7 +112,8 @@ function placeGang(
  * first role's plan from below: domains are tried by that bound, then in their order; a domain
  * whose bound ranks after the best placement so far is not tried, and plans below the bound are
  * skipped. After a first fit only a better placement is looked for (or an equal one of an earlier
- * domain), and a fit at every role's first plan ends the search. Domains are disjoint, so the best
+ * domain), and a fit at every role's first plan ends the search (no bound of a later domain is
+ * read: a domain of bound 0 is tried as soon as it is found). Domains are disjoint, so the best
  * placement so far stays held while others are tried, and is given back exactly when a better one
  * is found.
  */
@@ -139,38 +140,58 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   const sums = index.classFree();
   const need = gangTotals(shape);
   const packed = shape.placement.policy === 'pack' && shape.placement.ptile === undefined;
-  const candidates: DomainCandidate[] = [];
+  const search: DomainSearch = { index, jobId, shape, counters, avoid, memo, best: null };
+  // candidates are tried by bound, then in domain order: one of bound 0 is tried as soon as it is
+  // found (no bound found after it can come before it), so a gang that fits a domain early at every
+  // role's first plan reads no bound of the domains after it; the rest wait for every bound
+  const later: DomainCandidate[] = [];
   for (let at = 0; at < domains.length; at++) {
     const domain = domains[at]!;
     if (domainShare(sums, domain.classes, need) < 1) continue;
     const firstPlan = firstPlanBound(index, shape, domain.classes, memo);
     if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes, memo)) continue;
-    candidates.push({ domain, at, firstPlan: packed ? firstPlan : 0 });
+    const candidate = { domain, at, firstPlan: packed ? firstPlan : 0 };
+    if (candidate.firstPlan > 0) later.push(candidate);
+    else if (!tryDomain(search, candidate)) return search.best;
   }
   // stable: equal bounds stay in domain order
-  if (packed) candidates.sort((a, b) => a.firstPlan - b.firstPlan);
-  const single = shape.roles.length === 1;
-  let best: DomainFit | null = null;
-  for (const { domain, at, firstPlan } of candidates) {
-    if (best !== null) {
-      const first = best.ranks[0]!;
-      // candidates come by bound: none from here on ranks before the best (a later tie loses)
-      if (firstPlan > first || (single && firstPlan === first && at > best.at)) break;
-    }
-    const stmt = new Statement(index, jobId);
-    const ranks = new Array<number>(shape.roles.length).fill(0);
-    // a domain earlier in domain order than the best so far also wins a tie
-    const strict = best === null || at > best.at;
-    if (!placeGang(index, stmt, shape, domain.classes, counters, avoid, memo, best?.ranks ?? null, ranks, strict, firstPlan)) {
-      stmt.discard();
-      continue;
-    }
-    best?.stmt.discard();
-    best = { stmt, ranks, at };
-    // nothing ranks before every role's first plan, and every domain of bound 0 before it was tried
-    if (ranks.every((r) => r === 0)) break;
+  later.sort((a, b) => a.firstPlan - b.firstPlan);
+  for (const candidate of later) if (!tryDomain(search, candidate)) break;
+  return search.best;
+}
+
+/** One `bestDomain` search: the gang, and the best placement found so far (held). */
+interface DomainSearch {
+  index: HostIndex;
+  jobId: string;
+  shape: GangShape;
+  counters: AllocatorCounters;
+  avoid: Avoid | null;
+  memo: MemoMode;
+  best: DomainFit | null;
+}
+
+// Tries the gang in one candidate domain (candidates come by bound, then domain order), keeping the
+// placement if it ranks before the best so far; false when no later candidate can do better.
+function tryDomain(search: DomainSearch, { domain, at, firstPlan }: DomainCandidate): boolean {
+  const { index, shape, best } = search;
+  if (best !== null) {
+    const first = best.ranks[0]!;
+    // none from here on ranks before the best (a later tie loses)
+    if (firstPlan > first || (shape.roles.length === 1 && firstPlan === first && at > best.at)) return false;
   }
-  return best;
+  const stmt = new Statement(index, search.jobId);
+  const ranks = new Array<number>(shape.roles.length).fill(0);
+  // a domain earlier in domain order than the best so far also wins a tie
+  const strict = best === null || at > best.at;
+  if (!placeGang(index, stmt, shape, domain.classes, search.counters, search.avoid, search.memo, best?.ranks ?? null, ranks, strict, firstPlan)) {
+    stmt.discard();
+    return true;
+  }
+  best?.stmt.discard();
+  search.best = { stmt, ranks, at };
+  // nothing ranks before every role's first plan, and every domain of bound 0 before it was tried
+  return !ranks.every((r) => r === 0);
 }
 
 /**
@@ -183,7 +204,7 @@ function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly Ho
   const locality = shape.placement.gpuLocality && role.resources.gpus > 0;
   let most = 0;
   for (const c of classes) {
-    most = Math.max(most, mostMembers(c, role.resources, locality, memo));
+    most = Math.max(most, mostMembers(c, role.resources, locality, memo, most));
     if (most >= role.count) return 0;
   }
   return most <= 0 ? -1 : Math.ceil(role.count / most) - 1;
@@ -300,10 +321,11 @@ function bucketResources(role: RoleShape, n: number): Resources {
 
 
 // A search that found nothing on the clean cluster (nothing held, nothing skipped, no pin) proves
-// that no host of these classes takes this demand for the rest of the session.
-function searchFailed(index: HostIndex, stmt: Statement, classes: readonly HostClass[], demand: BucketDemand, skipped: number, memo: MemoMode): void {
+// that no host of the classes it searched takes this demand for the rest of the session (those
+// it left out already say so by their tree roots or the memo).
+function searchFailed(stmt: Statement, search: HostIterator, demand: BucketDemand, skipped: number, memo: MemoMode): void {
   if (stmt.mark() > 0 || skipped > 0 || stmt.pinned) return;
-  for (const c of classes) recordInfeasible(c, demand, memo);
+  for (const c of search.searched) recordInfeasible(c, demand, memo);
 }
 
 /**
@@ -375,7 +397,7 @@ function packedPlans(index: HostIndex, stmt: Statement, shape: GangShape, role: 
       }
       const h = search.nextHost();
       if (h < 0) {
-        searchFailed(index, stmt, classes, demand, claimed.size, memo);
+        searchFailed(stmt, search, demand, claimed.size, memo);
         failedAt = j;
         break;
       }
@@ -409,7 +431,7 @@ function balancedFrom(index: HostIndex, role: RoleShape, classes: readonly HostC
   let slots = 0;
   let gpus = 0;
   for (const c of classes) {
-    most = Math.max(most, mostMembers(c, r, gpuLocal, memo));
+    most = Math.max(most, mostMembers(c, r, gpuLocal, memo, most));
     cpu += c.room[0]!;
     mem += c.room[1]!;
     slots += c.room[2]!;
@@ -449,7 +471,7 @@ function placeSpread(index: HostIndex, stmt: Statement, shape: GangShape, classe
     for (let i = 0; i < role.count; i++) {
       const h = search.nextHost();
       if (h < 0) {
-        searchFailed(index, stmt, classes, demand, claimed.size, memo);
+        searchFailed(stmt, search, demand, claimed.size, memo);
         return false;
       }
       const gpus = pickGpus(index, h, demand.parts, demand.locality, -1)![0]!;
@@ -475,9 +497,10 @@ function placeSameNode(index: HostIndex, stmt: Statement, shape: GangShape, clas
   };
   counters.plansTried++;
   counters.hostSearches++;
-  const h = new HostIterator(index, demand, classes, memo, avoid === null ? undefined : (x) => avoid(x, demand)).nextHost();
+  const search = new HostIterator(index, demand, classes, memo, avoid === null ? undefined : (x) => avoid(x, demand));
+  const h = search.nextHost();
   if (h < 0) {
-    searchFailed(index, stmt, classes, demand, 0, memo);
+    searchFailed(stmt, search, demand, 0, memo);
     return false;
   }
   const picked = gpus > 0 ? pickGpus(index, h, parts, demand.locality, -1)! : null;

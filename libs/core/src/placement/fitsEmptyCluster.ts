@@ -15,6 +15,18 @@ import { topologyGroups } from './topologyDomains.ts';
  * this of each domain alone (each kind of domain once); a preferred one is answered as without it.
  */
 export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
+  return index.emptyFits.get(emptyFitKey(index, shape, classes), () => fitsEmpty(index, shape, classes));
+}
+
+// What the answer depends on: the classes, and the gang's roles (count and resources, in placement
+// order) and placement; not its role names or member numbers.
+function emptyFitKey(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): string {
+  const p = shape.placement;
+  const roles = shape.roles.map((r) => [r.count, r.resources.cpu, r.resources.memoryMb, r.resources.gpus, r.resources.gpuMemoryMb]);
+  return JSON.stringify([index.classesKey(classes), roles, p.policy, p.ptile ?? null, p.gpuLocality, p.topology?.key ?? null, p.topology?.mode ?? null]);
+}
+
+function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
   const role = shape.roles[0];
   if (role === undefined || classes.length === 0) return false;
   const policy = shape.placement.policy;
@@ -52,6 +64,15 @@ export function fitsEmptyCluster(index: HostIndex, shape: GangShape, classes: re
  * labels: classes that differ only in labels (a rack label makes many) are one class there.
  */
 function fitsEmptyCopy(index: HostIndex, shape: GangShape, classes: readonly HostClass[], copies: number): boolean {
+  const empty = index.emptyCopies.get(`${index.classesKey(classes)}/${copies}`, () => emptyCopy(index, classes, copies));
+  const stmt = allocateGang(empty, '', shape, empty.classes);
+  // the copy is kept for other gangs: empty again
+  stmt?.discard();
+  return stmt !== null;
+}
+
+// An index of at most `copies` hosts of each kind of the classes, every one empty and without labels.
+function emptyCopy(index: HostIndex, classes: readonly HostClass[], copies: number): HostIndex {
   const taken = new Map<string, number>();
   const picked: number[] = [];
   for (const c of classes) {
@@ -62,8 +83,7 @@ function fitsEmptyCopy(index: HostIndex, shape: GangShape, classes: readonly Hos
   }
   picked.sort((a, b) => a - b);
   const sources: HostSource[] = picked.map((h) => ({ spec: strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
-  const empty = new HostIndex(sources);
-  return allocateGang(empty, '', shape, empty.classes) !== null;
+  return new HostIndex(sources);
 }
 
 const plainShapes = new WeakMap<GangShape, GangShape>();

@@ -31,6 +31,8 @@ export interface HostClass {
   /** Per level of LEVELS: the least key below each tree node among hosts with that share of CPU (of memory) free. */
   cpuLevelKey: Float64Array[];
   memLevelKey: Float64Array[];
+  /** Per level of JOINT_LEVELS: the least key below each tree node among hosts with that share of both CPU and slots free (none without a slot limit, or without CPU or slots). */
+  jointLevelKey: Float64Array[];
   wCpu: number;
   wMem: number;
   wSlots: number;
@@ -109,6 +111,7 @@ export function newClass(index: number, spec: NodeSpec): HostClass {
     ratioMax: [],
     cpuLevelKey: [],
     memLevelKey: [],
+    jointLevelKey: [],
     wCpu: weight(spec.capacity.cpu),
     wMem: weight(spec.capacity.memoryMb),
     wSlots: slotLimited ? weight(spec.capacity.slots ?? 0) : 0,

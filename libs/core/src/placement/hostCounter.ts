@@ -66,20 +66,32 @@ export function classReason(c: HostClass, r: MemberResources, locality: boolean)
  * capacity never allows (`classReason`), else what is in use on it now.
  */
 export function hostReason(index: HostIndex, h: number, r: MemberResources, locality: boolean): HostReason | null {
-  return classReason(index.classes[index.cls[h]!]!, r, locality) ?? freeReason(index, h, r, locality);
+  const never = classReason(index.classes[index.cls[h]!]!, r, locality);
+  if (never !== null) return never;
+  const code = freeCode(index, h, r, locality);
+  return code === FITS ? null : ORDER[code - 1]!;
 }
 
-// The first dimension whose free amount on host `h` cannot take one member (its capacity can).
-function freeReason(index: HostIndex, h: number, r: MemberResources, locality: boolean): HostReason | null {
-  if (index.freeCpu[h]! < r.cpu) return 'insufficient-cpu';
-  if (index.freeMem[h]! < r.memoryMb) return 'insufficient-memory';
-  if (index.freeSlots[h]! < 1) return 'insufficient-slots';
-  if (r.gpus === 0) return null;
-  if (index.freeGpu[h]! < r.gpus) return 'insufficient-gpu';
+// A host's reason code: 0 when it fits, else 1 + the reason's place in ORDER.
+const FITS = 0;
+const CPU = ORDER.indexOf('insufficient-cpu') + 1;
+const MEMORY = ORDER.indexOf('insufficient-memory') + 1;
+const SLOTS = ORDER.indexOf('insufficient-slots') + 1;
+const GPU = ORDER.indexOf('insufficient-gpu') + 1;
+const GPU_MEMORY = ORDER.indexOf('insufficient-gpu-memory') + 1;
+const LOCALITY = ORDER.indexOf('gpu-locality') + 1;
+
+// The code of the first dimension whose free amount on host `h` cannot take one member (its capacity can).
+function freeCode(index: HostIndex, h: number, r: MemberResources, locality: boolean): number {
+  if (index.freeCpu[h]! < r.cpu) return CPU;
+  if (index.freeMem[h]! < r.memoryMb) return MEMORY;
+  if (index.freeSlots[h]! < 1) return SLOTS;
+  if (r.gpus === 0) return FITS;
+  if (index.freeGpu[h]! < r.gpus) return GPU;
   const c = index.classes[index.cls[h]!]!;
   if (r.gpuMemoryMb <= c.minGpuMem) {
     // every device has the memory: the free counts per domain answer without a scan
-    return locality && index.maxDomainFree(h) < r.gpus ? 'gpu-locality' : null;
+    return locality && index.maxDomainFree(h) < r.gpus ? LOCALITY : FITS;
   }
   const gpuBase = index.gpuBase[h]!;
   let qualified = 0;
@@ -89,9 +101,9 @@ function freeReason(index: HostIndex, h: number, r: MemberResources, locality: b
     qualified++;
     perDomain[c.gpuDom[g]!]!++;
   }
-  if (qualified < r.gpus) return 'insufficient-gpu-memory';
-  if (locality && Math.max(...perDomain) < r.gpus) return 'gpu-locality';
-  return null;
+  if (qualified < r.gpus) return GPU_MEMORY;
+  if (locality && Math.max(...perDomain) < r.gpus) return LOCALITY;
+  return FITS;
 }
 
 interface ClassCount {
@@ -110,6 +122,18 @@ interface ShapeCounts {
   byClass: ClassCount[];
   counts: Int32Array;
   fit: number;
+  /** Changes to the counts so far: sums over some classes made at the same version still hold. */
+  version: number;
+  /** Sums over the classes of a select (a session keeps one array per select), by that array. */
+  matching: WeakMap<readonly HostClass[], MatchingSums>;
+}
+
+/** A shape's counts summed over some classes, as they were at `version`. */
+interface MatchingSums {
+  version: number;
+  counts: Int32Array;
+  fit: number;
+  eligible: number;
 }
 
 /**
@@ -126,22 +150,10 @@ export class HostCounter {
   /** Host counts for one member of `r` against the hosts that pass select (`matching`). */
   count(matching: readonly HostClass[], r: MemberResources, locality: boolean): HostCounts {
     const shape = this.shapeCounts(r, locality);
-    const totals = new Array<number>(ORDER.length).fill(0);
-    let fit = 0;
-    let eligible = 0;
-    if (matching.length === this.index.classes.length) {
-      // every class passes select
-      for (let i = 0; i < ORDER.length; i++) totals[i] = shape.counts[i]!;
-      fit = shape.fit;
-      eligible = this.index.ids.length;
-    } else {
-      for (const c of matching) {
-        const counted = shape.byClass[c.index]!;
-        eligible += c.hosts.length;
-        fit += counted.fit;
-        for (let i = 0; i < ORDER.length; i++) totals[i] = totals[i]! + counted.counts[i]!;
-      }
-    }
+    // every class passes select: the shape's own sums
+    const sums = matching.length === this.index.classes.length ? { counts: shape.counts, fit: shape.fit, eligible: this.index.ids.length } : matchingSums(shape, matching);
+    const totals = Array.from(sums.counts);
+    const { fit, eligible } = sums;
     totals[0] = totals[0]! + this.offline.lost;
     totals[1] = totals[1]! + this.offline.drained;
     totals[2] = totals[2]! + this.index.ids.length - eligible;
@@ -166,28 +178,26 @@ export class HostCounter {
     const touched = this.index.touched;
     let shape = this.cache.get(key);
     if (shape === undefined) {
-      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0 };
+      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0, version: 0, matching: new WeakMap() };
       for (const c of this.index.classes) shape.byClass.push(this.classCount(shape, c, r, locality));
       this.cache.set(key, shape);
       return shape;
     }
+    const last = this.index.lastTouch;
     for (; shape.seen < touched.length; shape.seen++) {
       const h = touched[shape.seen]!;
+      // a host touched again later is refreshed at its latest entry
+      if (last[h] !== shape.seen) continue;
       const entry = shape.byClass[this.index.cls[h]!]!;
       if (entry.never) continue;
       const pos = this.index.leaf[h]!;
-      const fresh = this.code(h, r, locality);
+      const fresh = freeCode(this.index, h, r, locality);
       const was = entry.reasons[pos]!;
       if (fresh === was) continue;
       recount(shape, entry, pos, was, -1);
       recount(shape, entry, pos, fresh, 1);
     }
     return shape;
-  }
-
-  private code(h: number, r: MemberResources, locality: boolean): number {
-    const reason = freeReason(this.index, h, r, locality);
-    return reason === null ? 0 : ORDER.indexOf(reason) + 1;
   }
 
   private classCount(shape: ShapeCounts, c: HostClass, r: MemberResources, locality: boolean): ClassCount {
@@ -200,16 +210,32 @@ export class HostCounter {
       entry.counts[i] = c.hosts.length;
       shape.counts[i] = shape.counts[i]! + c.hosts.length;
     } else {
-      for (let pos = 0; pos < c.hosts.length; pos++) recount(shape, entry, pos, this.code(c.hosts[pos]!, r, locality), 1);
+      for (let pos = 0; pos < c.hosts.length; pos++) recount(shape, entry, pos, freeCode(this.index, c.hosts[pos]!, r, locality), 1);
     }
     return entry;
   }
 }
 
+// A shape's counts summed over the classes that pass a select, made again only when counts changed.
+function matchingSums(shape: ShapeCounts, matching: readonly HostClass[]): MatchingSums {
+  const kept = shape.matching.get(matching);
+  if (kept !== undefined && kept.version === shape.version) return kept;
+  const sums: MatchingSums = { version: shape.version, counts: new Int32Array(ORDER.length), fit: 0, eligible: 0 };
+  for (const c of matching) {
+    const counted = shape.byClass[c.index]!;
+    sums.eligible += c.hosts.length;
+    sums.fit += counted.fit;
+    for (let i = 0; i < ORDER.length; i++) sums.counts[i] = sums.counts[i]! + counted.counts[i]!;
+  }
+  shape.matching.set(matching, sums);
+  return sums;
+}
+
 // One host's reason code added to (or taken from) its class's counts and the shape's sums.
 function recount(shape: ShapeCounts, entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
+  shape.version++;
   if (delta === 1) entry.reasons[pos] = code;
-  if (code === 0) {
+  if (code === FITS) {
     entry.fit += delta;
     shape.fit += delta;
   } else {

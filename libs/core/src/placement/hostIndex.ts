@@ -4,6 +4,7 @@ import { hostClassKey, newClass, NO_LIMIT } from './hostClass.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
 import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
+import { SessionMemo } from './sessionMemo.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
 export interface IndexUndo {
@@ -63,8 +64,17 @@ export class HostIndex {
    */
   private freeSums: Float64Array | null = null;
 
+  // the text of each list of classes `classesKey` was asked for (a session keeps one list per select)
+  private readonly classesKeys = new WeakMap<readonly HostClass[], string>();
+  /** Whether a gang fits this cluster with every host empty, by gang shape and classes (`fitsEmptyCluster`). */
+  readonly emptyFits = new SessionMemo<boolean>();
+  /** Empty copies of some of this index's hosts (`fitsEmptyCluster`), by the classes and copies of each kind they were made for. */
+  readonly emptyCopies = new SessionMemo<HostIndex>();
+
   /** Hosts a committed debit (or a preemption's release) landed on this session, in order: reason counts refresh only these. */
   touched: number[] = [];
+  /** Per host, its latest place in `touched` this session (meaningless for a host not in it): a refresh reads each host once, at its latest entry. */
+  readonly lastTouch: Int32Array;
   // lists of one member by member number, made once (see memberList)
   private readonly oneMember: number[][] = [];
 
@@ -87,6 +97,7 @@ export class HostIndex {
     this.key = new Float64Array(n);
     this.gpuBase = new Int32Array(n);
     this.domBase = new Int32Array(n);
+    this.lastTouch = new Int32Array(n);
     this.classes = [];
     const byKey = new Map<string, HostClass>();
     let gpuTotal = 0;
@@ -128,6 +139,16 @@ export class HostIndex {
       this.key[h] = this.hostKey(h, c);
     }
     for (const c of this.classes) buildTree(this, c);
+  }
+
+  /** A list of this index's classes as text (their indices), made once per list. */
+  classesKey(classes: readonly HostClass[]): string {
+    let key = this.classesKeys.get(classes);
+    if (key === undefined) {
+      key = classes.map((c) => c.index).join(',');
+      this.classesKeys.set(classes, key);
+    }
+    return key;
   }
 
   /** Host number by node id (built on first use). */
@@ -304,9 +325,11 @@ export class HostIndex {
     dirty?.flush();
   }
 
-  /** Forgets what a session learnt (negative memo, touched hosts, work counters) before the next one. */
+  /** Forgets what a session learnt (negative memo, touched hosts, work counters, memos it did not use) before the next one. */
   resetSession(): void {
     for (const c of this.classes) c.negatives = [];
+    this.emptyFits.nextSession();
+    this.emptyCopies.nextSession();
     this.touched = [];
     this.nodeVisits = 0;
     this.leafVisits = 0;
@@ -333,6 +356,7 @@ export class HostIndex {
 
   /** Records a committed debit on host `h`: cached per-host reason counts refresh it. */
   touch(h: number): void {
+    this.lastTouch[h] = this.touched.length;
     this.touched.push(h);
   }
 }

@@ -1,5 +1,5 @@
 import { knownInfeasible } from './failureMemo.ts';
-import { levelOf, RATIOS } from './hostTrees.ts';
+import { JOINT_LEVELS, jointShare, levelOf, RATIOS } from './hostTrees.ts';
 import type { BucketDemand } from './bucketDemand.ts';
 import type { HostClass } from './hostClass.ts';
 import type { HostIndex } from './hostIndex.ts';
@@ -27,9 +27,10 @@ export class HostIterator implements IterableIterator<number> {
   /** The classes searched, one slot each; the per-class values below are by slot, sized to the search, not the index. */
   private readonly slots: HostClass[] = [];
   private readonly demandKeys: Float64Array;
-  /** Per slot: the CPU and memory levels the bucket needs (-1: below the lowest). */
+  /** Per slot: the CPU, memory and joint CPU-and-slots levels the bucket needs (-1: below the lowest, or none). */
   private readonly cpuLevel: Int8Array;
   private readonly memLevel: Int8Array;
+  private readonly jointLevel: Int8Array;
   private readonly ratioFloor: number[];
   private size = 0;
 
@@ -52,14 +53,21 @@ export class HostIterator implements IterableIterator<number> {
     this.demandKeys = new Float64Array(n);
     this.cpuLevel = new Int8Array(n);
     this.memLevel = new Int8Array(n);
+    this.jointLevel = new Int8Array(n);
     for (let k = 0; k < n; k++) {
       const c = this.slots[k]!;
       const dk = index.demandKey(c, demand);
       this.demandKeys[k] = dk;
       this.cpuLevel[k] = levelOf(demand.cpu, c.spec.capacity.cpu);
       this.memLevel[k] = levelOf(demand.memoryMb, c.spec.capacity.memoryMb);
+      this.jointLevel[k] = c.jointLevelKey.length > 0 ? levelOf(jointShare(c, demand.cpu, demand.slots), 1, JOINT_LEVELS) : -1;
       this.offer(k, 1);
     }
+  }
+
+  /** The classes the search looks into: those given, less those whose tree root or the memo of failures rules the bucket out. */
+  get searched(): readonly HostClass[] {
+    return this.slots;
   }
 
   /** The next host (global index) that can take the bucket, or -1 when there is none. */
@@ -104,6 +112,8 @@ export class HostIterator implements IterableIterator<number> {
     const lm = this.memLevel[k]!;
     if (lc >= 0) key = Math.max(key, c.cpuLevelKey[lc]![node]!);
     if (lm >= 0) key = Math.max(key, c.memLevelKey[lm]![node]!);
+    const lj = this.jointLevel[k]!;
+    if (lj >= 0) key = Math.max(key, c.jointLevelKey[lj]![node]!);
     if (key === Number.POSITIVE_INFINITY) return;
     this.push(key - this.demandKeys[k]!, c.firstRank[node]!, k, node);
   }

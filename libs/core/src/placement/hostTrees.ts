@@ -36,10 +36,26 @@ export const RATIOS: readonly number[] = [0.25, 1, 4, 16];
  */
 export const LEVELS: readonly number[] = [1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2];
 
+/**
+ * Shares at which each tree node of a class with a slot limit keeps the least key among hosts with
+ * at least that share of both their CPU and their slots free (`jointShare`). On hosts that take many
+ * small members, one host may have the CPU and another the slots, and either has a low key: a
+ * bucket that needs both can only go to hosts with the joint share, so their least key bounds the
+ * subtree's score where the per-dimension levels do not. Finer than LEVELS: one member is a small
+ * share of such a host.
+ */
+export const JOINT_LEVELS: readonly number[] = [1 / 256, 1 / 128, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2];
+
+/** The lesser of the shares of a class's CPU and slot capacity that `cpu` and `slots` are (for a class with joint levels: both capacities positive). */
+export function jointShare(c: HostClass, cpu: number, slots: number): number {
+  const cap = c.spec.capacity;
+  return Math.min(cpu / cap.cpu, slots / cap.slots!);
+}
+
 /** The highest level index whose share of `capacity` is at most `need` (-1: none). */
-export function levelOf(need: number, capacity: number): number {
+export function levelOf(need: number, capacity: number, levels: readonly number[] = LEVELS): number {
   let level = -1;
-  for (let i = 0; i < LEVELS.length; i++) if (LEVELS[i]! * capacity <= need) level = i;
+  for (let i = 0; i < levels.length; i++) if (levels[i]! * capacity <= need) level = i;
   return level;
 }
 
@@ -47,19 +63,21 @@ export function levelOf(need: number, capacity: number): number {
  * The most members of one role (per-member demand `r`) a host of the class could take now, by
  * its tree's root maxima per dimension and per ratio of memory to CPU: an upper bound (no host
  * takes more; a host search for a bucket of more finds none), 0 when none takes one; bounded
- * too by the memo of failures unless `memo` is off.
+ * too by the memo of failures unless `memo` is off. Once the bound is at most `beat` it is
+ * returned as it is then (still a bound, and at most `beat`): a caller after the largest over
+ * several classes, `beat` the largest so far, reads no more of a class that cannot raise it.
  */
-export function mostMembers(c: HostClass, r: MemberResources, locality: boolean, memo: MemoMode): number {
+export function mostMembers(c: HostClass, r: MemberResources, locality: boolean, memo: MemoMode, beat = 0): number {
   let n = c.maxSlots[1]!;
   if (r.cpu > 0) n = Math.min(n, Math.floor(c.maxCpu[1]! / r.cpu));
   if (r.memoryMb > 0) n = Math.min(n, Math.floor(c.maxMem[1]! / r.memoryMb));
   if (r.gpus > 0) n = Math.min(n, Math.floor((locality ? c.maxDom[1]! : c.maxGpu[1]!) / r.gpus));
-  for (let k = 0; k < RATIOS.length && n > 0; k++) {
+  for (let k = 0; k < RATIOS.length && n > beat; k++) {
     const per = Math.min(r.cpu, r.memoryMb / RATIOS[k]!);
     if (per > 0) n = Math.min(n, Math.floor(c.ratioMax[k]![1]! / per));
   }
   // a bucket that dominates a demand no host of the class took this session fails too
-  if (memo !== 'off') for (let i = 0; i < c.negatives.length && n > 0; i++) n = Math.min(n, leastDominating(c.negatives[i]!, r, locality) - 1);
+  if (memo !== 'off') for (let i = 0; i < c.negatives.length && n > beat; i++) n = Math.min(n, leastDominating(c.negatives[i]!, r, locality) - 1);
   return n;
 }
 
@@ -77,6 +95,8 @@ export function buildTree(index: TreeHosts, c: HostClass): void {
   c.minKey = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
   c.firstRank = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
   c.ratioMax = RATIOS.map(() => new Float64Array(size).fill(-1));
+  const joint = c.slotLimited && c.spec.capacity.cpu > 0 && (c.spec.capacity.slots ?? 0) > 0;
+  c.jointLevelKey = joint ? JOINT_LEVELS.map(() => new Float64Array(size).fill(Number.POSITIVE_INFINITY)) : [];
   c.cpuLevelKey = LEVELS.map(() => new Float64Array(size).fill(Number.POSITIVE_INFINITY));
   c.memLevelKey = LEVELS.map(() => new Float64Array(size).fill(Number.POSITIVE_INFINITY));
   for (let i = 0; i < c.hosts.length; i++) setLeaf(index, c, i);
@@ -113,6 +133,10 @@ function setLeaf(index: TreeHosts, c: HostClass, pos: number): void {
     c.cpuLevelKey[k]![node] = cpu >= LEVELS[k]! * cap.cpu ? key : Number.POSITIVE_INFINITY;
     c.memLevelKey[k]![node] = mem >= LEVELS[k]! * cap.memoryMb ? key : Number.POSITIVE_INFINITY;
   }
+  if (c.jointLevelKey.length > 0) {
+    const share = jointShare(c, cpu, index.freeSlots[h]!);
+    for (let k = 0; k < JOINT_LEVELS.length; k++) c.jointLevelKey[k]![node] = share >= JOINT_LEVELS[k]! ? key : Number.POSITIVE_INFINITY;
+  }
 }
 
 /** Sets a tree node from its two children; whether any of its values changed (if none did, no ancestor's can). */
@@ -129,6 +153,7 @@ function pull(c: HostClass, node: number): boolean {
   for (const m of c.ratioMax) changed = setMax(m, node, l, r) || changed;
   for (const m of c.cpuLevelKey) changed = setMin(m, node, l, r) || changed;
   for (const m of c.memLevelKey) changed = setMin(m, node, l, r) || changed;
+  for (const m of c.jointLevelKey) changed = setMin(m, node, l, r) || changed;
   return changed;
 }
 
