@@ -17,8 +17,9 @@ export type DoesNothing = (job: JobState) => boolean;
  * attempt would do nothing: it keeps every bucket exactly where JobQueue would have it, so a
  * preemption (which empties the session's cache) only needs the keys read again. An attempt
  * served from the cache that does nothing changes nothing the order reads, so JobQueue would go on
- * giving the top bucket's jobs while its head is in a run that would do nothing and comes before
- * the next bucket's head: those jobs are passed over at once, each run moved on by a binary search.
+ * giving the jobs of the top bucket and of those level with it, in submission order, while they
+ * are in runs that would do nothing: those jobs are passed over at once, each run moved on by a
+ * binary search.
  * Unlike PendingWalk it drops no run for the rest of the session: with queues a run may stop
  * being one that does nothing (a commit may take its queues to a max, a preemption empties the cache).
  */
@@ -55,7 +56,6 @@ export class LeafWalk implements LeafOrder<JobState> {
         return head.job;
       }
       this.pass(w);
-      this.settle(w);
     }
   }
 
@@ -68,26 +68,49 @@ export class LeafWalk implements LeafOrder<JobState> {
     this.heap.reorder();
   }
 
-  // Passes over the jobs of the top bucket (taken out of the heap, its head passable) that JobQueue
-  // would give now one after another: those before both the first job of a run that is not
-  // passable and, when the next bucket ranks level with it (priority and shares), that bucket's head.
+  // Passes over the jobs JobQueue would give now one after another, doing nothing: with the top
+  // bucket (taken out of the heap, its head passable) go the buckets that rank level with it
+  // (priority and shares: their jobs come in submission order among its own), every later bucket
+  // after all of theirs; so the jobs of the group's passable runs before the first job of a run
+  // of the group that is not passable. The group goes back into the heap at its new heads.
   private pass(w: Walked): void {
-    const rival = this.heap.peek();
-    let limit: OrderedJob | null = rival !== undefined && rival.priority === w.priority && rival.userShare === w.userShare && rival.queueShare === w.queueShare ? rival.head : null;
+    const group = [w];
+    const later: Walked[] = [];
+    for (let top = this.heap.peek(); top !== undefined && top.priority === w.priority && top.userShare === w.userShare && top.queueShare === w.queueShare; top = this.heap.peek()) {
+      this.heap.pop();
+      // a key is never above the bucket's now: one whose shares moved ranks after the group
+      const userShare = this.share('user', top.user);
+      const queueShare = this.share('queue', top.queue);
+      if (userShare === top.userShare && queueShare === top.queueShare) group.push(top);
+      else {
+        top.userShare = userShare;
+        top.queueShare = queueShare;
+        later.push(top);
+      }
+    }
+    // the group's runs, taken out of their buckets' heaps (which order them by the jobs they are at)
+    const runs = group.map((g) => {
+      const list = [...g.runs.items];
+      while (g.runs.pop() !== undefined);
+      return list;
+    });
+    let limit: OrderedJob | null = null;
     const passable: Cursor[] = [];
-    for (const c of w.runs.items) {
+    for (const c of runs.flat()) {
       const job = c.run.jobs[c.next]!;
       if (this.passable(c, job)) passable.push(c);
       else if (limit === null || orderedBefore(job, limit)) limit = job;
     }
-    const runs = [...w.runs.items];
-    while (w.runs.pop() !== undefined);
     for (const c of passable) {
       const to = limit === null ? c.run.jobs.length : Math.max(c.next, position(c.run.jobs, limit));
       this.passed += to - c.next;
       c.next = to;
     }
-    for (const c of runs) if (c.next < c.run.jobs.length) w.runs.push(c);
+    for (const [i, g] of group.entries()) {
+      for (const c of runs[i]!) if (c.next < c.run.jobs.length) g.runs.push(c);
+      this.settle(g);
+    }
+    for (const b of later) this.heap.push(b);
   }
 
   // Whether a run's jobs from `c.next` on would do nothing now: one plain request each, with the same cache key, recorded reason, user, queue and priority, so the same answer for all.
