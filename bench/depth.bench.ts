@@ -7,6 +7,9 @@
 // Run: npx tsx bench/depth.bench.ts [depths=1000,10000,100000] [hosts=1000,10000] [repeats=3]
 // (on 10,000 hosts or more the queue is at most BENCH_DEEPEST_ON_LARGE=30000 deep, to stay within minutes)
 // (each turn runs `repeats` times on the same state and keeps its fastest: the machine may be shared)
+// BENCH_QUEUES=1: with queues defined first, a two-level tree (roots r0 and r1, 4 leaves under each,
+// each leaf guaranteed an eighth of the CPU, no max, no preemption within a queue), the running
+// gangs and the pending ones spread over the 8 leaves (a leader's session through QueueOrder)
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -23,6 +26,8 @@ const REPEATS = Number(process.argv[4] ?? 3);
 /** The deepest queue built on 10,000 hosts or more (2 shared cores: 100,000 there takes too long to build; said in the output). */
 const DEEPEST_ON_LARGE = Number(process.env.BENCH_DEEPEST_ON_LARGE ?? 30_000);
 const HOUR = 3_600_000;
+/** With queues defined (BENCH_QUEUES=1): the 8 leaves the gangs are spread over. */
+const LEAVES = process.env.BENCH_QUEUES === '1' ? Array.from({ length: 8 }, (_, i) => `q${i}`) : null;
 
 // seeded (mulberry32), so every run measures the same workload
 const random = prng(32);
@@ -36,7 +41,14 @@ function heapBytes(): number {
 }
 
 const host = (i: number) => ({ id: `h${String(i).padStart(6, '0')}`, capacity: { cpu: 8000, memoryMb: 32_768, slots: 8 }, gpus: [] });
-const gang = (id: string, tasks: number, limitMs: number) => ({ id, identity: { user: `u${Math.floor(random() * 16)}` }, tasks, resources: { cpu: 1000, memoryMb: 4096 }, runtimeLimitMs: limitMs });
+const gang = (id: string, tasks: number, limitMs: number, n: number) => ({ id, identity: { user: `u${Math.floor(random() * 16)}`, ...(LEAVES === null ? {} : { queue: LEAVES[n % LEAVES.length] }) }, tasks, resources: { cpu: 1000, memoryMb: 4096 }, runtimeLimitMs: limitMs });
+const preemption = { withinQueue: 'never', reclaim: true };
+
+/** The queue tree of BENCH_QUEUES=1 on `hosts` hosts: two roots, four leaves under each, each leaf guaranteed an eighth of the CPU. */
+const queueTree = (hosts: number) => [
+  ...['r0', 'r1'].map((name) => ({ name, weight: 1, guaranteed: {}, max: {}, preemption })),
+  ...LEAVES!.map((name, i) => ({ name, parent: `r${i % 2}`, weight: 1, guaranteed: { cpu: (hosts * 8000) / LEAVES!.length }, max: {}, preemption })),
+];
 
 /** A driver of the core's turn, as a leader runs it: one context, the log's state, time that only moves forward. */
 class Driver {
@@ -93,14 +105,15 @@ const CASES: readonly Case[] = ['done', 'arrival', 'node'];
 function depthCase(hosts: number, depth: number): { perJob: number; times: Record<Case, Measured> } {
   const d = new Driver();
   d.step([{ start: true }]);
+  if (LEAVES !== null) d.step([{ inputs: queueTree(hosts).map((q) => d.input(`muster.in.queue.${q.name}.set`, q)) }]);
   d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(subjects.nodeInput(host(i).id, 'register'), host(i))) }]);
   // the cluster full: an 8-member gang on each host
-  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(subjects.submit, gang(`run${i}`, 8, HOUR * (1 + Math.floor(random() * 10))))) }]);
+  d.step([{ inputs: Array.from({ length: hosts }, (_, i) => d.input(subjects.submit, gang(`run${i}`, 8, HOUR * (1 + Math.floor(random() * 10)), i))) }]);
   d.step([{ session: true }]);
   const before = heapBytes();
   d.at = 1000;
   const sizes = [1, 1, 2, 4, 8, 16, 32];
-  d.step([{ inputs: Array.from({ length: depth }, (_, i) => d.input(subjects.submit, gang(`p${i}`, sizes[Math.floor(random() * sizes.length)]!, HOUR * (1 + Math.floor(random() * 4))))) }]);
+  d.step([{ inputs: Array.from({ length: depth }, (_, i) => d.input(subjects.submit, gang(`p${i}`, sizes[Math.floor(random() * sizes.length)]!, HOUR * (1 + Math.floor(random() * 4)), i))) }]);
   const perJob = (heapBytes() - before) / depth;
   // every pending gang tried once
   d.at = 2000;
@@ -109,7 +122,7 @@ function depthCase(hosts: number, depth: number): { perJob: number; times: Recor
   const running = shardGet(d.state.jobs, 'run0')!;
   const inputs: Record<Case, Input[]> = {
     done: [d.input(subjects.nodeInput(running.members[0]!.node, 'done'), { jobId: 'run0', member: 0, ok: true })],
-    arrival: [d.input(subjects.submit, gang('new', 4, HOUR))],
+    arrival: [d.input(subjects.submit, gang('new', 4, HOUR, 0))],
     node: [d.input(subjects.nodeInput(host(hosts).id, 'register'), host(hosts))],
   };
   const times = {} as Record<Case, Measured>;
@@ -118,7 +131,7 @@ function depthCase(hosts: number, depth: number): { perJob: number; times: Recor
 }
 
 function main(): void {
-  console.log(`muster depth benchmark: pending depths ${DEPTHS.map((n) => fmt(n)).join(', ')} on ${HOSTS.map((n) => fmt(n)).join(' and ')} hosts; Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(`muster depth benchmark${LEAVES === null ? '' : ' with queues (8 leaves)'}: pending depths ${DEPTHS.map((n) => fmt(n)).join(', ')} on ${HOSTS.map((n) => fmt(n)).join(' and ')} hosts; Node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   for (const hosts of HOSTS) {
     const rows: { depth: number; perJob: number; times: Record<Case, Measured> }[] = [];
     for (const asked of DEPTHS) {

@@ -78,6 +78,8 @@ class Pair {
   plansKept = 0;
   /** Pending jobs the sessions with the indices passed over (their attempt would have done nothing). */
   passedOver = 0;
+  /** Of those, the ones passed over in sessions with queues defined (QueueOrder over LeafWalks). */
+  passedOverWithQueues = 0;
 
   turn(commands: TurnCommand[]): void {
     const stamp = { term: 1, leader: 'check', at: this.at };
@@ -91,6 +93,7 @@ class Pair {
     expect(c.state).toEqual(a.state);
     expect(b.session?.passedOver ?? 0).toBe(0);
     this.passedOver += a.session?.passedOver ?? 0;
+    if (this.state.queues !== undefined) this.passedOverWithQueues += a.session?.passedOver ?? 0;
     this.transactions += a.transactions.length;
     this.plansKept += a.session?.plansKept ?? 0;
     for (const t of a.transactions) for (const e of t.tx.events) if (e.type === 'GangReserved' && e.startAt > e.at) this.reservedLater++;
@@ -222,10 +225,11 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   // The pending order kept across sessions and the jobs passed over in it (PendingWalk): deep
   // queues of few shapes (long runs of identical requests), several users, queues and priorities,
   // jobs that no host matches or that no empty cluster holds, reservations, completions, nodes
-  // joining and leaving; in some runs queues defined part way, where preemption may run (the walk
-  // is off; an attempt served from the cache that would pass admission and preempt no one is still
-  // passed over, `preemptsNoOne`): without guarantees (lower priorities stopped within a queue), or
-  // with CPU guarantees and a max on batch (reclaim, quota refusals).
+  // joining and leaving; in some runs queues defined part way, where preemption may run and the
+  // walk is QueueOrder over each leaf's LeafWalk (an attempt served from the cache is passed over
+  // when it would pass admission and preempt no one, `preemptsNoOne`): without guarantees (lower
+  // priorities stopped within a queue), with CPU guarantees and a max on batch (reclaim, quota
+  // refusals), or those under one root queue (a two-level tree).
   test('deep queues after completions and node joins: the same transactions, with jobs passed over', () => {
     type Deep =
       | { kind: 'batch'; jobs: { tasks: number; user: string; priority: number; queue: string; select: boolean; limitMs: number | null; service: boolean }[] }
@@ -255,10 +259,11 @@ describe('sessions decide the same with and without their indices (issue 32)', (
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(500, 2_000, 6_000) }) },
     );
     let passedOver = 0;
+    let passedOverWithQueues = 0;
     let commits = 0;
     let reserved = 0;
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.constantFrom(0, 1, 2), fc.option(fc.nat({ max: 30 }), { freq: 6 }), fc.boolean(), fc.array(deepArb, { minLength: 5, maxLength: 40 }), (slots, reserveDepth, queuesAt, guarantees, commands) => {
+      fc.property(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 6 }), fc.constantFrom(0, 1, 2), fc.option(fc.nat({ max: 30 }), { freq: 6 }), fc.constantFrom('none', 'guarantees', 'tree'), fc.array(deepArb, { minLength: 5, maxLength: 40 }), (slots, reserveDepth, queuesAt, tree, commands) => {
         const p = new Pair();
         p.turn([{ start: true }]);
         p.input('muster.in.policy', { reserveDepth });
@@ -270,11 +275,13 @@ describe('sessions decide the same with and without their indices (issue 32)', (
         let submitted = 0;
         for (const [k, c] of commands.entries()) {
           const running = shardEntriesSorted(p.state.jobs).map(([, j]) => j).filter((j) => j.status === 'running');
-          // queues defined: preemption may empty a session's cache, and the walk is off from here on
+          // queues defined: preemption may empty a session's cache (the leaves' walks read on)
           if (k === queuesAt) {
+            const preemption = { withinQueue: 'lower-priority', reclaim: true };
+            if (tree === 'tree') p.input('muster.in.queue.org.set', { name: 'org', weight: 1, guaranteed: {}, max: {}, preemption });
             p.inputs(['default', 'batch'].map((name) => {
-              const limits = !guarantees ? { guaranteed: {}, max: {} } : name === 'default' ? { guaranteed: { cpu: 4000 }, max: {} } : { guaranteed: { cpu: 2000 }, max: { cpu: 5000 } };
-              return [`muster.in.queue.${name}.set`, { name, weight: 1, ...limits, preemption: { withinQueue: 'lower-priority', reclaim: true } }] as const;
+              const limits = tree === 'none' ? { guaranteed: {}, max: {} } : name === 'default' ? { guaranteed: { cpu: 4000 }, max: {} } : { guaranteed: { cpu: 2000 }, max: { cpu: 5000 } };
+              return [`muster.in.queue.${name}.set`, { name, weight: 1, ...limits, ...(tree === 'tree' ? { parent: 'org' } : {}), preemption }] as const;
             }));
           }
           if (c.kind === 'batch') {
@@ -296,6 +303,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
           p.turn([{ session: true }]);
         }
         passedOver += p.passedOver;
+        passedOverWithQueues += p.passedOverWithQueues;
         reserved += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.reservation !== undefined).length;
         commits += shardEntriesSorted(p.state.jobs).filter(([, j]) => j.session !== null).length;
       }),
@@ -303,6 +311,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     );
     // the walk passed over many attempts (a comparison where it never did would prove nothing)
     expect(passedOver).toBeGreaterThan(3_000);
+    expect(passedOverWithQueues).toBeGreaterThan(1_000);
     expect(commits).toBeGreaterThan(300);
     expect(reserved).toBeGreaterThan(10);
   }, 240_000);
@@ -329,6 +338,46 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(shardGet(p.state.jobs, 's2')!.status).toBe('running');
     expect(shardGet(p.state.jobs, 'x1')!.pendReason?.category).toBe('insufficient-resources');
     expect(shardGet(p.state.jobs, 'x2')!.pendReason?.category).toBe('quota');
+  });
+
+  // The same with the identical requests on both sides of s2 in submission order, u and s level:
+  // JobQueue gives x1, x2 (passed over: it would do nothing), s2, x3, so the walk of batch's jobs
+  // passes over x2 only, not x3 (which s2's commit takes to batch's max) with it.
+  test('with queues, a run that would do nothing is passed over only up to the head of a bucket level with it', () => {
+    const p = new Pair();
+    p.turn([{ start: true }]);
+    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
+    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
+    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
+    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
+    p.turn([{ session: true }]);
+    p.inputs([batch('x1', 'u', 3), batch('x2', 'u', 3), batch('s2', 's', 2), batch('x3', 'u', 3)]);
+    p.turn([{ session: true }]);
+    p.input('muster.in.node.h0.done', { jobId: 'z1', member: 0, ok: true });
+    p.turn([{ session: true }]);
+    expect(p.passedOver).toBe(1);
+    expect(shardGet(p.state.jobs, 's2')!.status).toBe('running');
+    expect(shardGet(p.state.jobs, 'x2')!.pendReason?.category).toBe('insufficient-resources');
+    expect(shardGet(p.state.jobs, 'x3')!.pendReason?.category).toBe('quota');
+  });
+
+  // And within one bucket: u's x1, x2, y (another request) and x3, in that order; y commits and
+  // takes batch to its max, so the walk passes over x2 only, not x3 behind y with it.
+  test('with queues, a run that would do nothing is passed over only up to the next job of its bucket that would not', () => {
+    const p = new Pair();
+    p.turn([{ start: true }]);
+    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
+    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
+    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
+    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
+    p.turn([{ session: true }]);
+    p.inputs([batch('x1', 'u', 3), batch('x2', 'u', 3), batch('y', 'u', 2), batch('x3', 'u', 3)]);
+    p.turn([{ session: true }]);
+    p.input('muster.in.node.h0.done', { jobId: 'z1', member: 0, ok: true });
+    p.turn([{ session: true }]);
+    expect(p.passedOver).toBe(1);
+    expect(shardGet(p.state.jobs, 'y')!.status).toBe('running');
+    expect(shardGet(p.state.jobs, 'x3')!.pendReason?.category).toBe('quota');
   });
 
   // A job whose identical request failed earlier in the session is still tried while a

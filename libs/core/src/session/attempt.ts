@@ -67,16 +67,21 @@ export function attempt(scope: AttemptScope, job: JobState): void {
  * (`preemptsNoOne`). Off with the indices.
  */
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
+  if (!doesNothing(scope, job)) return false;
+  scope.stats.cacheHits++;
+  if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(jobRequests(job.spec)[0]!).size, 'cached', false);
+  return true;
+}
+
+/** Whether an attempt of `job` now would be one `unchangedMiss` ends: served from the cache, writing and changing nothing. */
+export function doesNothing(scope: AttemptScope, job: JobState): boolean {
   const recorded = job.pendReason?.category;
   if (recorded === undefined || job.reservation !== undefined || job.spec.alternatives !== undefined || scope.options.indices === false) return false;
   const fingerprint = requestFingerprint(job, 0);
   const cacheKey = cacheKeyOf(job, fingerprint);
   if (!servedUnchanged(scope, cacheKey, recorded)) return false;
   const request = jobRequests(job.spec)[0]!;
-  if (isElastic(request) || (scope.ledger !== null && !preemptsNoOne(scope, job, request, fingerprint, scope.unsatisfiable.get(cacheKey)!.category))) return false;
-  scope.stats.cacheHits++;
-  if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(request).size, 'cached', false);
-  return true;
+  return !isElastic(request) && (scope.ledger === null || preemptsNoOne(scope, job, request, fingerprint, scope.unsatisfiable.get(cacheKey)!.category));
 }
 
 /**

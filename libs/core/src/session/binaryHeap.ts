@@ -33,7 +33,18 @@ export class BinaryHeap<T> {
     const last = heap.pop();
     if (heap.length === 0 || last === undefined) return top;
     heap[0] = last;
-    let i = 0;
+    this.siftDown(0);
+    return top;
+  }
+
+  /** Restores the order after the items' keys changed (any of them may have). */
+  reorder(): void {
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  private siftDown(start: number): void {
+    const heap = this.heap;
+    let i = start;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= heap.length) break;
@@ -43,6 +54,5 @@ export class BinaryHeap<T> {
       [heap[i], heap[m]] = [heap[m]!, heap[i]!];
       i = m;
     }
-    return top;
   }
 }

@@ -55,9 +55,13 @@ export class JobQueue {
     }
   }
 
-  /** The jobs that have not had their turn yet (in no particular order). */
-  rest(): QueuedJob[] {
-    return this.heap.items.flatMap((b) => b.jobs.slice(b.next));
+  /** Orders the jobs left afresh, by the shares as they are now (after a preemption they may have fallen, which the lazy keys would not see). */
+  rekey(): void {
+    for (const b of this.heap.items) {
+      b.userShare = this.share('user', b.user);
+      b.queueShare = this.share('queue', b.queue);
+    }
+    this.heap.reorder();
   }
 
   /** The next job to try, or null when every job has had its turn. */

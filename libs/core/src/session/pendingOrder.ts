@@ -192,8 +192,8 @@ function patch(run: OrderedRun, removed: ReadonlySet<OrderedJob> | undefined, ad
   while (j < adds.length) jobs.push(adds[j++]!);
 }
 
-// The index of the first job of `jobs` not before `e` (where `e` is, or goes).
-function position(jobs: readonly OrderedJob[], e: OrderedJob): number {
+/** The index of the first job of `jobs` (in a bucket's order) not before `e`: where `e` is, or goes. */
+export function position(jobs: readonly OrderedJob[], e: OrderedJob): number {
   let lo = 0;
   let hi = jobs.length;
   while (lo < hi) {

@@ -9,12 +9,13 @@ import { HostIndexCache, releaseSessionIndex, sessionIndex } from '../placement/
 import { addAllocation } from '../queues/queueUsage.ts';
 import type { JobState, State } from '../state.ts';
 import { SESSION_LIMITS, TransactionCutter } from '../turn/transactionCutter.ts';
-import { attempt, servedUnchanged } from './attempt.ts';
+import { attempt, doesNothing, servedUnchanged } from './attempt.ts';
 import { needsSession } from './deadlines.ts';
 import { grow } from './elasticGrowth.ts';
 import { chooseJobs } from './jobChoice.ts';
 import type { JobChoice } from './jobChoice.ts';
 import { JobQueue } from './jobQueue.ts';
+import { leafWalks } from './leafWalk.ts';
 import { PendingWalk } from './pendingWalk.ts';
 import type { QueuedJob } from './jobQueue.ts';
 import { RunningGangs } from './preemption.ts';
@@ -70,9 +71,9 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
   const cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: base.term });
   const scope: SessionScope = { base, draft, w, at, session: base.session + 1, dueBy: options.dueBy ?? at, options, stats, cutter };
   const start = startSession(scope);
-  // the order kept across sessions is walked passing over attempts that would do nothing: only
-  // without queues (no preemption empties the cache) and when no caller counts every attempt
-  const order = options.indices === false || base.queues !== undefined || options.onAttempt !== undefined ? null : options.order ?? null;
+  // the order kept across sessions is walked passing over attempts that would do nothing, unless
+  // a caller counts every attempt
+  const order = options.indices === false || options.onAttempt !== undefined ? null : options.order ?? null;
   const choice = chooseJobs({ state: base, at, start, pending: options.indices === false ? null : options.pending ?? null, order });
   stats.notRetried += choice.notRetried;
   if (choice.queued.length > 0 || (choice.ordered !== null && anyQueued(choice.ordered, at))) {
@@ -80,7 +81,7 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
     // the index is of the state as it is now: runtime limits may have freed hosts
     const hosts = sessionIndex(draft, cache, options.indices ?? true);
     const { index } = hosts;
-    const { scope: attempts, queue } = attemptScope(scope, hosts.index, new HostCounter(index, hosts.offline), choice);
+    const { scope: attempts, queue, passed } = attemptScope(scope, hosts.index, new HostCounter(index, hosts.offline), choice);
     try {
       for (let job = queue.next(); job !== null; job = queue.next()) {
         if (job.status === 'running') grow(attempts, job);
@@ -88,7 +89,7 @@ function* session(base: State, draft: State, w: Writer, at: number, options: Ses
         yield;
       }
     } finally {
-      if (queue instanceof PendingWalk) stats.passedOver += queue.passed;
+      stats.passedOver += passed();
       stats.nodeVisits = index.nodeVisits;
       stats.leafVisits = index.leafVisits;
       releaseSessionIndex(hosts, cache);
@@ -104,10 +105,11 @@ function anyQueued(ordered: NonNullable<JobChoice['ordered']>, at: number): bool
   return false;
 }
 
-// The attempts' scope on the session's host index, and the order of the chosen jobs: by shares
-// (JobQueue, or the order kept across sessions walked by PendingWalk), or with queues defined by
-// their queues' use and rules too (QueueOrder).
-function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounter, choice: JobChoice): { scope: AttemptScope; queue: { next(): JobState | null } } {
+// The attempts' scope on the session's host index, the order of the chosen jobs and how many jobs
+// that order passed over: by shares (JobQueue, or the order kept across sessions walked by
+// PendingWalk), or with queues defined by their queues' use and rules too (QueueOrder, over
+// JobQueues or over the walks of each leaf's part of the order kept).
+function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounter, choice: JobChoice): { scope: AttemptScope; queue: { next(): JobState | null }; passed: () => number } {
   const { base, draft, at, stats } = scope;
   const policy = base.policy;
   const { running: timeline, plans } = scope.options;
@@ -137,13 +139,20 @@ function attemptScope(scope: SessionScope, index: HostIndex, counter: HostCounte
   };
   const share = (kind: 'user' | 'queue', name: string): number => shareOf(attempts, kind, name);
   const records = (queue: { next(): QueuedJob | null }) => ({ next: (): JobState | null => { const next = queue.next(); return next === null ? null : choice.records.get(next.id)!; } });
-  if (choice.ordered !== null) {
+  if (ledger === null) {
+    if (choice.ordered === null) return { scope: attempts, queue: records(new JobQueue(choice.queued, share)), passed: () => 0 };
     const { buckets, growing } = choice.ordered;
-    return { scope: attempts, queue: new PendingWalk(buckets, growing, at, share, (run) => servedUnchanged(attempts, run.cacheKey!, run.recorded!)) };
+    const walk = new PendingWalk(buckets, growing, at, share, (run) => servedUnchanged(attempts, run.cacheKey!, run.recorded!));
+    return { scope: attempts, queue: walk, passed: () => walk.passed };
   }
-  if (ledger === null) return { scope: attempts, queue: records(new JobQueue(choice.queued, share)) };
   for (let h = 0; h < index.ids.length; h++) addAllocation(attempts.free, { cpu: index.freeCpu[h]!, memoryMb: index.freeMem[h]!, gpus: index.freeGpu[h]! });
-  const order = new QueueOrder(choice.queued, ledger, share, (job) => ledger.leafOf(choice.records.get(job.id)!.spec));
+  if (choice.ordered === null) {
+    const order = QueueOrder.of(choice.queued, ledger, share, (job) => ledger.leafOf(choice.records.get(job.id)!.spec));
+    attempts.order = order;
+    return { scope: attempts, queue: records(order), passed: () => 0 };
+  }
+  const walks = leafWalks(choice.ordered.buckets, choice.ordered.growing, ledger, at, share, (job) => doesNothing(attempts, job));
+  const order = new QueueOrder(walks, ledger);
   attempts.order = order;
-  return { scope: attempts, queue: records(order) };
+  return { scope: attempts, queue: order, passed: () => [...walks.values()].reduce((n, w) => n + w.passed, 0) };
 }

@@ -70,7 +70,7 @@ export interface AttemptScope extends SessionScope {
   readonly running: RunningGangs | null;
   readonly candidates: VictimCandidates | null;
   /** With queues defined: the order of the jobs still to try (rekeyed after a preemption). */
-  order: QueueOrder | null;
+  order: QueueOrder<unknown> | null;
   /** Requests whose preemption found no victim set this session (fingerprint, leaf, priority). */
   readonly noVictims: Set<string>;
   /** Gangs grown, shrunk or stopped by preemption this session: neither grown nor victims before the next. */
