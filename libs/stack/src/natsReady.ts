@@ -8,16 +8,18 @@ export interface NatsReadyTarget {
   log(): string;
 }
 
-// what /jsz says of the JetStream meta group; only its leader lists the other peers (`replicas`)
+// what /jsz says of the JetStream meta group (2.9 lists the other peers, `replicas`, on the leader
+// only; 2.15 on every node, where a follower sees the other follower as not current)
 interface MetaCluster {
   leader?: string;
   replicas?: { name: string; current?: boolean; offline?: boolean }[];
 }
 
-// the peers the meta leader has not heard (0 on a node that is not the leader: it cannot tell)
-function unheardPeers(meta: MetaCluster | undefined, peers: number): number {
+// the peers the meta leader has not heard, asked of node `name` (0 unless it is the leader: only
+// the leader can tell)
+function unheardPeers(meta: MetaCluster | undefined, name: string, peers: number): number {
   const replicas = meta?.replicas;
-  if (replicas === undefined) return 0;
+  if (replicas === undefined || meta?.leader !== name) return 0;
   return Math.max(0, peers - replicas.filter((r) => r.current === true && r.offline !== true).length);
 }
 
@@ -42,7 +44,7 @@ export async function waitNatsReady(target: NatsReadyTarget, timeoutMs: number):
         const routez = (await (await fetch(`${base}/routez`, { signal: AbortSignal.timeout(2_000) })).json()) as { num_routes?: number };
         const jsz = (await (await fetch(`${base}/jsz`, { signal: AbortSignal.timeout(2_000) })).json()) as { meta_cluster?: MetaCluster };
         const leader = jsz.meta_cluster?.leader ?? '';
-        const unheard = unheardPeers(jsz.meta_cluster, target.peers);
+        const unheard = unheardPeers(jsz.meta_cluster, target.name, target.peers);
         // every peer routed, a JetStream meta leader elected and, on the leader, every peer heard
         // (a peer the leader counts offline fails stream placement): streams can be placed and used
         if ((routez.num_routes ?? 0) >= target.peers && leader !== '' && unheard === 0) return;
