@@ -12,14 +12,44 @@ export interface QueuedJob {
 /** Reads a user's or a queue's current dominant share. */
 export type ShareOf = (kind: 'user' | 'queue', name: string) => number;
 
-interface Bucket {
-  priority: number;
+/** A heap entry keyed by its user's and its queue's dominant shares as last read. */
+export interface ShareKeyed {
   user: string;
   queue: string;
-  jobs: QueuedJob[];
-  next: number;
   userShare: number;
   queueShare: number;
+}
+
+interface Bucket extends ShareKeyed {
+  priority: number;
+  jobs: QueuedJob[];
+  next: number;
+}
+
+/**
+ * Pops the entry first by the shares as they are now (undefined when the heap is empty): an entry
+ * whose shares moved since they were read is keyed again and put back (the lazy heap of DRF shares).
+ */
+export function popByCurrentShares<T extends ShareKeyed>(heap: BinaryHeap<T>, share: ShareOf): T | undefined {
+  for (;;) {
+    const b = heap.pop();
+    if (b === undefined) return undefined;
+    const userShare = share('user', b.user);
+    const queueShare = share('queue', b.queue);
+    if (userShare === b.userShare && queueShare === b.queueShare) return b;
+    b.userShare = userShare;
+    b.queueShare = queueShare;
+    heap.push(b);
+  }
+}
+
+/** Reads every entry's shares again and orders the heap by them (after a preemption they may have fallen, which the lazy keys would not see). */
+export function rekeyShares<T extends ShareKeyed>(heap: BinaryHeap<T>, share: ShareOf): void {
+  for (const b of heap.items) {
+    b.userShare = share('user', b.user);
+    b.queueShare = share('queue', b.queue);
+  }
+  heap.reorder();
 }
 
 /** The key of a (priority, user, queue) bucket of pending jobs, the unit of JobQueue's order. */
@@ -57,30 +87,16 @@ export class JobQueue {
 
   /** Orders the jobs left afresh, by the shares as they are now (after a preemption they may have fallen, which the lazy keys would not see). */
   rekey(): void {
-    for (const b of this.heap.items) {
-      b.userShare = this.share('user', b.user);
-      b.queueShare = this.share('queue', b.queue);
-    }
-    this.heap.reorder();
+    rekeyShares(this.heap, this.share);
   }
 
   /** The next job to try, or null when every job has had its turn. */
   next(): QueuedJob | null {
-    for (;;) {
-      const b = this.heap.pop();
-      if (b === undefined) return null;
-      const userShare = this.share('user', b.user);
-      const queueShare = this.share('queue', b.queue);
-      if (userShare !== b.userShare || queueShare !== b.queueShare) {
-        b.userShare = userShare;
-        b.queueShare = queueShare;
-        this.heap.push(b);
-        continue;
-      }
-      const job = b.jobs[b.next++]!;
-      if (b.next < b.jobs.length) this.heap.push(b);
-      return job;
-    }
+    const b = popByCurrentShares(this.heap, this.share);
+    if (b === undefined) return null;
+    const job = b.jobs[b.next++]!;
+    if (b.next < b.jobs.length) this.heap.push(b);
+    return job;
   }
 
   private before(a: Bucket, b: Bucket): boolean {

@@ -1,5 +1,6 @@
 import type { JobState } from '../state.ts';
 import { BinaryHeap } from './binaryHeap.ts';
+import { popByCurrentShares, rekeyShares } from './jobQueue.ts';
 import type { ShareOf } from './jobQueue.ts';
 import { orderedBefore, position } from './pendingOrder.ts';
 import type { OrderedBucket, OrderedJob } from './pendingOrder.ts';
@@ -36,16 +37,8 @@ export class LeafWalk implements LeafOrder<JobState> {
   /** The next job to try (the next JobQueue would give that does something), or null when every job has had its turn. */
   next(): JobState | null {
     for (;;) {
-      const w = this.heap.pop();
+      const w = popByCurrentShares(this.heap, this.share);
       if (w === undefined) return null;
-      const userShare = this.share('user', w.user);
-      const queueShare = this.share('queue', w.queue);
-      if (userShare !== w.userShare || queueShare !== w.queueShare) {
-        w.userShare = userShare;
-        w.queueShare = queueShare;
-        this.heap.push(w);
-        continue;
-      }
       const c = w.runs.peek()!;
       const head = c.run.jobs[c.next]!;
       if (!this.passable(c, head)) {
@@ -61,11 +54,7 @@ export class LeafWalk implements LeafOrder<JobState> {
 
   /** Reads every bucket's shares again and orders the buckets by them (after a preemption they may have fallen). */
   rekey(): void {
-    for (const w of this.heap.items) {
-      w.userShare = this.share('user', w.user);
-      w.queueShare = this.share('queue', w.queue);
-    }
-    this.heap.reorder();
+    rekeyShares(this.heap, this.share);
   }
 
   // Passes over the jobs JobQueue would give now one after another, doing nothing: with the top
