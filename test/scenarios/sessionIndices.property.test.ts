@@ -316,6 +316,22 @@ describe('sessions decide the same with and without their indices (issue 32)', (
     expect(reserved).toBeGreaterThan(10);
   }, 240_000);
 
+  // One host of 4 slots and queue batch (max 6,000 CPU), running a1, b1 and z1 (one task each, users u, s and z).
+  function batchQueueRunning(): Pair {
+    const p = new Pair();
+    p.turn([{ start: true }]);
+    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
+    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
+    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
+    p.turn([{ session: true }]);
+    return p;
+  }
+
+  // A submission to queue batch of `tasks` tasks of 1,000 CPU.
+  function batch(id: string, user: string, tasks: number): readonly [string, unknown] {
+    return ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
+  }
+
   // With queues defined, a job whose identical request failed earlier in the session short of
   // resources is still tried when a commit between them took its queue to its max: it is refused
   // for quota now, which its recorded reason does not say. One host of 4 slots, batch's max 6,000
@@ -323,13 +339,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   // each, users u and s) and z1 run; z1 finishes, x1 is short of resources again, s2 (2 tasks,
   // submitted between x1 and x2, user s as far ahead as u) commits, and x2 would pass the max.
   test('with queues, an identical request that failed is no reason to pass over a job its max now refuses', () => {
-    const p = new Pair();
-    p.turn([{ start: true }]);
-    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
-    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
-    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
-    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
-    p.turn([{ session: true }]);
+    const p = batchQueueRunning();
     p.inputs([batch('x1', 'u', 3), batch('s2', 's', 2), batch('x2', 'u', 3)]);
     p.turn([{ session: true }]);
     for (const id of ['x1', 's2', 'x2']) expect(shardGet(p.state.jobs, id)!.pendReason?.category).toBe('insufficient-resources');
@@ -344,13 +354,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   // JobQueue gives x1, x2 (passed over: it would do nothing), s2, x3, so the walk of batch's jobs
   // passes over x2 only, not x3 (which s2's commit takes to batch's max) with it.
   test('with queues, a run that would do nothing is passed over only up to the head of a bucket level with it', () => {
-    const p = new Pair();
-    p.turn([{ start: true }]);
-    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
-    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
-    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
-    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
-    p.turn([{ session: true }]);
+    const p = batchQueueRunning();
     p.inputs([batch('x1', 'u', 3), batch('x2', 'u', 3), batch('s2', 's', 2), batch('x3', 'u', 3)]);
     p.turn([{ session: true }]);
     p.input('muster.in.node.h0.done', { jobId: 'z1', member: 0, ok: true });
@@ -364,13 +368,7 @@ describe('sessions decide the same with and without their indices (issue 32)', (
   // And within one bucket: u's x1, x2, y (another request) and x3, in that order; y commits and
   // takes batch to its max, so the walk passes over x2 only, not x3 behind y with it.
   test('with queues, a run that would do nothing is passed over only up to the next job of its bucket that would not', () => {
-    const p = new Pair();
-    p.turn([{ start: true }]);
-    p.input('muster.in.node.h0.register', hostSpec('h0', { slots: 4, gpus: 0, rack: 'r1' }));
-    p.input('muster.in.queue.batch.set', { name: 'batch', weight: 1, guaranteed: {}, max: { cpu: 6000 }, preemption: { withinQueue: 'never', reclaim: true } });
-    const batch = (id: string, user: string, tasks: number) => ['muster.in.submit', job(id, { user, queue: 'batch', tasks, cpu: 1000 })] as const;
-    p.inputs([batch('a1', 'u', 1), batch('b1', 's', 1), batch('z1', 'z', 1)]);
-    p.turn([{ session: true }]);
+    const p = batchQueueRunning();
     p.inputs([batch('x1', 'u', 3), batch('x2', 'u', 3), batch('y', 'u', 2), batch('x3', 'u', 3)]);
     p.turn([{ session: true }]);
     p.input('muster.in.node.h0.done', { jobId: 'z1', member: 0, ok: true });
