@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { QUEUE_RESOURCES, foldTransactions, initialState, queueViews, stateHash } from '@muster/core';
+import { QUEUE_RESOURCES, evolve, foldTransactions, initialState, queueViews, stateHash } from '@muster/core';
 import type { QueueView, SchedulerEvent, State } from '@muster/core';
 import { alternativesJob, job, node } from '@muster/core/testing';
 import { invariantViolations } from '@muster/core/testing';
@@ -83,38 +83,74 @@ function run(hosts: number, tree: Tree, commands: readonly Command[], minRuntime
     } else if (cmd.kind === 'finish') finishPicked(c, cmd.pick);
     else if (cmd.kind === 'cancel') cancelPicked(c, cmd.pick);
     else c.run(advance(cmd.ms));
-    const before = useOf(c.state);
+    const before = c.state;
     const parts = c.run(schedule());
-    check(c.state, before, parts);
+    // the parts folded one by one reach the queues' use the session left
+    expect(useOf(check(before, parts))).toEqual(useOf(c.state));
   }
   return c;
 }
 
-function check(state: State, before: ReturnType<typeof useOf>, parts: SchedulerEvent[][]): void {
-  expect(invariantViolations(state)).toEqual([]);
-  const after = useOf(state);
-  // no queue above its max
-  for (const [name, q] of after) for (const r of QUEUE_RESOURCES) if (q.max[r] !== undefined) expect(q.used[r], `queue ${name} ${r}`).toBeLessThanOrEqual(q.max[r]!);
-  const withinQueue = parts.flat().some((e) => e.type === 'GangAborted' && e.reason.category === 'preempted' && !e.reason.message.includes('reclaims'));
+/**
+ * Checks a session event by event: a reclaim victim's queue is judged as it stood after the decision
+ * before its preemption (an earlier decision of the same session may have made it borrow), and
+ * again once its preemptor is committed. Returns the state the session reaches.
+ */
+function check(start: State, parts: SchedulerEvent[][]): State {
+  let state = start;
   for (const part of parts) {
     const commits = new Set(part.filter((e) => e.type === 'GangCommitted').map((e) => (e as { jobId: string }).jobId));
+    const withinQueue = part.some((e) => e.type === 'GangAborted' && e.reason.category === 'preempted' && !e.reason.message.includes('reclaims'));
+    let decided = useOf(state);
+    let reclaimed: { queue: string; was: QueueView }[] = [];
     for (const e of part) {
-      if (e.type !== 'GangAborted' || e.reason.category !== 'preempted') continue;
-      // no preemption without its preemptor's commit in the same transaction
-      expect(commits.has(e.reason.by!), `victim ${e.jobId} by ${e.reason.by}`).toBe(true);
-      const m = /from queue (\S+), which borrows/.exec(e.reason.message);
-      if (m === null) continue;
-      const victimQueue = m[1]!;
-      const was = before.get(victimQueue)!;
-      const named = QUEUE_RESOURCES.filter((r) => was.guaranteed[r] !== undefined);
-      // a reclaim victim's queue was borrowing
-      const borrowing = named.length === 0 ? QUEUE_RESOURCES.some((r) => was.used[r] > 0) : named.some((r) => was.used[r] > was.guaranteed[r]!);
-      expect(borrowing, `queue ${victimQueue} was not borrowing`).toBe(true);
-      // and is not taken below its guarantee (unless a within-queue preemption in the same session also took from it)
-      if (!withinQueue) for (const r of named) if (was.used[r] >= was.guaranteed[r]!) expect(after.get(victimQueue)!.used[r]).toBeGreaterThanOrEqual(Math.min(was.guaranteed[r]!, was.used[r]));
+      state = evolve(state, e);
+      if (e.type === 'GangAborted' && e.reason.category === 'preempted') {
+        // no preemption without its preemptor's commit in the same transaction
+        expect(commits.has(e.reason.by!), `victim ${e.jobId} by ${e.reason.by}`).toBe(true);
+        const m = /from queue (\S+), which borrows/.exec(e.reason.message);
+        if (m === null) continue;
+        const was = decided.get(m[1]!)!;
+        const named = QUEUE_RESOURCES.filter((r) => was.guaranteed[r] !== undefined);
+        // a reclaim victim's queue was borrowing
+        const borrowing = named.length === 0 ? QUEUE_RESOURCES.some((r) => was.used[r] > 0) : named.some((r) => was.used[r] > was.guaranteed[r]!);
+        expect(borrowing, `queue ${m[1]} was not borrowing`).toBe(true);
+        reclaimed.push({ queue: m[1]!, was });
+      } else if (e.type === 'GangCommitted' || e.type === 'GangAborted') {
+        decided = useOf(state);
+        // a victim's queue is not taken below its guarantee (unless a within-queue preemption in the same transaction also took from it)
+        if (!withinQueue) for (const { queue, was } of reclaimed) for (const r of QUEUE_RESOURCES) {
+          if (was.guaranteed[r] !== undefined && was.used[r] >= was.guaranteed[r]!) expect(decided.get(queue)!.used[r]).toBeGreaterThanOrEqual(Math.min(was.guaranteed[r]!, was.used[r]));
+        }
+        reclaimed = [];
+      }
     }
+    expect(invariantViolations(state)).toEqual([]);
+    // no queue above its max
+    for (const [name, q] of useOf(state)) for (const r of QUEUE_RESOURCES) if (q.max[r] !== undefined) expect(q.used[r], `queue ${name} ${r}`).toBeLessThanOrEqual(q.max[r]!);
   }
+  return state;
 }
+
+// CI's counterexample of 2026-12-04 (seed -362472060): one session commits j6 in q0c2, which makes
+// q0c2 borrow, and then reclaims q0c2's CPU-only j8 for q0c0; the queue must be judged as it stood
+// at that preemption, not at the session's start
+const borrowsWithinSession: [number, Tree, Command[], number] = [2, {
+  queues: [
+    { name: 'q0', weight: 1, guaranteed: { gpus: 18 }, max: {}, preemption: { withinQueue: 'lower-priority', reclaim: true } },
+    ...[0, 1, 2].map((c) => ({ name: `q0c${c}`, parent: 'q0', weight: 1, guaranteed: { gpus: 6 }, max: {}, preemption: { withinQueue: 'lower-priority', reclaim: true } })),
+  ],
+  leaves: ['q0c0', 'q0c1', 'q0c2'],
+}, [
+  { kind: 'submit', leaf: 0, tasks: 1, priority: 0, or: 1 }, { kind: 'submit', leaf: 0, tasks: 5, priority: 0, or: 2 },
+  { kind: 'submit', leaf: 0, tasks: 1, priority: 0 }, { kind: 'submit', leaf: 0, tasks: 5, priority: 0 },
+  { kind: 'submit', leaf: 0, tasks: 1, priority: 0, or: 5 }, { kind: 'finish', pick: 0 },
+  { kind: 'submit', leaf: 0, tasks: 2, priority: 0 }, { kind: 'advance', ms: 500 },
+  { kind: 'submit', leaf: 2, tasks: 10, priority: 0 }, { kind: 'submit', leaf: 0, tasks: 1, priority: 0, or: 10 },
+  { kind: 'submit', leaf: 2, tasks: 1, priority: 0, or: 8 }, { kind: 'submit', leaf: 0, tasks: 6, priority: 5 },
+  { kind: 'cancel', pick: 304024403 }, { kind: 'advance', ms: 500 },
+  { kind: 'submit', leaf: 0, tasks: 1, priority: 0, or: 1 }, { kind: 'submit', leaf: 0, tasks: 1, priority: 0 },
+], 0];
 
 describe('queues and preemption over random trees and workloads (DESIGN.md §12)', () => {
   test('max, guarantees, whole gangs and one-transaction preemption hold; replay reproduces everything', () => {
@@ -127,7 +163,7 @@ describe('queues and preemption over random trees and workloads (DESIGN.md §12)
         const again = run(hosts, tree, commands, minRuntimeMs);
         expect(again.transactions.map((t) => t.hash)).toEqual(c.transactions.map((t) => t.hash));
       }),
-      { numRuns: 60 },
+      { numRuns: 60, examples: [borrowsWithinSession] },
     );
   });
 });
