@@ -201,11 +201,17 @@ export class HostIndex {
   /** Debits a bucket on host `h` (device indices already chosen) and returns the exact undo. */
   debit(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): IndexUndo {
     const undo: IndexUndo = { host: h, cpu: this.freeCpu[h]!, mem: this.freeMem[h]!, slots: this.freeSlots[h]!, key: this.key[h]!, gpuIndices: gpuIndices.length === 0 ? NO_DEVICES : gpuIndices.slice() };
+    this.take(h, cpu, mem, slots, gpuIndices);
+    return undo;
+  }
+
+  /** Debits a bucket on host `h` like `debit`, keeping no undo (the caller gives it back by `credit`). */
+  take(h: number, cpu: number, mem: number, slots: number, gpuIndices: readonly number[]): void {
     const c = this.classes[this.cls[h]!]!;
     if (this.freeSums !== null) this.addSums(c, -cpu, -mem, c.slotLimited ? -slots : 0, -gpuIndices.length);
-    this.freeCpu[h] = undo.cpu - cpu;
-    this.freeMem[h] = undo.mem - mem;
-    if (c.slotLimited) this.freeSlots[h] = undo.slots - slots;
+    this.freeCpu[h] = this.freeCpu[h]! - cpu;
+    this.freeMem[h] = this.freeMem[h]! - mem;
+    if (c.slotLimited) this.freeSlots[h] = this.freeSlots[h]! - slots;
     for (const g of gpuIndices) {
       this.gpuFree[this.gpuBase[h]! + g] = 0;
       this.domFree[this.domBase[h]! + c.gpuDom[g]!]!--;
@@ -213,7 +219,6 @@ export class HostIndex {
     this.freeGpu[h] = this.freeGpu[h]! - gpuIndices.length;
     this.key[h] = this.hostKey(h, c);
     updateLeaf(this, c, this.leaf[h]!);
-    return undo;
   }
 
   /** Gives resources and devices back to host `h` (the inverse of a `debit` of the same amounts, whatever happened between). */

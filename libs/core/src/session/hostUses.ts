@@ -21,7 +21,7 @@ export function change(index: HostIndex, uses: readonly HostUse[], sign: 1 | -1)
   const own = index.deferTrees();
   for (const u of uses) {
     if (sign === 1) index.credit(u.host, u.cpu, u.mem, u.slots, u.gpus);
-    else index.debit(u.host, u.cpu, u.mem, u.slots, u.gpus);
+    else index.take(u.host, u.cpu, u.mem, u.slots, u.gpus);
   }
   if (own) index.flushTrees();
 }

@@ -208,8 +208,8 @@ export class ReservationPlanner {
   // of an earlier reservation.
   private candidateTimes(running: readonly Running[], shape: GangShape, classes: readonly HostClass[]): number[] {
     const index = this.index;
-    const eligible = new Set<number>();
-    for (const c of classes) for (const h of c.hosts) eligible.add(h);
+    // a host is in one class: the job's hosts are its classes' (a class listed twice counted once)
+    const eligible = new Set(classes);
     const need = { cpu: 0, mem: 0, slots: shape.size, gpus: 0 };
     for (const role of shape.roles) {
       need.cpu += role.resources.cpu * role.count;
@@ -217,11 +217,13 @@ export class ReservationPlanner {
       need.gpus += role.resources.gpus * role.count;
     }
     const free = { cpu: 0, mem: 0, slots: 0, gpus: 0 };
-    for (const h of eligible) {
-      free.cpu += index.freeCpu[h]!;
-      free.mem += index.freeMem[h]!;
-      free.slots += index.freeSlots[h]!;
-      free.gpus += index.freeGpu[h]!;
+    for (const c of eligible) {
+      for (const h of c.hosts) {
+        free.cpu += index.freeCpu[h]!;
+        free.mem += index.freeMem[h]!;
+        free.slots += index.freeSlots[h]!;
+        free.gpus += index.freeGpu[h]!;
+      }
     }
     const enough = (): boolean => free.cpu >= need.cpu && free.mem >= need.mem && free.slots >= need.slots && free.gpus >= need.gpus;
     let from = this.at;
@@ -230,7 +232,7 @@ export class ReservationPlanner {
       if (enough() || !Number.isFinite(g.end)) break;
       from = g.end;
       for (const use of g.uses) {
-        if (!eligible.has(use.host)) continue;
+        if (!eligible.has(index.classes[index.cls[use.host]!]!)) continue;
         free.cpu += use.cpu;
         free.mem += use.mem;
         free.slots += use.slots;
