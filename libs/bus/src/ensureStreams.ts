@@ -24,7 +24,7 @@ export interface EnsureStreamsOptions {
   definitions?: readonly StreamDefinition[];
   /** Called as each stream is ensured, so that what was done is known even when a later one fails. */
   onEnsured?: (stream: EnsuredStream) => void;
-  /** How long (ms) a stream the cluster cannot place yet is tried again before giving up: 20,000 by default, 0 not at all. */
+  /** How long (ms) in all streams the cluster cannot place yet are tried again before giving up: 20,000 by default, 0 not at all. */
   placementWaitMs?: number;
   /** Ends a placement wait early (a replica stopping), with the same error as running out of time. */
   signal?: AbortSignal;
@@ -46,8 +46,10 @@ const PLACEMENT_PAUSES_MS = { first: 100, last: 2_000 } as const;
 export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promise<EnsuredStream[]> {
   const jsm = await natsOf(bus).jsm;
   const results: EnsuredStream[] = [];
+  // one bound for the whole call: once the cluster places one stream, it places the others
+  const start = performance.now();
   for (const def of opts.definitions ?? streamDefinitions) {
-    const ensured = await oncePlaced(() => ensureOne(jsm, def, opts.replicas), def.config.name, opts);
+    const ensured = await oncePlaced(() => ensureOne(jsm, def, opts.replicas), def.config.name, start, opts);
     opts.onEnsured?.(ensured);
     results.push(ensured);
   }
@@ -55,12 +57,11 @@ export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promi
 }
 
 /**
- * `attempt`, again with growing pauses while the server has no peers to place the stream on, for
- * at most `placementWaitMs` in all; any other error is thrown at once.
+ * `attempt`, again with growing pauses while the server has no peers to place the stream on, until
+ * `placementWaitMs` after `start`; any other error is thrown at once.
  */
-async function oncePlaced<T>(attempt: () => Promise<T>, name: string, opts: EnsureStreamsOptions): Promise<T> {
+async function oncePlaced<T>(attempt: () => Promise<T>, name: string, start: number, opts: EnsureStreamsOptions): Promise<T> {
   const waitMs = opts.placementWaitMs ?? PLACEMENT_WAIT_MS;
-  const start = performance.now();
   for (let pause: number = PLACEMENT_PAUSES_MS.first; ; pause = Math.min(PLACEMENT_PAUSES_MS.last, pause * 2)) {
     try {
       return await attempt();
