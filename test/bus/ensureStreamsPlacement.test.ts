@@ -1,5 +1,5 @@
-// ensureStreams on a cluster that cannot place R3 streams yet (a node still to join, or down): it
-// tries again for a bounded time, and fails at once for anything else.
+// ensureStreams on a cluster that cannot place R3 streams yet (a node still to join, or down) or a
+// server that does not answer: it tries again for a bounded time, and fails at once for anything else.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IN_STREAM, ensureStreams, isBusError, streamDefinitions } from '@muster/bus';
 import type { StreamDefinition } from '@muster/bus';
@@ -54,7 +54,7 @@ describe('ensureStreams on a two-node cluster, where R3 cannot be placed until a
     await sleep(1_500);
     third = await startJoiningNode(bus.cluster!, 'n3');
     const { value, err, ms } = await ensuring;
-    expect(err).toBeNull();
+    expect(err, String(err)).toBeNull();
     expect(value?.map((r) => r.action)).toEqual(streamDefinitions.map(() => 'created'));
     // it was still waiting when the node joined
     expect(ms).toBeGreaterThan(1_500);
@@ -63,18 +63,20 @@ describe('ensureStreams on a two-node cluster, where R3 cannot be placed until a
 
   it('gives up after its bound with an error that names the stream and says the cluster is still forming', async () => {
     const { err, ms } = await timed(ensureStreams(bus.bus, { replicas: 3, placementWaitMs: 1_500 }));
-    expect(isBusError(err, 'STREAM_NOT_PLACED')).toBe(true);
+    expect(isBusError(err, 'STREAM_NOT_PLACED'), String(err)).toBe(true);
     expect((err as Error).message).toMatch(new RegExp(`cannot place ${IN_STREAM} on 3 peers: the cluster is still forming .* gave up after \\d+ ms \\(no suitable peers for placement`));
     expect(ms).toBeGreaterThanOrEqual(1_500);
-    expect(ms).toBeLessThan(5_000);
+    // a request left unanswered (5 s) may end past the bound; the default bound is 20 s
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('stops waiting when its signal aborts', async () => {
     const stopping = new AbortController();
     setTimeout(() => stopping.abort(), 500);
     const { err, ms } = await timed(ensureStreams(bus.bus, { replicas: 3, signal: stopping.signal }));
-    expect(isBusError(err, 'STREAM_NOT_PLACED')).toBe(true);
-    expect(ms).toBeLessThan(5_000);
+    expect(isBusError(err, 'STREAM_NOT_PLACED'), String(err)).toBe(true);
+    // well before the 20 s bound (a request in flight still ends on its answer or its 5 s timeout)
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('fails at once on what waiting cannot change: unmatched placement tags, subjects another stream holds', async () => {
@@ -85,8 +87,9 @@ describe('ensureStreams on a two-node cluster, where R3 cannot be placed until a
     const overlap = await timed(ensureStreams(bus.bus, { replicas: 2, definitions: streamLikeIn('OVERLAP', { subjects: ['taken.x'] }) }));
     expect((overlap.err as Error).message).toMatch(/overlap/i);
     expect(isBusError(overlap.err)).toBe(false);
-    // far below the 20 s a placement would be waited for
-    expect(tagged.ms + overlap.ms).toBeLessThan(3_000);
+    // below the 20 s a placement is waited for (a request a just-formed 2.15.1 cluster leaves
+    // unanswered, asked again after its 5 s timeout, is within)
+    expect(tagged.ms + overlap.ms).toBeLessThan(12_000);
   });
 });
 
@@ -110,9 +113,36 @@ describe('ensureStreams while one node of a three-node cluster is down', () => {
     await sleep(1_500);
     await down.restart();
     const { value, err, ms } = await ensuring;
-    expect(err).toBeNull();
+    expect(err, String(err)).toBeNull();
     expect(value?.map((r) => r.action)).toEqual(streamDefinitions.map(() => 'created'));
     if (PINNED) expect(ms).toBeGreaterThan(1_500);
     expect(await replicasOf(bus, IN_STREAM)).toBe(3);
+  });
+});
+
+describe('ensureStreams while the server does not answer for a while', () => {
+  let bus: TestBus;
+  let stopped: number | null = null;
+  beforeEach(async () => {
+    bus = await startTestBus({ ensure: false });
+  });
+  afterEach(async () => {
+    if (stopped !== null) process.kill(stopped, 'SIGCONT');
+    await bus.stop();
+  });
+
+  it('asks again after a request got no answer, and creates every stream once the server answers', async () => {
+    const client = await bus.client({ name: 'short-timeouts', timeoutMs: 500 });
+    const pid = bus.server!.pid;
+    process.kill(pid, 'SIGSTOP');
+    stopped = pid;
+    const ensuring = timed(ensureStreams(client, { replicas: 1 }));
+    await sleep(1_500);
+    process.kill(pid, 'SIGCONT');
+    stopped = null;
+    const { value, err, ms } = await ensuring;
+    expect(err, String(err)).toBeNull();
+    expect(value?.map((r) => r.action)).toEqual(streamDefinitions.map(() => 'created'));
+    expect(ms).toBeGreaterThan(1_400);
   });
 });
