@@ -1,5 +1,5 @@
-// A replica whose stream definitions the bus refuses stops at once: its start-up retry, for a
-// JetStream not answering yet, does not repeat the bus's verdicts.
+// A replica whose stream definitions would drop stored messages stops at once: its start-up retry,
+// for a JetStream not answering yet, does not repeat a refusal that waiting cannot change.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OUTPUT_STREAM, isBusError } from '@muster/bus';

@@ -138,8 +138,8 @@ async function retry<T>(step: () => Promise<T>, log: Logger): Promise<T> {
     try {
       return await step();
     } catch (err) {
-      // the bus's verdicts are final: an unsafe update, or streams still not placed after the bus's own wait
-      if (performance.now() > deadline || isBusError(err)) throw err;
+      // a definition that would drop stored messages stays so: waiting cannot change it
+      if (performance.now() > deadline || isBusError(err, 'UNSAFE_STREAM_UPDATE')) throw err;
       log.warn({ err, attempt }, 'start-up step failed: retrying');
       await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * attempt)));
     }
