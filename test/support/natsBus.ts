@@ -49,29 +49,10 @@ export async function startTestBus(opts: TestBusOptions = {}): Promise<TestBus> 
     const bus = await client({ name: 'muster-test-main' });
     const admin = await NatsAdmin.connect(urls);
     closers.push(admin);
-    if (opts.ensure ?? true) await ensureStreamsPlaced(bus, cluster === null ? 1 : Math.min(3, opts.clusterSize ?? 1));
+    if (opts.ensure ?? true) await ensureStreams(bus, { replicas: cluster === null ? 1 : Math.min(3, opts.clusterSize ?? 1) });
     return { bus, admin, urls, server, cluster, client, stop: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
-  }
-}
-
-/**
- * Applies the streams, again while the cluster cannot place them yet: nats-server 2.15 counts a
- * peer offline for placement until it has heard the peer's server stats, which can come seconds
- * after every route is up and the meta leader has heard the peer ("no suitable peers for
- * placement, peer offline"); any other error, or the same one after 20 s, is thrown.
- */
-async function ensureStreamsPlaced(bus: Bus, replicas: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      await ensureStreams(bus, { replicas });
-      return;
-    } catch (err) {
-      if (Date.now() > deadline || !/no suitable peers/i.test((err as Error).message)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
   }
 }

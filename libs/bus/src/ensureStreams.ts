@@ -2,7 +2,9 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { JetStreamManager, StreamConfig, StreamInfo } from '@nats-io/jetstream';
 import type { Bus } from './bus.ts';
 import { BusError } from './busError.ts';
+import { isTimeout } from './isWrongLastSequence.ts';
 import { natsOf } from './natsBus.ts';
+import { sleep } from './sleep.ts';
 import { streamDefinitions } from './streamDefinitions.ts';
 import type { StreamDefinition, StreamDefinitionKind } from './streamDefinitions.ts';
 
@@ -23,25 +25,76 @@ export interface EnsureStreamsOptions {
   definitions?: readonly StreamDefinition[];
   /** Called as each stream is ensured, so that what was done is known even when a later one fails. */
   onEnsured?: (stream: EnsuredStream) => void;
+  /** How long (ms) in all streams the cluster cannot place yet (or did not answer for) are tried again before giving up: 20,000 by default, 0 not at all. */
+  placementWaitMs?: number;
+  /** Ends a placement wait early (a replica stopping), with the same error as running out of time. */
+  signal?: AbortSignal;
 }
 
 // limits where a smaller value (or a limit where there was none) makes the server drop messages
 const RETENTION_LIMITS = ['max_msgs', 'max_bytes', 'max_age', 'max_msgs_per_subject'] as const;
 const STREAM_NAME_IN_USE = 10058;
+const NO_SUITABLE_PEERS = 10005;
+const PLACEMENT_WAIT_MS = 20_000;
+// the first pause between tries, doubled after each up to the last
+const PLACEMENT_PAUSES_MS = { first: 100, last: 2_000 } as const;
 
 /**
  * Creates each stream, KV bucket and object store that is missing and updates those whose settings
- * differ, idempotently; it never deletes or purges, and refuses an update that would drop messages.
+ * differ, idempotently; it never deletes or purges, refuses an update that would drop messages, and
+ * tries a stream again while the cluster cannot place it yet (for `placementWaitMs`).
  */
 export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promise<EnsuredStream[]> {
   const jsm = await natsOf(bus).jsm;
   const results: EnsuredStream[] = [];
+  // one bound for the whole call: once the cluster places one stream, it places the others
+  const start = performance.now();
   for (const def of opts.definitions ?? streamDefinitions) {
-    const ensured = await ensureOne(jsm, def, opts.replicas);
+    const ensured = await oncePlaced(() => ensureOne(jsm, def, opts.replicas), def.config.name, start, opts);
     opts.onEnsured?.(ensured);
     results.push(ensured);
   }
   return results;
+}
+
+/**
+ * `attempt`, again with growing pauses while the server has no peers to place the stream on or
+ * gives no answer, until `placementWaitMs` after `start`; any other error is thrown at once.
+ */
+async function oncePlaced<T>(attempt: () => Promise<T>, name: string, start: number, opts: EnsureStreamsOptions): Promise<T> {
+  const waitMs = opts.placementWaitMs ?? PLACEMENT_WAIT_MS;
+  for (let pause: number = PLACEMENT_PAUSES_MS.first; ; pause = Math.min(PLACEMENT_PAUSES_MS.last, pause * 2)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      // an unanswered request may have been applied: trying again is safe (info, then create or
+      // compare), and a just-formed 2.15.1 cluster left a create unanswered for 5 s (1 in about 200)
+      if (!placementPending(err) && !isTimeout(err)) throw err;
+      const waited = performance.now() - start;
+      if (waited >= waitMs || opts.signal?.aborted === true) {
+        throw new BusError(
+          'STREAM_NOT_PLACED',
+          `cannot place ${name} on ${opts.replicas} peers: the cluster is still forming or placing (a node not joined yet or offline, or fewer nodes than replicas, or no answer); gave up after ${Math.round(waited)} ms (${(err as Error).message})`,
+          { cause: err },
+        );
+      }
+      await sleep(Math.min(pause, waitMs - waited), opts.signal);
+    }
+  }
+}
+
+/**
+ * Whether the server could not place a stream for want of peers that waiting can bring: API error
+ * 10005 naming no reason or only "peer offline". Both 2.9.10 and 2.15.1 name no reason while a
+ * node has not joined the cluster yet (and also for more replicas than nodes, which waiting cannot
+ * fix but cannot be told apart); 2.9.10 says "peer offline" while a node is down, 2.15 while its
+ * meta leader has not yet heard a new peer's stats (one node of three down does not stop 2.15 placing
+ * R3). A reason waiting cannot change (such as "tags not matched […]") fails at once.
+ */
+function placementPending(err: unknown): boolean {
+  if (!(err instanceof JetStreamApiError) || err.code !== NO_SUITABLE_PEERS) return false;
+  const reasons = err.message.replace(/^.*no suitable peers for placement/i, '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+  return reasons.every((r) => r === 'peer offline');
 }
 
 async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas: number): Promise<EnsuredStream> {

@@ -1,4 +1,4 @@
-import { JETSTREAM_LEAVE_MS, connect, ensureStreams, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
+import { JETSTREAM_LEAVE_MS, connect, ensureStreams, isBusError, lastLogSequence, openLeaderLease, serverFeatures } from '@muster/bus';
 import { ApiServer } from './apiServer.ts';
 import { ConnectionChanges } from './connectionChanges.ts';
 import type { CountedConnection } from './connectionChanges.ts';
@@ -138,7 +138,8 @@ async function retry<T>(step: () => Promise<T>, log: Logger): Promise<T> {
     try {
       return await step();
     } catch (err) {
-      if (performance.now() > deadline) throw err;
+      // a definition that would drop stored messages stays so: waiting cannot change it
+      if (performance.now() > deadline || isBusError(err, 'UNSAFE_STREAM_UPDATE')) throw err;
       log.warn({ err, attempt }, 'start-up step failed: retrying');
       await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * attempt)));
     }

@@ -13,6 +13,8 @@ export class StreamWatch {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private checking: Promise<void> = Promise.resolve();
   private stopped = false;
+  // ends a look's wait for a stream the cluster cannot place yet, so that stopping is not held up
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly bus: Bus,
@@ -35,13 +37,14 @@ export class StreamWatch {
       // said as each is done: a later stream's failure (a timeout under load) must not hide a bucket created again
       await ensureStreams(this.bus, {
         replicas: this.replicas,
+        signal: this.stopping.signal,
         onEnsured: (r) => {
           if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
           else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
         },
       });
     } catch (err) {
-      // NATS away or a stream without quorum: the next look tries again
+      // NATS away, a stream without quorum or still not placed: the next look tries again
       this.log.debug({ err }, 'the streams could not be checked');
     }
   }
@@ -49,6 +52,7 @@ export class StreamWatch {
   /** Stops looking, after a look in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     if (this.timer !== null) clearTimeout(this.timer);
     await this.checking;
   }
