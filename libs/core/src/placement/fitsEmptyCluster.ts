@@ -1,8 +1,7 @@
-import type { MemberResources, NodeSpec } from '../contract/types.ts';
+import type { MemberResources } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import type { GangShape } from './gangShape.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
-import { hostClassKey } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
 import { topologyGroups } from './topologyDomains.ts';
 
@@ -33,21 +32,21 @@ function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostCla
   const topology = shape.placement.topology;
   if (shape.roles.length === 1 && policy !== 'same-node') {
     // a required topology fits if one domain would; a preferred one never keeps out what fits without it
-    if (topology?.mode === 'required') return topologyGroups(classes, topology.key).domains.some((d) => fitsEmptyClasses(shape, d.classes));
+    if (topology?.mode === 'required') return topologyGroups(index, classes, topology.key).domains.some((d) => fitsEmptyClasses(shape, d.classes));
     return fitsEmptyClasses(shape, classes);
   }
   // one empty host of a class is all `same-node` can use; otherwise up to one per member
   const copies = policy === 'same-node' ? 1 : shape.size;
-  const plain = withoutTopology(shape);
+  const plain = index.memo.withoutTopology(shape);
   // a preferred topology never keeps out what fits without it
   if (topology?.mode !== 'required') return fitsEmptyCopy(index, plain, classes, copies);
   // required: some domain alone must take it; domains made of the same kinds of host (in the same
   // numbers, up to what the gang could use) answer alike, so each kind of domain is tried once
   const tried = new Set<string>();
-  for (const d of topologyGroups(classes, topology.key).domains) {
+  for (const d of topologyGroups(index, classes, topology.key).domains) {
     const kinds = new Map<string, number>();
     for (const c of d.classes) {
-      const k = hostClassKey(strippedSpec(c.spec));
+      const k = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
       kinds.set(k, Math.min(copies, (kinds.get(k) ?? 0) + c.hosts.length));
     }
     const signature = JSON.stringify([...kinds].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
@@ -76,41 +75,14 @@ function emptyCopy(index: HostIndex, classes: readonly HostClass[], copies: numb
   const taken = new Map<string, number>();
   const picked: number[] = [];
   for (const c of classes) {
-    const kind = hostClassKey(strippedSpec(c.spec));
+    const kind = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
     let n = taken.get(kind) ?? 0;
     for (let i = 0; i < c.hosts.length && n < copies; i++, n++) picked.push(c.hosts[i]!);
     taken.set(kind, n);
   }
   picked.sort((a, b) => a - b);
-  const sources: HostSource[] = picked.map((h) => ({ spec: strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
-  return new HostIndex(sources);
-}
-
-const plainShapes = new WeakMap<GangShape, GangShape>();
-
-// The same gang without its topology (memoised per shape, which is memoised per spec).
-function withoutTopology(shape: GangShape): GangShape {
-  if (shape.placement.topology === undefined) return shape;
-  let plain = plainShapes.get(shape);
-  if (plain === undefined) {
-    const { topology: _topology, ...placement } = shape.placement;
-    plain = { ...shape, placement };
-    plainShapes.set(shape, plain);
-  }
-  return plain;
-}
-
-// Node specs are immutable and live as long as their state: each one's copy without labels is
-// made once, so its class key is computed once too.
-const stripped = new WeakMap<NodeSpec, NodeSpec>();
-
-function strippedSpec(spec: NodeSpec): NodeSpec {
-  let copy = stripped.get(spec);
-  if (copy === undefined) {
-    copy = { ...spec, labels: {} };
-    stripped.set(spec, copy);
-  }
-  return copy;
+  const sources: HostSource[] = picked.map((h) => ({ spec: index.memo.strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
+  return new HostIndex(sources, null, index.memo);
 }
 
 // One role under pack or spread, from per-class counts of what an empty host takes.
