@@ -10,9 +10,19 @@ import type { JobState } from './state.ts';
 /** The request of a pending job with alternatives, which has none in force: no roles, so no resources. */
 const NO_REQUEST: JobRequest = Object.freeze({ roles: [], placement: { policy: 'pack', gpuLocality: false }, select: '' }) as JobRequest;
 
-/** Every request a job may be placed with, in the order an attempt tries them: the spec itself, or its alternatives. */
-export function jobRequests(spec: JobSpec): readonly JobRequest[] {
-  return spec.alternatives ?? [spec];
+/**
+ * Every request a job may be placed with, in the order an attempt tries them: the spec itself, or
+ * its alternatives (with a `memo` of the immutable specs, as a `SpecMemo` keeps it, a spec's list
+ * of one is made once).
+ */
+export function jobRequests(spec: JobSpec, memo: WeakMap<JobSpec, readonly JobRequest[]> | null = null): readonly JobRequest[] {
+  if (spec.alternatives !== undefined) return spec.alternatives;
+  let one = memo?.get(spec);
+  if (one === undefined) {
+    one = [spec];
+    memo?.set(spec, one);
+  }
+  return one;
 }
 
 /**

@@ -32,8 +32,8 @@ function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostCla
   const topology = shape.placement.topology;
   if (shape.roles.length === 1 && policy !== 'same-node') {
     // a required topology fits if one domain would; a preferred one never keeps out what fits without it
-    if (topology?.mode === 'required') return topologyGroups(index, classes, topology.key).domains.some((d) => fitsEmptyClasses(shape, d.classes));
-    return fitsEmptyClasses(shape, classes);
+    if (topology?.mode === 'required') return topologyGroups(index, classes, topology.key).domains.some((d) => fitsEmptyClasses(index, shape, d.classes));
+    return fitsEmptyClasses(index, shape, classes);
   }
   // one empty host of a class is all `same-node` can use; otherwise up to one per member
   const copies = policy === 'same-node' ? 1 : shape.size;
@@ -85,11 +85,36 @@ function emptyCopy(index: HostIndex, classes: readonly HostClass[], copies: numb
   return new HostIndex(sources, null, index.memo);
 }
 
-// One role under pack or spread, from per-class counts of what an empty host takes.
-function fitsEmptyClasses(shape: GangShape, classes: readonly HostClass[]): boolean {
+/** Hosts of one kind (capacity and GPUs, labels aside) among some classes: one class standing for them, and their number. */
+export interface EmptyKind {
+  cls: HostClass;
+  hosts: number;
+}
+
+// The kinds of host among some classes, in the order first met (made once per list: the index
+// keeps them); an empty host takes as many members as any other of its kind, so a rack label that
+// splits a kind into hundreds of classes adds nothing to count
+function emptyKinds(index: HostIndex, classes: readonly HostClass[]): readonly EmptyKind[] {
+  let kinds = index.emptyKinds.get(classes);
+  if (kinds === undefined) {
+    const byKey = new Map<string, EmptyKind>();
+    for (const c of classes) {
+      const key = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
+      const kind = byKey.get(key);
+      if (kind === undefined) byKey.set(key, { cls: c, hosts: c.hosts.length });
+      else kind.hosts += c.hosts.length;
+    }
+    kinds = [...byKey.values()];
+    index.emptyKinds.set(classes, kinds);
+  }
+  return kinds;
+}
+
+// One role under pack or spread, from per-kind counts of what an empty host takes.
+function fitsEmptyClasses(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
   const role = shape.roles[0]!;
   const policy = shape.placement.policy;
-  const perHost = classes.map((c) => ({ members: membersPerEmptyHost(c, role.resources, shape.placement.gpuLocality), hosts: c.hosts.length }));
+  const perHost = emptyKinds(index, classes).map((k) => ({ members: membersPerEmptyHost(k.cls, role.resources, shape.placement.gpuLocality), hosts: k.hosts }));
   // hostsTaking(b): how many empty hosts take a bucket of b members
   const hostsTaking = (b: number): number => perHost.reduce((n, c) => (c.members >= b ? n + c.hosts : n), 0);
   const t = role.count;

@@ -6,6 +6,7 @@ import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
 import { SessionMemo } from './sessionMemo.ts';
 import { SpecMemo } from './specMemo.ts';
+import type { EmptyKind } from './fitsEmptyCluster.ts';
 import type { TopologyGroups } from './topologyDomains.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
@@ -70,6 +71,8 @@ export class HostIndex {
   private readonly classesKeys = new WeakMap<readonly HostClass[], string>();
   /** Lists of this index's classes grouped by a label (`topologyGroups`), by list and label: a session keeps one list per select. */
   readonly topologyGroups = new WeakMap<readonly HostClass[], Map<string, TopologyGroups>>();
+  /** Lists of this index's classes grouped by kind of host (`fitsEmptyCluster`), by list. */
+  readonly emptyKinds = new WeakMap<readonly HostClass[], readonly EmptyKind[]>();
   /** Whether a gang fits this cluster with every host empty, by gang shape and classes (`fitsEmptyCluster`). */
   readonly emptyFits = new SessionMemo<boolean>();
   /** Empty copies of some of this index's hosts (`fitsEmptyCluster`), by the classes and copies of each kind they were made for. */

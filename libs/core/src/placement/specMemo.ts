@@ -22,6 +22,7 @@ export class SpecMemo {
   private readonly plainShapes = new WeakMap<GangShape, GangShape>();
   private readonly asts = new WeakMap<JobRequest, SelectAst | null>();
   private readonly jobLabels = new WeakMap<JobSpec, readonly string[]>();
+  private readonly oneRequest = new WeakMap<JobSpec, readonly JobRequest[]>();
 
   /**
    * The class key of a node spec (labels, capacity and GPU layout); with `labels`, only those
@@ -77,6 +78,11 @@ export class SpecMemo {
     return plain;
   }
 
+  /** Every request a job may be placed with (`jobRequests`). */
+  requests(spec: JobSpec): readonly JobRequest[] {
+    return jobRequests(spec, this.oneRequest);
+  }
+
   /** The compiled select of variant `i` of a job (`requestSelectAst`). */
   selectAst(job: Pick<JobState, 'spec' | 'selectAst'>, i: number): SelectAst | null {
     return requestSelectAst(job, i, this.asts);
@@ -87,7 +93,7 @@ export class SpecMemo {
     let labels = this.jobLabels.get(job.spec);
     if (labels === undefined) {
       const found = new Set<string>();
-      jobRequests(job.spec).forEach((request, i) => {
+      this.requests(job.spec).forEach((request, i) => {
         const ast = this.selectAst(job, i);
         if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
         if (request.placement.topology !== undefined) found.add(request.placement.topology.key);

@@ -1,6 +1,6 @@
 import type { JobRequest } from '../contract/types.ts';
 import type { AllocationResources } from '../events.ts';
-import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
+import { isElastic, requestFingerprint } from '../jobRequests.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
@@ -33,7 +33,7 @@ export interface Placed {
 
 /** The requests an attempt tries, in order: the job's own, or each of its alternatives. */
 export function variantsOf(scope: AttemptScope, job: JobState): Variant[] {
-  const requests = jobRequests(job.spec);
+  const requests = scope.index.memo.requests(job.spec);
   const alternatives = job.spec.alternatives !== undefined;
   return requests.map((request, i) => {
     // an elastic request must fit at its minimum (DESIGN.md §13): that is what an attempt tries first
