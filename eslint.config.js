@@ -75,6 +75,17 @@ export default tseslint.config(
         { selector: "CallExpression[callee.name='Date']", message: 'libs/core has no clock: Date() is forbidden.' },
         { selector: "MemberExpression[object.name='Math'][property.name='random']", message: 'libs/core has no randomness: Math.random is forbidden.' },
         { selector: "ImportExpression", message: 'libs/core imports statically.' },
+        // issue 32: the core is a pure function of the log, so it keeps nothing between calls in a
+        // module (a let, or a Map or Set made outside any function); a constant lookup table is
+        // typed ReadonlySet or ReadonlyMap (nothing writes to it)
+        {
+          selector: [
+            ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration[kind!='const']",
+            ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Set|Map)$/]) NewExpression[callee.name=/^(Weak)?(Map|Set)$/]:not(:function NewExpression)",
+            "PropertyDefinition[static=true] > NewExpression[callee.name=/^(Weak)?(Map|Set)$/]",
+          ].join(', '),
+          message: 'libs/core keeps no module-level state (issue 32): a cache lives in the instance that owns what it keys on (the turn context, the host index or its SpecMemo, the session); a constant lookup table is typed ReadonlySet or ReadonlyMap.',
+        },
       ],
     },
   },

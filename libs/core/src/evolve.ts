@@ -56,7 +56,7 @@ import type { Identity, NodeSpec, QueueSpec } from './contract/types.ts';
 // as `produce` running `apply` over the same events, and leaves its input untouched.
 
 /** Categories that mean "every plan was exhausted": those enter the unsatisfiable cache. */
-const EXHAUSTED = new Set(['insufficient-resources', 'no-matching-hosts', 'placement-unsatisfiable']);
+const EXHAUSTED: ReadonlySet<string> = new Set(['insufficient-resources', 'no-matching-hosts', 'placement-unsatisfiable']);
 
 /** Applies one event to a mutable state (an immer draft, a private copy, or a copy-on-write root). */
 export function apply(state: State, event: SchedulerEvent, w: Writer = IN_PLACE): void {

@@ -218,7 +218,7 @@ interface DoneReport {
   attempt?: number;
 }
 
-const DONE_FIELDS = new Set(['jobId', 'member', 'ok', 'exitCode', 'signal', 'attempt']);
+const DONE_FIELDS: ReadonlySet<string> = new Set(['jobId', 'member', 'ok', 'exitCode', 'signal', 'attempt']);
 
 /** Longest `signal` name accepted in a done report. */
 const MAX_SIGNAL_LENGTH = 32;

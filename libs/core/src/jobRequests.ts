@@ -10,15 +10,17 @@ import type { JobState } from './state.ts';
 /** The request of a pending job with alternatives, which has none in force: no roles, so no resources. */
 const NO_REQUEST: JobRequest = Object.freeze({ roles: [], placement: { policy: 'pack', gpuLocality: false }, select: '' }) as JobRequest;
 
-const plain = new WeakMap<JobSpec, readonly JobRequest[]>();
-
-/** Every request a job may be placed with, in the order an attempt tries them: the spec itself, or its alternatives. */
-export function jobRequests(spec: JobSpec): readonly JobRequest[] {
+/**
+ * Every request a job may be placed with, in the order an attempt tries them: the spec itself, or
+ * its alternatives (with a `memo` of the immutable specs, as a `SpecMemo` keeps it, a spec's list
+ * of one is made once).
+ */
+export function jobRequests(spec: JobSpec, memo: WeakMap<JobSpec, readonly JobRequest[]> | null = null): readonly JobRequest[] {
   if (spec.alternatives !== undefined) return spec.alternatives;
-  let one = plain.get(spec);
+  let one = memo?.get(spec);
   if (one === undefined) {
     one = [spec];
-    plain.set(spec, one);
+    memo?.set(spec, one);
   }
   return one;
 }
@@ -63,22 +65,21 @@ export function requestFingerprint(job: Pick<JobState, 'fingerprint' | 'fingerpr
   return job.fingerprints?.[i] ?? job.fingerprint;
 }
 
-const asts = new WeakMap<JobRequest, SelectAst | null>();
-
 /**
  * The compiled select of variant `i` of a job (null: every host): compiled at ingest for a job
- * without alternatives, once per variant (memoised on the immutable request) for one with them.
+ * without alternatives; for one with them, compiled here (once per variant with a `memo` of the
+ * immutable requests, as a `SpecMemo` keeps it).
  */
-export function requestSelectAst(job: Pick<JobState, 'spec' | 'selectAst'>, i: number): SelectAst | null {
+export function requestSelectAst(job: Pick<JobState, 'spec' | 'selectAst'>, i: number, memo: WeakMap<JobRequest, SelectAst | null> | null = null): SelectAst | null {
   const spec = job.spec;
   if (spec.alternatives === undefined) return job.selectAst;
   const request = spec.alternatives[i];
   if (request === undefined) return null;
-  let ast = asts.get(request);
+  let ast = memo?.get(request);
   if (ast === undefined) {
     const parsed = request.select.trim() === '' ? null : parseSelect(request.select);
     ast = parsed !== null && parsed.ok ? parsed.ast : null;
-    asts.set(request, ast);
+    memo?.set(request, ast);
   }
   return ast;
 }

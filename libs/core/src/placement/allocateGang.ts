@@ -51,8 +51,8 @@ export function allocateGang(
   // a job without topology takes exactly the path it took before topology existed
   if (topology !== undefined) {
     return topology.mode === 'required'
-      ? allocateRequired(index, jobId, shape, topologyGroups(classes, topology.key).domains, counters, avoid, memo)
-      : allocatePreferred(index, jobId, shape, classes, topologyGroups(classes, topology.key), counters, avoid, memo);
+      ? allocateRequired(index, jobId, shape, topologyGroups(index, classes, topology.key).domains, counters, avoid, memo)
+      : allocatePreferred(index, jobId, shape, classes, topologyGroups(index, classes, topology.key), counters, avoid, memo);
   }
   const stmt = new Statement(index, jobId);
   if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;

@@ -1,8 +1,7 @@
-import type { MemberResources, NodeSpec } from '../contract/types.ts';
+import type { MemberResources } from '../contract/types.ts';
 import { allocateGang } from './allocateGang.ts';
 import type { GangShape } from './gangShape.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
-import { hostClassKey } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
 import { topologyGroups } from './topologyDomains.ts';
 
@@ -33,21 +32,21 @@ function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostCla
   const topology = shape.placement.topology;
   if (shape.roles.length === 1 && policy !== 'same-node') {
     // a required topology fits if one domain would; a preferred one never keeps out what fits without it
-    if (topology?.mode === 'required') return topologyGroups(classes, topology.key).domains.some((d) => fitsEmptyClasses(shape, d.classes));
-    return fitsEmptyClasses(shape, classes);
+    if (topology?.mode === 'required') return topologyGroups(index, classes, topology.key).domains.some((d) => fitsEmptyClasses(index, shape, d.classes));
+    return fitsEmptyClasses(index, shape, classes);
   }
   // one empty host of a class is all `same-node` can use; otherwise up to one per member
   const copies = policy === 'same-node' ? 1 : shape.size;
-  const plain = withoutTopology(shape);
+  const plain = index.memo.withoutTopology(shape);
   // a preferred topology never keeps out what fits without it
   if (topology?.mode !== 'required') return fitsEmptyCopy(index, plain, classes, copies);
   // required: some domain alone must take it; domains made of the same kinds of host (in the same
   // numbers, up to what the gang could use) answer alike, so each kind of domain is tried once
   const tried = new Set<string>();
-  for (const d of topologyGroups(classes, topology.key).domains) {
+  for (const d of topologyGroups(index, classes, topology.key).domains) {
     const kinds = new Map<string, number>();
     for (const c of d.classes) {
-      const k = hostClassKey(strippedSpec(c.spec));
+      const k = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
       kinds.set(k, Math.min(copies, (kinds.get(k) ?? 0) + c.hosts.length));
     }
     const signature = JSON.stringify([...kinds].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
@@ -76,48 +75,46 @@ function emptyCopy(index: HostIndex, classes: readonly HostClass[], copies: numb
   const taken = new Map<string, number>();
   const picked: number[] = [];
   for (const c of classes) {
-    const kind = hostClassKey(strippedSpec(c.spec));
+    const kind = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
     let n = taken.get(kind) ?? 0;
     for (let i = 0; i < c.hosts.length && n < copies; i++, n++) picked.push(c.hosts[i]!);
     taken.set(kind, n);
   }
   picked.sort((a, b) => a - b);
-  const sources: HostSource[] = picked.map((h) => ({ spec: strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
-  return new HostIndex(sources);
+  const sources: HostSource[] = picked.map((h) => ({ spec: index.memo.strippedSpec(index.specs[h]!), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
+  return new HostIndex(sources, null, index.memo);
 }
 
-const plainShapes = new WeakMap<GangShape, GangShape>();
+/** Hosts of one kind (capacity and GPUs, labels aside) among some classes: one class standing for them, and their number. */
+export interface EmptyKind {
+  cls: HostClass;
+  hosts: number;
+}
 
-// The same gang without its topology (memoised per shape, which is memoised per spec).
-function withoutTopology(shape: GangShape): GangShape {
-  if (shape.placement.topology === undefined) return shape;
-  let plain = plainShapes.get(shape);
-  if (plain === undefined) {
-    const { topology: _topology, ...placement } = shape.placement;
-    plain = { ...shape, placement };
-    plainShapes.set(shape, plain);
+// The kinds of host among some classes, in the order first met (made once per list: the index
+// keeps them); an empty host takes as many members as any other of its kind, so a rack label that
+// splits a kind into hundreds of classes adds nothing to count
+function emptyKinds(index: HostIndex, classes: readonly HostClass[]): readonly EmptyKind[] {
+  let kinds = index.emptyKinds.get(classes);
+  if (kinds === undefined) {
+    const byKey = new Map<string, EmptyKind>();
+    for (const c of classes) {
+      const key = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
+      const kind = byKey.get(key);
+      if (kind === undefined) byKey.set(key, { cls: c, hosts: c.hosts.length });
+      else kind.hosts += c.hosts.length;
+    }
+    kinds = [...byKey.values()];
+    index.emptyKinds.set(classes, kinds);
   }
-  return plain;
+  return kinds;
 }
 
-// Node specs are immutable and live as long as their state: each one's copy without labels is
-// made once, so its class key is computed once too.
-const stripped = new WeakMap<NodeSpec, NodeSpec>();
-
-function strippedSpec(spec: NodeSpec): NodeSpec {
-  let copy = stripped.get(spec);
-  if (copy === undefined) {
-    copy = { ...spec, labels: {} };
-    stripped.set(spec, copy);
-  }
-  return copy;
-}
-
-// One role under pack or spread, from per-class counts of what an empty host takes.
-function fitsEmptyClasses(shape: GangShape, classes: readonly HostClass[]): boolean {
+// One role under pack or spread, from per-kind counts of what an empty host takes.
+function fitsEmptyClasses(index: HostIndex, shape: GangShape, classes: readonly HostClass[]): boolean {
   const role = shape.roles[0]!;
   const policy = shape.placement.policy;
-  const perHost = classes.map((c) => ({ members: membersPerEmptyHost(c, role.resources, shape.placement.gpuLocality), hosts: c.hosts.length }));
+  const perHost = emptyKinds(index, classes).map((k) => ({ members: membersPerEmptyHost(k.cls, role.resources, shape.placement.gpuLocality), hosts: k.hosts }));
   // hostsTaking(b): how many empty hosts take a bucket of b members
   const hostsTaking = (b: number): number => perHost.reduce((n, c) => (c.members >= b ? n + c.hosts : n), 0);
   const t = role.count;

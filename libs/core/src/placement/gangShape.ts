@@ -19,15 +19,11 @@ export interface GangShape {
   placement: PlacementSpec;
 }
 
-const shapes = new WeakMap<JobRequest, GangShape>();
-
 /**
- * The placement shape of one request (memoised per immutable request): a job without
- * alternatives is its own request; a job with them has one per variant (`jobRequests`).
+ * The placement shape of one request (a session reads it once per request through its `SpecMemo`):
+ * a job without alternatives is its own request; a job with them has one per variant (`jobRequests`).
  */
 export function gangShape(spec: JobRequest): GangShape {
-  let shape = shapes.get(spec);
-  if (shape !== undefined) return shape;
   let first = 0;
   const roles = spec.roles.map((r, order): RoleShape => {
     const role = { name: r.name, order, count: r.count, firstMember: first, resources: r.resources };
@@ -35,9 +31,7 @@ export function gangShape(spec: JobRequest): GangShape {
     return role;
   });
   roles.sort(heavierFirst);
-  shape = { size: first, roles, placement: spec.placement };
-  shapes.set(spec, shape);
-  return shape;
+  return { size: first, roles, placement: spec.placement };
 }
 
 // the heaviest role is placed first: it has the fewest places to go

@@ -1,4 +1,3 @@
-import { canonicalJson } from '../canonical.ts';
 import type { NodeSpec } from '../contract/types.ts';
 import type { BucketDemand } from './bucketDemand.ts';
 
@@ -64,31 +63,6 @@ const SCALE = 2 ** 32;
 
 function weight(capacity: number): number {
   return capacity > 0 ? Math.max(1, Math.floor(SCALE / capacity)) : 0;
-}
-
-const classKeys = new WeakMap<NodeSpec, string>();
-const readKeys = new WeakMap<NodeSpec, { labels: ReadonlySet<string>; key: string }>();
-
-/**
- * The class key of a node spec (labels, capacity and GPU layout), memoised per immutable spec;
- * with `labels`, only those labels count (hosts that differ in labels nothing reads share a class).
- */
-export function hostClassKey(spec: NodeSpec, labels: ReadonlySet<string> | null = null): string {
-  if (labels !== null) {
-    const memo = readKeys.get(spec);
-    if (memo !== undefined && memo.labels === labels) return memo.key;
-    const kept: Record<string, unknown> = {};
-    for (const name of Object.keys(spec.labels)) if (labels.has(name)) kept[name] = spec.labels[name];
-    const key = canonicalJson({ labels: kept, capacity: spec.capacity, gpus: spec.gpus });
-    readKeys.set(spec, { labels, key });
-    return key;
-  }
-  let key = classKeys.get(spec);
-  if (key === undefined) {
-    key = canonicalJson({ labels: spec.labels, capacity: spec.capacity, gpus: spec.gpus });
-    classKeys.set(spec, key);
-  }
-  return key;
 }
 
 /** A class of one host spec, with no host yet and empty trees (`buildTree` sizes them). */

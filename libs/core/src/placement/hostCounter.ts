@@ -106,20 +106,22 @@ function freeCode(index: HostIndex, h: number, r: MemberResources, locality: boo
   return FITS;
 }
 
-interface ClassCount {
-  /** Reason code per host position in the class (0: fits, else 1 + index in ORDER). */
-  reasons: Uint8Array;
-  counts: Int32Array;
-  fit: number;
-  /** No host of the class could ever take the member (counted by `classReason`). */
-  never: boolean;
-}
-
-/** One member shape's counts: per class, and summed over every class. */
+/**
+ * One member shape's counts: per host, per class, and summed over every class (typed arrays over
+ * all hosts and classes, a handful per shape: a cluster split into hundreds of classes, as a rack
+ * label splits it, would otherwise cost two typed arrays per class for every shape).
+ */
 interface ShapeCounts {
   /** How much of the index's `touched` log these counts include. */
   seen: number;
-  byClass: ClassCount[];
+  /** Reason code per host (0: fits, else 1 + index in ORDER). */
+  reasons: Uint8Array;
+  /** Per class, its hosts per reason (ORDER.length values at ORDER.length × class index). */
+  classCounts: Int32Array;
+  /** Per class, its hosts that could take the member now. */
+  classFit: Int32Array;
+  /** Per class, 1 when no host of it could ever take the member (counted by `classReason`). */
+  never: Uint8Array;
   counts: Int32Array;
   fit: number;
   /** Changes to the counts so far: sums over some classes made at the same version still hold. */
@@ -168,7 +170,7 @@ export class HostCounter {
   fitIn(classes: readonly HostClass[], r: MemberResources, locality: boolean): number {
     const shape = this.shapeCounts(r, locality);
     let fit = 0;
-    for (const c of classes) fit += shape.byClass[c.index]!.fit;
+    for (const c of classes) fit += shape.classFit[c.index]!;
     return fit;
   }
 
@@ -178,8 +180,19 @@ export class HostCounter {
     const touched = this.index.touched;
     let shape = this.cache.get(key);
     if (shape === undefined) {
-      shape = { seen: touched.length, byClass: [], counts: new Int32Array(ORDER.length), fit: 0, version: 0, matching: new WeakMap() };
-      for (const c of this.index.classes) shape.byClass.push(this.classCount(shape, c, r, locality));
+      const classes = this.index.classes.length;
+      shape = {
+        seen: touched.length,
+        reasons: new Uint8Array(this.index.ids.length),
+        classCounts: new Int32Array(classes * ORDER.length),
+        classFit: new Int32Array(classes),
+        never: new Uint8Array(classes),
+        counts: new Int32Array(ORDER.length),
+        fit: 0,
+        version: 0,
+        matching: new WeakMap(),
+      };
+      for (const c of this.index.classes) this.classCount(shape, c, r, locality);
       this.cache.set(key, shape);
       return shape;
     }
@@ -188,31 +201,29 @@ export class HostCounter {
       const h = touched[shape.seen]!;
       // a host touched again later is refreshed at its latest entry
       if (last[h] !== shape.seen) continue;
-      const entry = shape.byClass[this.index.cls[h]!]!;
-      if (entry.never) continue;
-      const pos = this.index.leaf[h]!;
+      const c = this.index.cls[h]!;
+      if (shape.never[c] === 1) continue;
       const fresh = freeCode(this.index, h, r, locality);
-      const was = entry.reasons[pos]!;
+      const was = shape.reasons[h]!;
       if (fresh === was) continue;
-      recount(shape, entry, pos, was, -1);
-      recount(shape, entry, pos, fresh, 1);
+      recount(shape, c, h, was, -1);
+      recount(shape, c, h, fresh, 1);
     }
     return shape;
   }
 
-  private classCount(shape: ShapeCounts, c: HostClass, r: MemberResources, locality: boolean): ClassCount {
-    const entry: ClassCount = { reasons: new Uint8Array(c.hosts.length), counts: new Int32Array(ORDER.length), fit: 0, never: false };
+  // one class's hosts counted into a new shape's counts
+  private classCount(shape: ShapeCounts, c: HostClass, r: MemberResources, locality: boolean): void {
     const never = classReason(c, r, locality);
     if (never !== null) {
       // the whole class, whatever is in use on it: no per-host scan, nothing to refresh later
-      entry.never = true;
+      shape.never[c.index] = 1;
       const i = ORDER.indexOf(never);
-      entry.counts[i] = c.hosts.length;
+      shape.classCounts[c.index * ORDER.length + i] = c.hosts.length;
       shape.counts[i] = shape.counts[i]! + c.hosts.length;
     } else {
-      for (let pos = 0; pos < c.hosts.length; pos++) recount(shape, entry, pos, freeCode(this.index, c.hosts[pos]!, r, locality), 1);
+      for (const h of c.hosts) recount(shape, c.index, h, freeCode(this.index, h, r, locality), 1);
     }
-    return entry;
   }
 }
 
@@ -222,24 +233,25 @@ function matchingSums(shape: ShapeCounts, matching: readonly HostClass[]): Match
   if (kept !== undefined && kept.version === shape.version) return kept;
   const sums: MatchingSums = { version: shape.version, counts: new Int32Array(ORDER.length), fit: 0, eligible: 0 };
   for (const c of matching) {
-    const counted = shape.byClass[c.index]!;
     sums.eligible += c.hosts.length;
-    sums.fit += counted.fit;
-    for (let i = 0; i < ORDER.length; i++) sums.counts[i] = sums.counts[i]! + counted.counts[i]!;
+    sums.fit += shape.classFit[c.index]!;
+    const base = c.index * ORDER.length;
+    for (let i = 0; i < ORDER.length; i++) sums.counts[i] = sums.counts[i]! + shape.classCounts[base + i]!;
   }
   shape.matching.set(matching, sums);
   return sums;
 }
 
-// One host's reason code added to (or taken from) its class's counts and the shape's sums.
-function recount(shape: ShapeCounts, entry: ClassCount, pos: number, code: number, delta: 1 | -1): void {
+// Host `h`'s reason code added to (or taken from) its class's (`c`) counts and the shape's sums.
+function recount(shape: ShapeCounts, c: number, h: number, code: number, delta: 1 | -1): void {
   shape.version++;
-  if (delta === 1) entry.reasons[pos] = code;
+  if (delta === 1) shape.reasons[h] = code;
   if (code === FITS) {
-    entry.fit += delta;
+    shape.classFit[c] = shape.classFit[c]! + delta;
     shape.fit += delta;
   } else {
-    entry.counts[code - 1] = entry.counts[code - 1]! + delta;
+    const i = c * ORDER.length + code - 1;
+    shape.classCounts[i] = shape.classCounts[i]! + delta;
     shape.counts[code - 1] = shape.counts[code - 1]! + delta;
   }
 }

@@ -1,10 +1,13 @@
 import type { NodeSpec } from '../contract/types.ts';
 import type { BucketDemand } from './bucketDemand.ts';
-import { hostClassKey, newClass, NO_LIMIT } from './hostClass.ts';
+import { newClass, NO_LIMIT } from './hostClass.ts';
 import type { HostClass, HostSource } from './hostClass.ts';
 import { DeferredLeaves, buildTree, updateLeaf } from './hostTrees.ts';
 import { pickGpus } from './pickGpus.ts';
 import { SessionMemo } from './sessionMemo.ts';
+import { SpecMemo } from './specMemo.ts';
+import type { EmptyKind } from './fitsEmptyCluster.ts';
+import type { TopologyGroups } from './topologyDomains.ts';
 
 /** The undo record of one debit on the index: the host's values before it, restored exactly. */
 export interface IndexUndo {
@@ -66,6 +69,10 @@ export class HostIndex {
 
   // the text of each list of classes `classesKey` was asked for (a session keeps one list per select)
   private readonly classesKeys = new WeakMap<readonly HostClass[], string>();
+  /** Lists of this index's classes grouped by a label (`topologyGroups`), by list and label: a session keeps one list per select. */
+  readonly topologyGroups = new WeakMap<readonly HostClass[], Map<string, TopologyGroups>>();
+  /** Lists of this index's classes grouped by kind of host (`fitsEmptyCluster`), by list. */
+  readonly emptyKinds = new WeakMap<readonly HostClass[], readonly EmptyKind[]>();
   /** Whether a gang fits this cluster with every host empty, by gang shape and classes (`fitsEmptyCluster`). */
   readonly emptyFits = new SessionMemo<boolean>();
   /** Empty copies of some of this index's hosts (`fitsEmptyCluster`), by the classes and copies of each kind they were made for. */
@@ -82,8 +89,9 @@ export class HostIndex {
    * Builds the index from hosts sorted by node id (the rank order every tie falls back to). With
    * `labels`, hosts are grouped into classes by those labels only (the labels some job reads: a
    * class's `spec` then stands for its hosts in those labels, capacity and GPUs, not in others).
+   * `memo` is what its owner keeps of the specs (a turn context's, through its `HostIndexCache`).
    */
-  constructor(sources: readonly HostSource[], readonly labels: ReadonlySet<string> | null = null) {
+  constructor(sources: readonly HostSource[], readonly labels: ReadonlySet<string> | null = null, readonly memo: SpecMemo = new SpecMemo()) {
     const n = sources.length;
     this.sources = [...sources];
     this.ids = sources.map((s) => s.spec.id);
@@ -104,7 +112,7 @@ export class HostIndex {
     let domTotal = 0;
     for (let h = 0; h < n; h++) {
       const spec = sources[h]!.spec;
-      const k = hostClassKey(spec, labels);
+      const k = memo.hostClassKey(spec, labels);
       let c = byKey.get(k);
       if (c === undefined) {
         c = newClass(this.classes.length, spec);

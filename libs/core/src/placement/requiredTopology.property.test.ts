@@ -100,7 +100,7 @@ function before(a: readonly number[], b: readonly number[]): boolean {
 function literal(index: HostIndex, g: GangArb): string[] | null {
   const plain = shapeOf(g, false);
   let best: { ranks: number[]; held: string[] } | null = null;
-  for (const d of topologyGroups(index.classes, 'rack').domains) {
+  for (const d of topologyGroups(index, index.classes, 'rack').domains) {
     const stmt = allocateGang(index, 'j', plain, d.classes);
     if (stmt === null) continue;
     const ranks = ranksOf(plain, stmt);

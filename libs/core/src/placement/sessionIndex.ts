@@ -1,11 +1,9 @@
-import type { JobSpec } from '../contract/types.ts';
-import { jobRequests, requestSelectAst } from '../jobRequests.ts';
-import { selectLabels } from '../select/selectLabels.ts';
 import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
-import type { JobState, NodeState, State } from '../state.ts';
+import type { NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostClass.ts';
 import { HostIndex } from './hostIndex.ts';
+import { SpecMemo } from './specMemo.ts';
 
 /** A host index for a session, and how many nodes are lost or drained (they take no members). */
 export interface SessionIndex {
@@ -50,6 +48,8 @@ export class HostIndexCache {
    * only the parts that changed (issue 32: a session's cost follows what changed).
    */
   readonly labelsByPart = new WeakMap<object, readonly string[]>();
+  /** What the sessions derive from the state's specs, kept for every later session (and every index made for them). */
+  readonly memo = new SpecMemo();
 }
 
 function source(node: NodeState): HostSource {
@@ -60,7 +60,7 @@ function source(node: NodeState): HostSource {
  * A fresh host index of a state's up nodes (in node id order), with the lost and drained counts;
  * with `labels`, its classes group hosts by those labels only (see HostIndex).
  */
-export function freshIndexFromState(state: State, labels: ReadonlySet<string> | null = null): SessionIndex {
+export function freshIndexFromState(state: State, labels: ReadonlySet<string> | null = null, memo: SpecMemo = new SpecMemo()): SessionIndex {
   const sources: HostSource[] = [];
   const offline: OfflineHosts = { lost: 0, drained: 0 };
   for (const [, node] of shardEntriesSorted(state.nodes)) {
@@ -68,10 +68,8 @@ export function freshIndexFromState(state: State, labels: ReadonlySet<string> | 
     else if (node.status === 'drained') offline.drained++;
     else sources.push(source(node));
   }
-  return { index: new HostIndex(sources, labels), offline };
+  return { index: new HostIndex(sources, labels, memo), offline };
 }
-
-const jobLabels = new WeakMap<JobSpec, readonly string[]>();
 
 /**
  * The labels a session can read (select names and topology keys of the pending jobs, every
@@ -81,17 +79,17 @@ const jobLabels = new WeakMap<JobSpec, readonly string[]>();
  * frozen part of those tables (a level or a leaf) are remembered: the same part holds the same
  * ids, whose specs do not change, so a later session reads only the parts that changed.
  */
-export function readLabels(state: State, byPart: WeakMap<object, readonly string[]> | null = null): string[] {
+export function readLabels(state: State, byPart: WeakMap<object, readonly string[]> | null = null, memo: SpecMemo = new SpecMemo()): string[] {
   const names = new Set<string>();
   for (const table of state.elastic === undefined ? [state.pending] : [state.pending, state.elastic]) {
-    for (const name of partLabels(state.jobs, table, 0, 0, byPart)) names.add(name);
+    for (const name of partLabels(state.jobs, table, 0, 0, byPart, memo)) names.add(name);
   }
   return [...names].sort();
 }
 
 // the labels of the jobs under one part of an id table (depth SHARD_LEAF_DEPTH: a leaf, whose
 // shard number is `shard`), remembered in `byPart` when the part is frozen
-function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number, shard: number, byPart: WeakMap<object, readonly string[]> | null): readonly string[] {
+function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number, shard: number, byPart: WeakMap<object, readonly string[]> | null, memo: SpecMemo): readonly string[] {
   const known = byPart?.get(part);
   if (known !== undefined) return known;
   const names = new Set<string>();
@@ -99,33 +97,17 @@ function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number
     const leaf = shardLeaf(jobs, shard);
     for (const id of part as readonly string[]) {
       const job = leafGet(leaf, id);
-      if (job !== undefined) for (const name of specLabels(job)) names.add(name);
+      if (job !== undefined) for (const name of memo.labelsRead(job)) names.add(name);
     }
   } else {
     for (let i = 0; i < part.length; i++) {
       const child = part[i];
       if (child === null || child === undefined) continue;
-      for (const name of partLabels(jobs, child as unknown[], depth + 1, (shard << 4) | i, byPart)) names.add(name);
+      for (const name of partLabels(jobs, child as unknown[], depth + 1, (shard << 4) | i, byPart, memo)) names.add(name);
     }
   }
   const labels = [...names];
   if (byPart !== null && Object.isFrozen(part)) byPart.set(part, labels);
-  return labels;
-}
-
-// every variant's labels, also for a running gang (a superset groups hosts finer: no decision changes)
-function specLabels(job: JobState): readonly string[] {
-  let labels = jobLabels.get(job.spec);
-  if (labels === undefined) {
-    const found = new Set<string>();
-    jobRequests(job.spec).forEach((request, i) => {
-      const ast = requestSelectAst(job, i);
-      if (ast !== null) for (const name of selectLabels(ast)) found.add(name);
-      if (request.placement.topology !== undefined) found.add(request.placement.topology.key);
-    });
-    labels = [...found];
-    jobLabels.set(job.spec, labels);
-  }
   return labels;
 }
 
@@ -139,7 +121,7 @@ function specLabels(job: JobState): readonly string[] {
 export function sessionIndex(state: State, cache: HostIndexCache, indices = true): SessionIndex {
   const c = cache.cached;
   cache.cached = null;
-  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByPart : null);
+  const labels = cache.everyLabel ? null : readLabels(state, indices ? cache.labelsByPart : null, cache.memo);
   // an index grouped by more labels than are read now still serves (classes split further than
   // needed change no decision): only a label read that it does not group by rebuilds it
   const had = c?.index.labels;
@@ -151,7 +133,7 @@ export function sessionIndex(state: State, cache: HostIndexCache, indices = true
     cache.cached = c;
     return c;
   }
-  const fresh = freshIndexFromState(state, labels === null ? null : new Set(labels));
+  const fresh = freshIndexFromState(state, labels === null ? null : new Set(labels), cache.memo);
   fresh.index.prune = indices;
   const offlineIds = new Map<string, NodeState['status']>();
   for (const [, leaf] of shardLeaves(state.nodes)) for (const node of leaf) if (node.status !== 'up') offlineIds.set(node.spec.id, node.status);

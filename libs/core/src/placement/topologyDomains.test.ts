@@ -30,10 +30,10 @@ describe('topology domains', () => {
       { spec: spec('c', '1', 8), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] },
       { spec: spec('d', null, 4), usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] },
     ]);
-    const groups = topologyGroups(index.classes, 'rack');
+    const groups = topologyGroups(index, index.classes, 'rack');
     expect(groups.domains.map((d) => [d.value, d.hosts])).toEqual([['1', 2], ['r2', 1]]);
     expect(groups.unlabelled.flatMap((c) => c.hosts.map((h) => index.ids[h]))).toEqual(['d']);
-    expect(topologyGroups(index.classes, 'toString').domains).toEqual([]);
+    expect(topologyGroups(index, index.classes, 'toString').domains).toEqual([]);
   });
 
   test('topologyRoom: per domain, the hosts that could take one member now, and a message with the most room first', () => {

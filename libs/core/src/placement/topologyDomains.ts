@@ -20,10 +20,6 @@ export interface TopologyGroups {
   unlabelled: HostClass[];
 }
 
-// A session keeps one classes array per select (runSession's cache), and an index keeps its
-// classes for its lifetime, so grouping is done once per array and key, not once per attempt.
-const groupsMemo = new WeakMap<readonly HostClass[], Map<string, TopologyGroups>>();
-
 /** The value of label `key` on a class's hosts as text, or null when they do not carry it. */
 export function labelValue(c: HostClass, key: string): string | null {
   const labels = c.spec.labels;
@@ -48,12 +44,16 @@ export function compareDomainValues(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The candidate classes grouped by the value of label `key`, domains in `compareDomainValues` order. */
-export function topologyGroups(classes: readonly HostClass[], key: string): TopologyGroups {
-  let byKey = groupsMemo.get(classes);
+/**
+ * The candidate classes (of `index`) grouped by the value of label `key`, domains in
+ * `compareDomainValues` order; made once per list of classes and key (the index keeps them: a
+ * session keeps one list per select, and an index its classes for its lifetime), not once per attempt.
+ */
+export function topologyGroups(index: HostIndex, classes: readonly HostClass[], key: string): TopologyGroups {
+  let byKey = index.topologyGroups.get(classes);
   if (byKey === undefined) {
     byKey = new Map();
-    groupsMemo.set(classes, byKey);
+    index.topologyGroups.set(classes, byKey);
   }
   let groups = byKey.get(key);
   if (groups !== undefined) return groups;
@@ -170,7 +170,7 @@ export function topologyRoom(
   const topology = shape.placement.topology;
   if (topology === undefined || topology.mode !== 'required') return null;
   const heaviest = shape.roles[0]!;
-  const groups = topologyGroups(classes, topology.key);
+  const groups = topologyGroups(index, classes, topology.key);
   const domains = groups.domains.map((d): DomainRoom => ({ value: d.value, hosts: d.hosts, fit: counter.fitIn(d.classes, heaviest.resources, shape.placement.gpuLocality) }));
   const unlabelled = groups.unlabelled.reduce((n, c) => n + c.hosts.length, 0);
   return { key: topology.key, domains, unlabelled, message: roomMessage(topology, heaviest.name, domains, unlabelled) };

@@ -1,10 +1,9 @@
 import type { JobRequest } from '../contract/types.ts';
 import type { AbortCategory, AbortReason } from '../events.ts';
-import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
+import { isElastic, requestFingerprint, requestOf } from '../jobRequests.ts';
 import { allocateGang } from '../placement/allocateGang.ts';
 import type { Avoid } from '../placement/allocateGang.ts';
 import { fitsEmptyCluster } from '../placement/fitsEmptyCluster.ts';
-import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
@@ -69,7 +68,7 @@ export function attempt(scope: AttemptScope, job: JobState): void {
 function unchangedMiss(scope: AttemptScope, job: JobState): boolean {
   if (!doesNothing(scope, job)) return false;
   scope.stats.cacheHits++;
-  if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, gangShape(jobRequests(job.spec)[0]!).size, 'cached', false);
+  if (scope.options.onAttempt !== undefined) report(scope, job.spec.id, scope.index.memo.gangShape(requestOf(job.spec, 0)!).size, 'cached', false);
   return true;
 }
 
@@ -80,7 +79,8 @@ export function doesNothing(scope: AttemptScope, job: JobState): boolean {
   const fingerprint = requestFingerprint(job, 0);
   const cacheKey = cacheKeyOf(job, fingerprint);
   if (!servedUnchanged(scope, cacheKey, recorded)) return false;
-  const request = jobRequests(job.spec)[0]!;
+  // without alternatives, the spec is its one request
+  const request = job.spec;
   return !isElastic(request) && (scope.ledger === null || preemptsNoOne(scope, job, request, fingerprint, scope.unsatisfiable.get(cacheKey)!.category));
 }
 

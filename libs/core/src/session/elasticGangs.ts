@@ -3,7 +3,7 @@ import type { Allocation, AllocationResources } from '../events.ts';
 import { memberResources } from '../lifecycle.ts';
 import { gangShape } from '../placement/gangShape.ts';
 import type { GangShape, RoleShape } from '../placement/gangShape.ts';
-import { activeRequest, isElastic } from '../jobRequests.ts';
+import { activeRequest, isElastic, requestSize } from '../jobRequests.ts';
 import type { JobState } from '../state.ts';
 import { gangRequest } from './queueLedger.ts';
 
@@ -162,7 +162,7 @@ export function runningSizeIssues(job: JobState): string[] {
     if (bound.some((b, k) => b !== k < n)) out.push(`role ${role.name} holds members that are not a prefix of its range`);
     if (n < (role.minCount ?? role.count) || n > role.count) out.push(`role ${role.name} runs with ${n} members, outside ${role.minCount ?? role.count}..${role.count}`);
   });
-  const size = gangShape(request).size;
+  const size = requestSize(request);
   if (job.members.length > size) out.push(`${job.members.length} member slots for a gang of ${size}`);
   return out;
 }

@@ -1,6 +1,6 @@
 import type { AbortCategory } from '../events.ts';
 import { cacheKeyOf } from './attempt.ts';
-import { isElastic, jobRequests, requestFingerprint } from '../jobRequests.ts';
+import { isElastic, requestFingerprint } from '../jobRequests.ts';
 import { SHARD_FANOUT, leafGet } from '../shard.ts';
 import type { JobState, State } from '../state.ts';
 import { bucketKey } from './jobQueue.ts';
@@ -131,7 +131,7 @@ export class PendingOrder {
     const recorded = job.pendReason?.category;
     // what only a job of one plain request, without a reservation or a backoff, whose recorded
     // category the cache can hold, may be passed over for (the conditions of `unchangedMiss`)
-    const plain = recorded !== undefined && PASSABLE.has(recorded) && job.reservation === undefined && job.notBefore === undefined && spec.alternatives === undefined && !isElastic(jobRequests(spec)[0]!);
+    const plain = recorded !== undefined && PASSABLE.has(recorded) && job.reservation === undefined && job.notBefore === undefined && spec.alternatives === undefined && !isElastic(spec);
     const cacheKey = plain ? cacheKeyOf(job, requestFingerprint(job, 0)) : null;
     const run = cacheKey === null ? '' : `${cacheKey}\u0001${recorded}`;
     let b = this.table.get(bucket);

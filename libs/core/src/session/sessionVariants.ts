@@ -1,7 +1,6 @@
 import type { JobRequest } from '../contract/types.ts';
 import type { AllocationResources } from '../events.ts';
-import { isElastic, jobRequests, requestFingerprint, requestSelectAst } from '../jobRequests.ts';
-import { gangShape } from '../placement/gangShape.ts';
+import { isElastic, requestFingerprint } from '../jobRequests.ts';
 import type { GangShape } from '../placement/gangShape.ts';
 import type { HostClass } from '../placement/hostClass.ts';
 import type { Statement } from '../placement/statement.ts';
@@ -34,7 +33,7 @@ export interface Placed {
 
 /** The requests an attempt tries, in order: the job's own, or each of its alternatives. */
 export function variantsOf(scope: AttemptScope, job: JobState): Variant[] {
-  const requests = jobRequests(job.spec);
+  const requests = scope.index.memo.requests(job.spec);
   const alternatives = job.spec.alternatives !== undefined;
   return requests.map((request, i) => {
     // an elastic request must fit at its minimum (DESIGN.md §13): that is what an attempt tries first
@@ -42,10 +41,10 @@ export function variantsOf(scope: AttemptScope, job: JobState): Variant[] {
     return {
       alternative: alternatives ? i : undefined,
       request,
-      shape: elastic ? partShape(request, minCounts(request)) : gangShape(request),
+      shape: elastic ? partShape(request, minCounts(request)) : scope.index.memo.gangShape(request),
       demand: scope.ledger === null ? null : elastic ? countsDemand(request, minCounts(request)) : gangRequest(request),
       fingerprint: requestFingerprint(job, i),
-      ast: requestSelectAst(job, i),
+      ast: scope.index.memo.selectAst(job, i),
     };
   });
 }

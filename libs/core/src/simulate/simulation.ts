@@ -17,7 +17,7 @@ const SIMULATOR = 'simulator';
  * muster simulate prints"; contract v1.2 adds `GangRestarting`, and a `JobFinished` that a
  * member's failure caused).
  */
-const PRINTED = new Set<string>(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized', 'GangRestarting']);
+const PRINTED: ReadonlySet<string> = new Set<string>(['JobRejected', 'InputRejected', 'GangCommitted', 'GangAborted', 'GangReserved', 'ReservationCleared', 'GangResized', 'GangRestarting']);
 
 function printed(event: SchedulerEvent): boolean {
   return PRINTED.has(event.type) || (event.type === 'JobFinished' && event.member !== undefined);

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../specJsonSchemas.ts';
 
-const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', 'default']);
+const ANNOTATIONS: ReadonlySet<string> = new Set(['$schema', '$id', 'title', 'description', 'default']);
 
 /**
  * A small structural JSON Schema (2020-12) checker for the keywords the published spec schemas
