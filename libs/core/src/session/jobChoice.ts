@@ -1,5 +1,7 @@
-import { SHARD_LEAF_DEPTH, leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { ShardLeaf } from '../shard.ts';
+import { foldParts } from '../shardDiff.ts';
+import type { PartFold } from '../shardDiff.ts';
 import type { JobState, State } from '../state.ts';
 import { nextGuardExpiry } from './deadlines.ts';
 import type { QueuedJob } from './jobQueue.ts';
@@ -65,35 +67,30 @@ export function chooseJobs({ state: base, at, start, pending: table, order }: Jo
     const growing = growingGangs(base, stopped).map((job) => ({ job, submitIndex: job.submitIndex, id: job.spec.id }));
     return { queued: [], records, reservedAtStart: order.reserved, notRetried: 0, ordered: { buckets: [...buckets.values()], growing } };
   }
-  // what a part of the pending table (a level, or at SHARD_LEAF_DEPTH a leaf) holds beside the
-  // part of the jobs table at the same place: remembered for a part that is the same frozen
-  // object beside the same jobs part, else read (a level from its parts)
-  const visit = (pending: readonly unknown[], jobs: readonly unknown[] | null | undefined, depth: number): PendingLeaf => {
-    const known = retryAll || leaves === null || jobs === null || jobs === undefined ? undefined : leaves.get(pending, jobs, policy !== undefined);
+  const hasPolicy = policy !== undefined;
+  // what a part of the pending table (a level, or a leaf) holds beside the part of the jobs table
+  // at the same place: remembered for a part that is the same frozen object beside the same jobs
+  // part, else read (a level from its parts)
+  const fold: PartFold<PendingLeaf> = {
+    leaf: (ids, jobs) => readLeaf(ids as readonly string[], jobs as ShardLeaf<JobState> | null | undefined),
+    empty: () => ({ policy: hasPolicy, planned: [], unplanned: 0, newest: -1, reserved: 0 }),
+    add: (level, part) => {
+      for (const job of part.planned) level.planned.push(job);
+      level.unplanned += part.unplanned;
+      level.newest = Math.max(level.newest, part.newest);
+      level.reserved += part.reserved;
+    },
     // (no job of it may be new since the last session: a record made before that session was applied is not used)
-    if (known !== undefined && known.newest <= prevSessionEpoch) {
+    reuse: (known) => {
+      if (retryAll || known.policy !== hasPolicy || known.newest > prevSessionEpoch) return false;
       reservedAtStart += known.reserved;
       notRetried += known.unplanned;
       for (const job of known.planned) if (job.notBefore === undefined || job.notBefore <= at) queue(job);
-      return known;
-    }
-    const learnt: PendingLeaf = { jobs: jobs ?? pending, policy: policy !== undefined, planned: [], unplanned: 0, newest: -1, reserved: 0 };
-    if (depth === SHARD_LEAF_DEPTH) readLeaf(pending as readonly string[], jobs as ShardLeaf<JobState> | null | undefined, learnt);
-    else {
-      for (let i = 0; i < pending.length; i++) {
-        const child = pending[i];
-        if (child === null || child === undefined) continue;
-        const sub = visit(child as unknown[], jobs?.[i] as unknown[] | null | undefined, depth + 1);
-        for (const job of sub.planned) learnt.planned.push(job);
-        learnt.unplanned += sub.unplanned;
-        learnt.newest = Math.max(learnt.newest, sub.newest);
-        learnt.reserved += sub.reserved;
-      }
-    }
-    if (leaves !== null && jobs !== null && jobs !== undefined) leaves.set(pending, learnt);
-    return learnt;
+      return true;
+    },
   };
-  const readLeaf = (pending: readonly string[], jobs: ShardLeaf<JobState> | null | undefined, learnt: PendingLeaf): void => {
+  const readLeaf = (pending: readonly string[], jobs: ShardLeaf<JobState> | null | undefined): PendingLeaf => {
+    const learnt: PendingLeaf = { policy: hasPolicy, planned: [], unplanned: 0, newest: -1, reserved: 0 };
     for (const id of pending) {
       const job = leafGet(jobs, id);
       if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
@@ -115,8 +112,9 @@ export function chooseJobs({ state: base, at, start, pending: table, order }: Jo
       queue(job);
     }
     reservedAtStart += learnt.reserved;
+    return learnt;
   };
-  visit(base.pending, base.jobs, 0);
+  foldParts(leaves, base.pending, base.jobs, fold);
   // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
   // capacity could have grown since the last session, in the order of the pending jobs
   if (retryAll) for (const job of growingGangs(base, stopped)) queue(job);
