@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyOnWrite } from './copyOnWrite.ts';
+import { IN_PLACE, copyOnWrite } from './copyOnWrite.ts';
 import type { Writer } from './copyOnWrite.ts';
 import { SHARD_COUNT, emptySharded, shardLeaf } from './shard.ts';
 import type { ShardLevel, Sharded } from './shard.ts';
@@ -161,5 +161,17 @@ describe('foldParts', () => {
       // the frozen leaves under the draft's copied levels are still served from the memo
       expect(again.reads).toEqual([7]);
     });
+  });
+
+  it('never remembers a frozen level above a part that is not (a copy-on-write run over a mutable table)', () => {
+    const mutable = emptySharded<string>();
+    applyEdits(mutable, [{ shard: 0, id: 'a', put: true }, { shard: 1, id: 'b', put: true }], IN_PLACE);
+    const next = copyOnWrite(mutable, (t, w) => applyEdits(t, [{ shard: 0, id: 'c', put: true }], w));
+    expect(Object.isFrozen(next[0]![0])).toBe(true);
+    expect(Object.isFrozen(next[0]![0]![1])).toBe(false);
+    const memo = new PartMemo<{ n: number }>();
+    expect(foldParts(memo, next, null, counting().fold).n).toBe(3);
+    next[0]![0]![1]!.push('d');
+    expect(foldParts(memo, next, null, counting().fold).n).toBe(4);
   });
 });

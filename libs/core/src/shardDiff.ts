@@ -77,7 +77,14 @@ export class PartMemo<V> {
  * every part is read).
  */
 export function foldParts<V>(memo: PartMemo<V> | null, part: readonly unknown[], beside: ShardPart, fold: PartFold<V>, depth = 0, shard = 0): V {
-  return new PartWalk(memo, fold).read(part, beside, depth, shard);
+  // (a table read before is served without setting up a walk: the common case, several times a turn)
+  return reused(memo, part, beside, fold) ?? new PartWalk(memo, fold).fresh(part, beside, depth, shard);
+}
+
+// what `memo` holds for `part` beside `beside`, if it serves now
+function reused<V>(memo: PartMemo<V> | null, part: readonly unknown[], beside: ShardPart, fold: PartFold<V>): V | undefined {
+  const known = memo?.get(part, beside);
+  return known !== undefined && (fold.reuse === undefined || fold.reuse(known)) ? known : undefined;
 }
 
 // one fold: `frozen` holds whether the part last read was frozen with everything under and beside it
@@ -86,12 +93,8 @@ class PartWalk<V> {
 
   constructor(private readonly memo: PartMemo<V> | null, private readonly fold: PartFold<V>) {}
 
-  read(part: readonly unknown[], beside: ShardPart, depth: number, shard: number): V {
-    const known = this.memo?.get(part, beside);
-    if (known !== undefined && (this.fold.reuse === undefined || this.fold.reuse(known))) {
-      this.frozen = true;
-      return known;
-    }
+  // the value of a part not served from the memo
+  fresh(part: readonly unknown[], beside: ShardPart, depth: number, shard: number): V {
     let frozen = settled(part) && settled(beside);
     let value: V;
     if (depth === SHARD_LEAF_DEPTH) value = this.fold.leaf(part, beside, shard);
@@ -100,9 +103,13 @@ class PartWalk<V> {
       for (let i = 0; i < part.length; i++) {
         const child = part[i] as ShardPart;
         if (child === null || child === undefined) continue;
-        const sub = this.read(child, beside?.[i] as ShardPart, depth + 1, (shard << 4) | i);
-        frozen &&= this.frozen;
-        this.fold.add(value, sub);
+        const near = beside?.[i] as ShardPart;
+        const known = reused(this.memo, child, near, this.fold);
+        if (known !== undefined) this.fold.add(value, known);
+        else {
+          this.fold.add(value, this.fresh(child, near, depth + 1, (shard << 4) | i));
+          frozen &&= this.frozen;
+        }
       }
     }
     if (frozen) this.memo?.set(part, beside, value);

@@ -77,17 +77,17 @@ export class PendingOrder {
     let frozen = diffShards(this.readPending, state.pending, note);
     frozen = diffShards(this.readJobs, state.jobs, note) && frozen;
     changed.sort((x, y) => x - y);
-    let last = -1;
+    const read: number[] = [];
     for (const shard of changed) {
-      if (shard === last) continue;
-      last = shard;
+      if (shard === read[read.length - 1]) continue;
+      read.push(shard);
       frozen = this.read(shard, shardLeaf(state.pending, shard) ?? null, shardLeaf(state.jobs, shard) ?? null, removed, added) && frozen;
     }
     if (frozen) {
       this.readPending = state.pending;
       this.readJobs = state.jobs;
-      this.unsettled = [];
-    } else this.unsettled = changed;
+    }
+    this.unsettled = frozen ? [] : read;
     for (const run of new Set([...removed.keys(), ...added.keys()])) patch(run, removed.get(run), added.get(run));
     for (const [key, bucket] of this.table) {
       for (const [name, run] of bucket.runs) if (run.jobs.length === 0) bucket.runs.delete(name);
