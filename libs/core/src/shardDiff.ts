@@ -53,7 +53,7 @@ export interface PartFold<V> {
  * What was read under each frozen part of a table (a level or a leaf), beside the part of another
  * table at the same place (the jobs table beside a table of ids): the same frozen part beside the
  * same part holds the same entries with the same records, so its value still holds. Kept by the
- * instance that owns the index (a turn context), never in the state.
+ * index that reads through it (a turn context's, a deadline's), never in the state.
  */
 export class PartMemo<V> {
   private readonly memo = new WeakMap<object, { beside: ShardPart; value: V }>();
