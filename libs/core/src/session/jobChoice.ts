@@ -1,5 +1,7 @@
-import { SHARD_LEAF_DEPTH, leafGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { leafGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { ShardLeaf } from '../shard.ts';
+import { foldParts } from '../shardDiff.ts';
+import type { PartFold, ShardPart } from '../shardDiff.ts';
 import type { JobState, State } from '../state.ts';
 import { nextGuardExpiry } from './deadlines.ts';
 import type { QueuedJob } from './jobQueue.ts';
@@ -44,83 +46,92 @@ export interface JobChoice {
  */
 export function chooseJobs({ state: base, at, start, pending: table, order }: JobChoiceInput): JobChoice {
   const { timedOut, stopped, reservationFreed } = start;
-  const prevSessionEpoch = base.sessionEpoch;
   const guardExpired = (nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= at;
-  const retryAll = base.freeEpoch > prevSessionEpoch || stopped.size > 0 || reservationFreed || guardExpired;
-  const policy = base.policy;
-  const queued: QueuedJob[] = [];
-  const records = new Map<string, JobState>();
-  let reservedAtStart = 0;
-  let notRetried = 0;
-  const queue = (job: JobState): void => {
-    records.set(job.spec.id, job);
-    queued.push({ id: job.spec.id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
-  };
-  // leaves whose jobs were read by an earlier session and have not changed since hold no job new
-  // since the last session: only their planned jobs are tried (none when capacity could have grown: all are)
-  const leaves = timedOut.size > 0 ? null : table;
+  const retryAll = base.freeEpoch > base.sessionEpoch || stopped.size > 0 || reservationFreed || guardExpired;
   // every pending job is tried: they are read from the order kept across sessions, not queued
   if (retryAll && order !== null && timedOut.size === 0) {
     const buckets = order.update(base);
     const growing = growingGangs(base, stopped).map((job) => ({ job, submitIndex: job.submitIndex, id: job.spec.id }));
-    return { queued: [], records, reservedAtStart: order.reserved, notRetried: 0, ordered: { buckets: [...buckets.values()], growing } };
+    return { queued: [], records: new Map(), reservedAtStart: order.reserved, notRetried: 0, ordered: { buckets: [...buckets.values()], growing } };
   }
-  // what a part of the pending table (a level, or at SHARD_LEAF_DEPTH a leaf) holds beside the
-  // part of the jobs table at the same place: remembered for a part that is the same frozen
-  // object beside the same jobs part, else read (a level from its parts)
-  const visit = (pending: readonly unknown[], jobs: readonly unknown[] | null | undefined, depth: number): PendingLeaf => {
-    const known = retryAll || leaves === null || jobs === null || jobs === undefined ? undefined : leaves.get(pending, jobs, policy !== undefined);
-    // (no job of it may be new since the last session: a record made before that session was applied is not used)
-    if (known !== undefined && known.newest <= prevSessionEpoch) {
-      reservedAtStart += known.reserved;
-      notRetried += known.unplanned;
-      for (const job of known.planned) if (job.notBefore === undefined || job.notBefore <= at) queue(job);
-      return known;
-    }
-    const learnt: PendingLeaf = { jobs: jobs ?? pending, policy: policy !== undefined, planned: [], unplanned: 0, newest: -1, reserved: 0 };
-    if (depth === SHARD_LEAF_DEPTH) readLeaf(pending as readonly string[], jobs as ShardLeaf<JobState> | null | undefined, learnt);
-    else {
-      for (let i = 0; i < pending.length; i++) {
-        const child = pending[i];
-        if (child === null || child === undefined) continue;
-        const sub = visit(child as unknown[], jobs?.[i] as unknown[] | null | undefined, depth + 1);
-        for (const job of sub.planned) learnt.planned.push(job);
-        learnt.unplanned += sub.unplanned;
-        learnt.newest = Math.max(learnt.newest, sub.newest);
-        learnt.reserved += sub.reserved;
-      }
-    }
-    if (leaves !== null && jobs !== null && jobs !== undefined) leaves.set(pending, learnt);
-    return learnt;
-  };
-  const readLeaf = (pending: readonly string[], jobs: ShardLeaf<JobState> | null | undefined, learnt: PendingLeaf): void => {
-    for (const id of pending) {
+  const read = new PendingRead(base, at, timedOut, retryAll);
+  // leaves whose jobs were read by an earlier session and have not changed since hold no job new
+  // since the last session: only their planned jobs are tried (none when capacity could have grown: all are)
+  foldParts(timedOut.size > 0 ? null : table, base.pending, base.jobs, read);
+  // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
+  // capacity could have grown since the last session, in the order of the pending jobs
+  if (retryAll) for (const job of growingGangs(base, stopped)) read.queue(job);
+  return { queued: read.queued, records: read.records, reservedAtStart: read.reservedAtStart, notRetried: read.notRetried, ordered: null };
+}
+
+// What a part of the pending table (a level, or a leaf) holds beside the part of the jobs table at
+// the same place, for one choice of jobs: remembered for a part that is the same frozen object
+// beside the same jobs part (`foldParts`), else read (a level from its parts); the jobs queued on
+// the way, and what was counted. (A class: its methods are the same functions in every session.)
+class PendingRead implements PartFold<PendingLeaf> {
+  readonly queued: QueuedJob[] = [];
+  readonly records = new Map<string, JobState>();
+  reservedAtStart = 0;
+  notRetried = 0;
+  private readonly policy: boolean;
+  private readonly prevSessionEpoch: number;
+
+  constructor(base: State, private readonly at: number, private readonly timedOut: ReadonlySet<string>, private readonly retryAll: boolean) {
+    this.policy = base.policy !== undefined;
+    this.prevSessionEpoch = base.sessionEpoch;
+  }
+
+  queue(job: JobState): void {
+    this.records.set(job.spec.id, job);
+    this.queued.push({ id: job.spec.id, priority: job.spec.priority, user: job.spec.identity.user, queue: job.spec.identity.queue, submitIndex: job.submitIndex });
+  }
+
+  leaf(ids: readonly unknown[], beside: ShardPart): PendingLeaf {
+    const jobs = beside as ShardLeaf<JobState> | null | undefined;
+    const learnt = this.empty();
+    for (const id of ids as readonly string[]) {
       const job = leafGet(jobs, id);
-      if (job === undefined || timedOut.has(id) || job.status !== 'pending') continue;
+      if (job === undefined || this.timedOut.has(id) || job.status !== 'pending') continue;
       if (job.reservation !== undefined) learnt.reserved++;
       // a gang restarting after a member's failure (contract v1.2) is planned: every session
       // looks at it, and the one at or after its backoff's end tries it (it is then news, like a
       // job just pending)
-      const planned = job.notBefore !== undefined || (policy !== undefined && (job.reservation !== undefined || job.pendReason?.category === 'reserved'));
+      const planned = job.notBefore !== undefined || (this.policy && (job.reservation !== undefined || job.pendReason?.category === 'reserved'));
       if (planned) learnt.planned.push(job);
       else {
         learnt.unplanned++;
         learnt.newest = Math.max(learnt.newest, job.pendingEpoch);
       }
-      if (job.notBefore !== undefined && job.notBefore > at) continue;
-      if (!retryAll && !planned && job.pendingEpoch <= prevSessionEpoch) {
-        notRetried++;
+      if (job.notBefore !== undefined && job.notBefore > this.at) continue;
+      if (!this.retryAll && !planned && job.pendingEpoch <= this.prevSessionEpoch) {
+        this.notRetried++;
         continue;
       }
-      queue(job);
+      this.queue(job);
     }
-    reservedAtStart += learnt.reserved;
-  };
-  visit(base.pending, base.jobs, 0);
-  // running elastic gangs below their full size take their turn to grow (DESIGN.md §13) when
-  // capacity could have grown since the last session, in the order of the pending jobs
-  if (retryAll) for (const job of growingGangs(base, stopped)) queue(job);
-  return { queued, records, reservedAtStart, notRetried, ordered: null };
+    this.reservedAtStart += learnt.reserved;
+    return learnt;
+  }
+
+  empty(): PendingLeaf {
+    return { policy: this.policy, planned: [], unplanned: 0, newest: -1, reserved: 0 };
+  }
+
+  add(level: PendingLeaf, part: PendingLeaf): void {
+    for (const job of part.planned) level.planned.push(job);
+    level.unplanned += part.unplanned;
+    level.newest = Math.max(level.newest, part.newest);
+    level.reserved += part.reserved;
+  }
+
+  // (no job of it may be new since the last session: a record made before that session was applied is not used)
+  reuse(known: PendingLeaf): boolean {
+    if (this.retryAll || known.policy !== this.policy || known.newest > this.prevSessionEpoch) return false;
+    this.reservedAtStart += known.reserved;
+    this.notRetried += known.unplanned;
+    for (const job of known.planned) if (job.notBefore === undefined || job.notBefore <= this.at) this.queue(job);
+    return true;
+  }
 }
 
 // The running elastic gangs below their full size, not stopped at the session's start.

@@ -1,7 +1,9 @@
 import type { AbortCategory } from '../events.ts';
 import { cacheKeyOf } from './attempt.ts';
 import { isElastic, requestFingerprint } from '../jobRequests.ts';
-import { SHARD_FANOUT, leafGet } from '../shard.ts';
+import { leafGet, shardLeaf } from '../shard.ts';
+import { diffShards, settled } from '../shardDiff.ts';
+import type { ShardPart } from '../shardDiff.ts';
 import type { JobState, State } from '../state.ts';
 import { bucketKey } from './jobQueue.ts';
 
@@ -55,9 +57,11 @@ interface Placed {
  */
 export class PendingOrder {
   private readonly shards = new Map<number, ShardRead>();
-  // the trie levels read last, by position (the root's slots 0-15, then 16 + 16a + b), with the
-  // jobs table's beside them; null where something below was not frozen
-  private readonly levels = new Map<number, [object | null, object | null] | null>();
+  // the tables as last read with every part and record frozen (null: none yet), and the shards
+  // read since then that were not (they may have changed in place since)
+  private readPending: ShardPart = null;
+  private readJobs: ShardPart = null;
+  private unsettled: number[] = [];
   private readonly table = new Map<string, OrderedBucket>();
   private reservedCount = 0;
 
@@ -65,26 +69,25 @@ export class PendingOrder {
   update(state: State): ReadonlyMap<string, OrderedBucket> {
     const removed = new Map<OrderedRun, Set<OrderedJob>>();
     const added = new Map<OrderedRun, OrderedJob[]>();
-    // the tries walked where they differ from the ones read last: copy-on-write copies the path to
-    // every leaf it writes, so a level that is the very object read before holds the same leaves
-    for (let a = 0; a < SHARD_FANOUT; a++) {
-      const pa = state.pending[a] ?? null;
-      const ja = state.jobs[a] ?? null;
-      if (this.same(a, pa, ja)) continue;
-      let clean = frozenOrNull(pa) && frozenOrNull(ja);
-      for (let b = 0; b < SHARD_FANOUT; b++) {
-        const pb = pa?.[b] ?? null;
-        const jb = ja?.[b] ?? null;
-        const at = SHARD_FANOUT * (a + 1) + b;
-        if (!this.same(at, pb, jb)) {
-          let cleanB = frozenOrNull(pb) && frozenOrNull(jb);
-          for (let c = 0; c < SHARD_FANOUT; c++) cleanB = this.read(SHARD_FANOUT * (SHARD_FANOUT * a + b) + c, pb?.[c] ?? null, jb?.[c] ?? null, removed, added) && cleanB;
-          this.levels.set(at, cleanB ? [pb, jb] : null);
-        }
-        clean = clean && this.levels.get(at) !== null;
-      }
-      this.levels.set(a, clean ? [pa, ja] : null);
+    // the shards whose pending or jobs leaf is not the very object read last, in shard order
+    const changed = this.unsettled;
+    const note = (shard: number): void => {
+      changed.push(shard);
+    };
+    let frozen = diffShards(this.readPending, state.pending, note);
+    frozen = diffShards(this.readJobs, state.jobs, note) && frozen;
+    changed.sort((x, y) => x - y);
+    const read: number[] = [];
+    for (const shard of changed) {
+      if (shard === read[read.length - 1]) continue;
+      read.push(shard);
+      frozen = this.read(shard, shardLeaf(state.pending, shard) ?? null, shardLeaf(state.jobs, shard) ?? null, removed, added) && frozen;
     }
+    if (frozen) {
+      this.readPending = state.pending;
+      this.readJobs = state.jobs;
+    }
+    this.unsettled = frozen ? [] : read;
     for (const run of new Set([...removed.keys(), ...added.keys()])) patch(run, removed.get(run), added.get(run));
     for (const [key, bucket] of this.table) {
       for (const [name, run] of bucket.runs) if (run.jobs.length === 0) bucket.runs.delete(name);
@@ -93,18 +96,12 @@ export class PendingOrder {
     return this.table;
   }
 
-  // Whether a level of both tries is what was read last, with everything below it frozen then.
-  private same(at: number, pending: object | null, jobs: object | null): boolean {
-    const known = this.levels.get(at);
-    return known !== undefined && known !== null && known[0] === pending && known[1] === jobs;
-  }
-
   // Reads one shard again unless its leaves are the ones read last; false when a leaf may still change in place.
   private read(shard: number, pending: readonly string[] | null, jobs: readonly JobState[] | null, removed: Map<OrderedRun, Set<OrderedJob>>, added: Map<OrderedRun, OrderedJob[]>): boolean {
     const known = this.shards.get(shard);
     if (known !== undefined && known.pending === pending && known.jobs === jobs && pending !== null) return true;
     const entries = new Map<string, Placed>();
-    let frozen = frozenOrNull(pending) && frozenOrNull(jobs);
+    let frozen = settled(pending) && settled(jobs);
     for (const id of pending ?? []) {
       const job = leafGet(jobs, id);
       if (job === undefined || job.status !== 'pending') continue;
@@ -159,11 +156,6 @@ export class PendingOrder {
     else set.add(was.entry);
     if (was.entry.job.reservation !== undefined) this.reservedCount--;
   }
-}
-
-// Whether a level or leaf cannot change in place (absent, or frozen).
-function frozenOrNull(o: object | null): boolean {
-  return o === null || Object.isFrozen(o);
 }
 
 /** Whether `a` comes before `b` in a bucket's order (submission, then id). */

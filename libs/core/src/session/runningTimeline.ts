@@ -1,7 +1,7 @@
 import type { Policy } from '../contract/types.ts';
 import type { HostIndex } from '../placement/hostIndex.ts';
-import { SHARD_LEAF_DEPTH } from '../shard.ts';
 import type { Sharded } from '../shard.ts';
+import { diffShards } from '../shardDiff.ts';
 import type { JobState } from '../state.ts';
 import { heldUses } from './hostUses.ts';
 import type { HostUse } from './hostUses.ts';
@@ -75,24 +75,15 @@ export class RunningTimeline {
   private patch(from: Jobs | null, gangs: readonly Gang[], to: Jobs, policy: Policy): Read | null {
     const removed = new Set<Gang>();
     const added: Gang[] = [];
-    let frozen = true;
     let known = true;
-    const walk = (a: readonly unknown[] | null | undefined, b: readonly unknown[] | null | undefined, depth: number): void => {
-      if (a === b) return;
-      if (b !== null && b !== undefined && !Object.isFrozen(b)) frozen = false;
-      if (depth === SHARD_LEAF_DEPTH) {
-        if (a !== null && a !== undefined) {
-          const old = this.leaves.get(a);
-          if (old === undefined) known = false;
-          else for (const g of old) removed.add(g);
-        }
-        if (b !== null && b !== undefined) added.push(...this.leafGangs(b as JobState[], policy));
-        return;
+    const frozen = diffShards(from, to, (_, was, now) => {
+      if (was !== null && was !== undefined) {
+        const old = this.leaves.get(was);
+        if (old === undefined) known = false;
+        else for (const g of old) removed.add(g);
       }
-      const n = Math.max(a?.length ?? 0, b?.length ?? 0);
-      for (let i = 0; i < n; i++) walk(a?.[i] as readonly unknown[] | null | undefined, b?.[i] as readonly unknown[] | null | undefined, depth + 1);
-    };
-    walk(from, to, 0);
+      if (now !== null && now !== undefined) added.push(...this.leafGangs(now as JobState[], policy));
+    });
     if (!known) return null;
     added.sort(byDue);
     const out: Gang[] = [];

@@ -3,9 +3,10 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
 import { KeptPlans } from '../session/keptPlans.ts';
-import { PendingLeaves } from '../session/pendingLeaves.ts';
+import type { PendingLeaves } from '../session/pendingLeaves.ts';
 import { PendingOrder } from '../session/pendingOrder.ts';
 import { RunningTimeline } from '../session/runningTimeline.ts';
+import { PartMemo } from '../shardDiff.ts';
 
 /** How a turn context is made. */
 export interface TurnContextOptions {
@@ -33,7 +34,7 @@ export class TurnContext {
   /** The last session's host index, brought up to date by the next session. */
   readonly hosts = new HostIndexCache();
   /** The pending table by leaf as the last sessions read it. */
-  readonly pending = new PendingLeaves();
+  readonly pending: PendingLeaves = new PartMemo();
   /** The pending jobs in order as the last session that tried them all read them. */
   readonly order = new PendingOrder();
   /** The running gangs' timeline as the last reservation plans read it. */
