@@ -83,6 +83,8 @@ export default tseslint.config(
             ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration[kind!='const']",
             ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Set|Map)$/]) NewExpression[callee.name=/^(Weak)?(Map|Set)$/]:not(:function NewExpression)",
             "PropertyDefinition[static=true] > NewExpression[callee.name=/^(Weak)?(Map|Set)$/]",
+            // an instance made at module level holds whatever it caches (a JobDeadlines memo) for every driver
+            ":matches(Program, Program > ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression:not([callee.name=/^((Weak)?(Map|Set)|RegExp|TextEncoder|TextDecoder|Uint8Array)$/])",
           ].join(', '),
           message: 'libs/core keeps no module-level state (issue 32): a cache lives in the instance that owns what it keys on (the turn context, the host index or its SpecMemo, the session); a constant lookup table is typed ReadonlySet or ReadonlyMap.',
         },

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { fold, ingest, initialState, runSession, shardEntriesSorted } from '@muster/core';
+import { Deadlines, fold, ingest, initialState, runSession, shardEntriesSorted } from '@muster/core';
 import type { AttemptInfo, SchedulerEvent, SessionStats, State } from '@muster/core';
 import { HostIndexCache, freshIndexFromState } from '@muster/core/testing';
 
@@ -151,6 +151,9 @@ interface TimedSession {
 // The machine may be shared (CI, other work): a session is deterministic, so it is run `REPEATS`
 // times on the same state and each attempt keeps its fastest run, which filters out time spent
 // descheduled or in another process's favour; totals are the fastest run's.
+// the deadlines a leader's turn context keeps from one turn to the next
+const deadlines = new Deadlines();
+
 function timedSession(state: State, at: number): TimedSession {
   let best: TimedSession | null = null;
   // the index a leader's turn context keeps from one session to the next
@@ -163,6 +166,7 @@ function timedSession(state: State, at: number): TimedSession {
     let setupMs = 0;
     const result = runSession(state, at, {
       hosts,
+      deadlines,
       onAttempt: (info) => {
         const now = performance.now();
         // the first callback also covers the session's setup (index build, ordering): kept apart

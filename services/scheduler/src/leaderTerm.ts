@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { LOG_STREAM, listSnapshots, nativeStateHashInSlices, payloadHash, readLogMessage, saveSnapshot, sleep, streamInfo } from '@muster/bus';
-import { STATE_SCHEMA, TurnContext, nextDeadline, nextDue, nextGuardExpiry, shardGet, turnSteps } from '@muster/core';
+import { STATE_SCHEMA, TurnContext, shardGet, turnSteps } from '@muster/core';
 import type { State, TurnCommand, TurnResult } from '@muster/core';
 import { AppendPipeline } from './appendPipeline.ts';
 import { DecisionOutbox } from './decisionOutbox.ts';
@@ -130,7 +130,7 @@ export class LeaderTerm {
       // timeouts and limits held back by inputs not yet taken (InputReader.ingestCut) wait for them:
       // they wake the loop; a guard against preemption runs out on time all the same
       const state = this.pipeline.tip.state;
-      const deadline = this.reader.ingestCut() === null ? nextDeadline(state) : nextGuardExpiry(state);
+      const deadline = this.reader.ingestCut() === null ? this.context.deadlines.next(state) : this.context.deadlines.nextGuardExpiry(state);
       const wait = deadline === null ? IDLE_WAKE_MS : Math.min(IDLE_WAKE_MS, deadline - this.stampNow());
       await this.wake.wait(wait);
       if (this.ended !== null) break;
@@ -219,7 +219,7 @@ export class LeaderTerm {
       // a timeout or limit due with no input known to be waiting: look whether MUSTER_IN holds more
       // first (a completion stored before a runtime limit must be ingested before the gang is
       // stopped); a guard running out is not held back, so it asks nothing
-      const due = nextDue(this.pipeline.tip.state);
+      const due = this.context.deadlines.nextDue(this.pipeline.tip.state);
       if (due !== null && due <= this.stampNow() && this.reader.ingestCut() === null) {
         await this.reader.lookBehind().catch((err: unknown) => this.log.debug({ err }, 'MUSTER_IN\'s end could not be read before a deadline'));
       }

@@ -3,7 +3,7 @@ import type { ShardLeaf } from '../shard.ts';
 import { foldParts } from '../shardDiff.ts';
 import type { PartFold, ShardPart } from '../shardDiff.ts';
 import type { JobState, State } from '../state.ts';
-import { nextGuardExpiry } from './deadlines.ts';
+import type { Deadlines } from './deadlines.ts';
 import type { QueuedJob } from './jobQueue.ts';
 import type { PendingLeaf, PendingLeaves } from './pendingLeaves.ts';
 import type { OrderedBucket, OrderedJob, PendingOrder } from './pendingOrder.ts';
@@ -14,6 +14,8 @@ export interface JobChoiceInput {
   state: State;
   at: number;
   start: SessionStart;
+  /** The deadlines as earlier turns read them (a turn context's, or a fresh one). */
+  deadlines: Deadlines;
   /** The pending table by leaf (a turn context's), or null to read every leaf. */
   pending: PendingLeaves | null;
   /** The pending jobs in order kept across sessions (a turn context's), or null to queue and order them each time. */
@@ -44,9 +46,9 @@ export interface JobChoice {
  * guard against preemption ran out may now be stopped for a job that waits). When capacity could
  * have grown, running elastic gangs below their full size take their turn to grow too.
  */
-export function chooseJobs({ state: base, at, start, pending: table, order }: JobChoiceInput): JobChoice {
+export function chooseJobs({ state: base, at, start, deadlines, pending: table, order }: JobChoiceInput): JobChoice {
   const { timedOut, stopped, reservationFreed } = start;
-  const guardExpired = (nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= at;
+  const guardExpired = (deadlines.nextGuardExpiry(base) ?? Number.POSITIVE_INFINITY) <= at;
   const retryAll = base.freeEpoch > base.sessionEpoch || stopped.size > 0 || reservationFreed || guardExpired;
   // every pending job is tried: they are read from the order kept across sessions, not queued
   if (retryAll && order !== null && timedOut.size === 0) {

@@ -10,7 +10,7 @@ import { addAllocation } from '../queues/queueUsage.ts';
 import type { JobState, State } from '../state.ts';
 import { SESSION_LIMITS, TransactionCutter } from '../turn/transactionCutter.ts';
 import { attempt, doesNothing, servedUnchanged } from './attempt.ts';
-import { needsSession } from './deadlines.ts';
+import { Deadlines } from './deadlines.ts';
 import { grow } from './elasticGrowth.ts';
 import { chooseJobs } from './jobChoice.ts';
 import type { JobChoice } from './jobChoice.ts';
@@ -52,7 +52,8 @@ export function runSession(state: State, at: number, options: SessionOptions = {
 /** `runSession` in steps: it yields after every attempt (Steps); the same result. */
 export function* sessionSteps(state: State, at: number, options: SessionOptions = {}): Steps<SessionResult> {
   const stats = emptyStats();
-  if (!needsSession(state, at, options.dueBy)) return { parts: [], stats, state };
+  const deadlines = options.deadlines ?? new Deadlines();
+  if (!deadlines.needsSession(state, at, options.dueBy)) return { parts: [], stats, state };
   let parts: SchedulerEvent[][] = [];
   // The session applies every event it writes, once, with the same `apply` that folds the log, to
   // its own copy of the state (a copy-on-write run: the input is never written to), so later jobs
@@ -60,21 +61,21 @@ export function* sessionSteps(state: State, at: number, options: SessionOptions 
   // and that copy, frozen, is the state after the session. Copy-on-write rather than an immer
   // draft: measured 4-8 times cheaper per event on this state.
   const after = yield* copyOnWriteSteps(state, function* (draft, w) {
-    parts = yield* session(state, draft, w, at, options, stats);
+    parts = yield* session(state, draft, w, at, options, stats, deadlines);
   });
   return { parts, stats, state: after };
 }
 
 // The session's ordered steps: (1, 2) deadlines, (3) the choice of jobs, then each job in order
 // (a running elastic gang grows, a pending job is attempted); the transactions as cut.
-function* session(base: State, draft: State, w: Writer, at: number, options: SessionOptions, stats: SessionStats): Steps<SchedulerEvent[][]> {
+function* session(base: State, draft: State, w: Writer, at: number, options: SessionOptions, stats: SessionStats, deadlines: Deadlines): Steps<SchedulerEvent[][]> {
   const cutter = options.cutter ?? new TransactionCutter(SESSION_LIMITS, { at, term: base.term });
   const scope: SessionScope = { base, draft, w, at, session: base.session + 1, dueBy: options.dueBy ?? at, options, stats, cutter };
-  const start = startSession(scope);
+  const start = startSession(scope, deadlines);
   // the order kept across sessions is walked passing over attempts that would do nothing, unless
   // a caller counts every attempt
   const order = options.indices === false || options.onAttempt !== undefined ? null : options.order ?? null;
-  const choice = chooseJobs({ state: base, at, start, pending: options.indices === false ? null : options.pending ?? null, order });
+  const choice = chooseJobs({ state: base, at, start, deadlines, pending: options.indices === false ? null : options.pending ?? null, order });
   stats.notRetried += choice.notRetried;
   if (choice.queued.length > 0 || (choice.ordered !== null && anyQueued(choice.ordered, at))) {
     const cache = options.hosts ?? new HostIndexCache();

@@ -1,6 +1,5 @@
 import type { Policy } from '../contract/types.ts';
-import type { JobState, State } from '../state.ts';
-import { JobDeadlines } from './jobDeadlines.ts';
+import type { JobState } from '../state.ts';
 
 // Runtime limits and expected ends (DESIGN.md §11). Only a log with a policy (contract v1.1)
 // enforces limits; a log without one decides as contract v1 did.
@@ -23,19 +22,4 @@ export function plannedRuntime(job: JobState, policy: Policy): number {
  */
 export function expectedEnd(job: JobState, policy: Policy, at: number): number {
   return Math.max(at, (job.committedAt ?? at) + plannedRuntime(job, policy));
-}
-
-// running gangs' runtime limits, over the table of limited gangs
-const limits = new JobDeadlines(limitOf);
-
-/** The earliest runtime limit of a running gang, or null (none, or no policy in force). */
-export function nextLimit(state: State): number | null {
-  if (state.policy === undefined || state.limited === undefined) return null;
-  return limits.earliest(state.limited, state.jobs);
-}
-
-/** Running gangs whose runtime limit is due at `at`, by id (none without a policy). */
-export function dueLimits(state: State, at: number): JobState[] {
-  if (state.policy === undefined || state.limited === undefined) return [];
-  return limits.due(state.limited, state.jobs, at);
 }

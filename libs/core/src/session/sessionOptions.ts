@@ -1,5 +1,6 @@
 import type { HostIndexCache } from '../placement/sessionIndex.ts';
 import type { TransactionCutter } from '../turn/transactionCutter.ts';
+import type { Deadlines } from './deadlines.ts';
 import type { KeptPlans } from './keptPlans.ts';
 import type { PendingLeaves } from './pendingLeaves.ts';
 import type { PendingOrder } from './pendingOrder.ts';
@@ -37,4 +38,6 @@ export interface SessionOptions {
   running?: RunningTimeline;
   /** Reservation plans of earlier sessions with their inputs (a turn context's); used with `running`. */
   plans?: KeptPlans;
+  /** The deadlines as earlier turns read them (a turn context's); without it, every table is read whole. */
+  deadlines?: Deadlines;
 }

@@ -1,7 +1,8 @@
 import type { AbortReason } from '../events.ts';
 import { releaseAll, reservationCleared } from '../lifecycle.ts';
-import { deadlineOf, dueJobs } from './deadlines.ts';
-import { dueLimits, limitOf } from './runtimeLimits.ts';
+import { deadlineOf } from './deadlines.ts';
+import type { Deadlines } from './deadlines.ts';
+import { limitOf } from './runtimeLimits.ts';
 import { emit } from './sessionScope.ts';
 import type { SessionScope } from './sessionScope.ts';
 
@@ -19,10 +20,10 @@ export interface SessionStart {
  * Opens a session: writes `SessionStarted`, then (1) the timeouts due, then (2) the runtime limits
  * due, each up to `dueBy` (those after it held back, and `dueBy` written only when one is).
  */
-export function startSession(scope: SessionScope): SessionStart {
+export function startSession(scope: SessionScope, deadlines: Deadlines): SessionStart {
   const { base, at, session, dueBy, stats } = scope;
-  const dueTimeouts = dueJobs(base, at);
-  const dueStops = dueLimits(base, at);
+  const dueTimeouts = deadlines.dueJobs(base, at);
+  const dueStops = deadlines.dueLimits(base, at);
   const timeouts = dueTimeouts.filter((job) => (deadlineOf(job) as number) <= dueBy);
   const stops = dueStops.filter((job) => (limitOf(job) as number) <= dueBy);
   const held = timeouts.length < dueTimeouts.length || stops.length < dueStops.length;

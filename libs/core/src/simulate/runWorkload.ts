@@ -1,5 +1,4 @@
 import { jobRequests } from '../jobRequests.ts';
-import { nextDeadline } from '../session/deadlines.ts';
 import { shardGet } from '../shard.ts';
 import { CompletionQueue } from './completionQueue.ts';
 import type { Completion } from './completionQueue.ts';
@@ -77,7 +76,7 @@ export function runWorkload(sim: Simulation, scenario: WorkloadScenario): string
     }
     if (first !== null && (t === null || first.at < t)) t = first.at;
     // a deadline at or before now was the last session's to handle
-    const deadline = nextDeadline(sim.state);
+    const deadline = sim.nextDeadline();
     if (deadline !== null && deadline > sim.now && (t === null || deadline < t)) t = deadline;
     if (t === null) break;
     if (until !== undefined && t > until) {

@@ -133,6 +133,11 @@ export class Simulation {
     this.input(subjects.nodeInput(bound === null || bound === undefined ? '_' : bound.node, 'done'), { jobId, member, ok: ok ?? true, ...how });
   }
 
+  /** The earliest time a session must run by itself (a timeout, a runtime limit, a guard, a backoff), or null (`Deadlines.next`). */
+  nextDeadline(): number | null {
+    return this.context.deadlines.next(this.state);
+  }
+
   /** One scheduling session at the current time (nothing when nothing changed and nothing is due). */
   schedule(): void {
     if (this.turn([{ session: true }]) > 0) this.counts.sessions++;

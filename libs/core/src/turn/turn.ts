@@ -156,6 +156,7 @@ function* planSteps(context: TurnContext, state: State, commands: readonly TurnC
         order: context.order,
         running: context.running,
         plans: context.plans,
+        deadlines: context.deadlines,
         ...(command.dueBy === undefined ? {} : { dueBy: command.dueBy }),
         ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
       });

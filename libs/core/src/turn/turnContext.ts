@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ByteScratch } from '../byteWriter.ts';
 import { HostIndexCache } from '../placement/sessionIndex.ts';
+import { Deadlines } from '../session/deadlines.ts';
 import { KeptPlans } from '../session/keptPlans.ts';
 import type { PendingLeaves } from '../session/pendingLeaves.ts';
 import { PendingOrder } from '../session/pendingOrder.ts';
@@ -41,6 +42,8 @@ export class TurnContext {
   readonly running = new RunningTimeline();
   /** The blocked jobs' reservation plans with their inputs, as the last sessions made them. */
   readonly plans = new KeptPlans();
+  /** The deadlines (timeouts, runtime limits, guards, backoffs) as the last turns read them. */
+  readonly deadlines = new Deadlines();
   /** Values many records of the state repeat (a finished member's), held once (`Writer.shared`): the state's values are the same. */
   readonly shared = new Map<string, object>();
   /** The buffer transactions are serialised into. */
