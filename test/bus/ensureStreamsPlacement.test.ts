@@ -1,7 +1,8 @@
 // ensureStreams on a cluster that cannot place R3 streams yet (a node still to join, or down) or a
 // server that does not answer: it tries again for a bounded time, and fails at once for anything else.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IN_STREAM, ensureStreams, isBusError, streamDefinitions } from '@muster/bus';
+import { IN_STREAM, LEADER_BUCKET, bucketStream, connect, ensureStreams, isBusError, streamDefinitions } from '@muster/bus';
+import { startAnswerHoldingProxy } from '../support/answerHoldingProxy.ts';
 import type { StreamDefinition } from '@muster/bus';
 import { startJoiningNode } from '../support/joiningNode.ts';
 import { startTestBus } from '../support/natsBus.ts';
@@ -144,5 +145,22 @@ describe('ensureStreams while the server does not answer for a while', () => {
     expect(err, String(err)).toBeNull();
     expect(value?.map((r) => r.action)).toEqual(streamDefinitions.map(() => 'created'));
     expect(ms).toBeGreaterThan(1_400);
+  });
+
+  it('says created a stream it found missing whose create was applied but not answered in time', async () => {
+    const lease = bucketStream.kv(LEADER_BUCKET);
+    const proxy = await startAnswerHoldingProxy(bus.server!.port, { holdFrom: `$JS.API.STREAM.CREATE.${lease}`, releaseOn: `$JS.API.STREAM.INFO.${lease}` });
+    const client = await connect({ servers: `nats://127.0.0.1:${proxy.port}`, name: 'late-answers', timeoutMs: 500 });
+    try {
+      const definitions = streamDefinitions.filter((d) => d.config.name === lease);
+      const ensured = await ensureStreams(client, { replicas: 1, definitions });
+      // the create's answer came after its timeout: the next try found the bucket there
+      expect(proxy.holds()).toBe(1);
+      expect(ensured.map((r) => [r.name, r.action])).toEqual([[lease, 'created']]);
+      expect((await ensureStreams(client, { replicas: 1, definitions })).map((r) => r.action)).toEqual(['unchanged']);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
   });
 });

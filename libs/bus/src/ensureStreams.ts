@@ -50,7 +50,8 @@ export async function ensureStreams(bus: Bus, opts: EnsureStreamsOptions): Promi
   // one bound for the whole call: once the cluster places one stream, it places the others
   const start = performance.now();
   for (const def of opts.definitions ?? streamDefinitions) {
-    const ensured = await oncePlaced(() => ensureOne(jsm, def, opts.replicas), def.config.name, start, opts);
+    const tries: Tries = { foundMissing: false };
+    const ensured = await oncePlaced(() => ensureOne(jsm, def, opts.replicas, tries), def.config.name, start, opts);
     opts.onEnsured?.(ensured);
     results.push(ensured);
   }
@@ -97,7 +98,12 @@ function placementPending(err: unknown): boolean {
   return reasons.every((r) => r === 'peer offline');
 }
 
-async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas: number): Promise<EnsuredStream> {
+// what the earlier tries of one stream saw
+interface Tries {
+  foundMissing: boolean;
+}
+
+async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas: number, tries: Tries): Promise<EnsuredStream> {
   const desired = { ...def.config, num_replicas: replicas } as Partial<StreamConfig> & { name: string };
   const result = (action: EnsuredStream['action'], info: StreamInfo): EnsuredStream => ({
     name: desired.name,
@@ -105,8 +111,10 @@ async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas:
     action,
     ignoredFields: ignoredFields(desired, info.config),
   });
+  const missingBefore = tries.foundMissing;
   let existing = await streamInfo(jsm, desired.name);
   if (existing === null) {
+    tries.foundMissing = true;
     try {
       // a copy: the client writes mirror and sources keys into the object it is given
       return result('created', await jsm.streams.add({ ...desired }));
@@ -118,7 +126,9 @@ async function ensureOne(jsm: JetStreamManager, def: StreamDefinition, replicas:
     }
   }
   const changed = changedFields(desired, existing.config);
-  if (changed.length === 0) return result('unchanged', existing);
+  // missing at an earlier try whose create got no answer: that create was applied (or another
+  // replica's was), and what the stream held is gone all the same
+  if (changed.length === 0) return result(missingBefore ? 'created' : 'unchanged', existing);
   const unsafe = RETENTION_LIMITS.filter((key) => changed.includes(key) && dropsMessages(desired[key], existing.config[key]));
   if (unsafe.length > 0) {
     throw new BusError(
