@@ -148,9 +148,10 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   for (let at = 0; at < domains.length; at++) {
     const domain = domains[at]!;
     if (domainShare(sums, domain.classes, need) < 1) continue;
-    const firstPlan = firstPlanBound(index, shape, domain.classes, memo);
+    // only `pack` without ptile ranks plans: the others need just whether one member fits here
+    const firstPlan = firstPlanBound(index, shape, domain.classes, memo, packed);
     if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes, memo)) continue;
-    const candidate = { domain, at, firstPlan: packed ? firstPlan : 0 };
+    const candidate = { domain, at, firstPlan };
     if (candidate.firstPlan > 0) later.push(candidate);
     else if (!tryDomain(search, candidate)) return search.best;
   }
@@ -197,15 +198,17 @@ function tryDomain(search: DomainSearch, { domain, at, firstPlan }: DomainCandid
 /**
  * The least plan index the gang's first role could take on these classes under `pack` without
  * ptile (plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
- * than `mostMembers` allows), or -1 when no host there takes one member of it.
+ * than `mostMembers` allows), or -1 when no host there takes one member of it. Without `ranked`
+ * it is 0 as soon as one host may take a member (the plan index is then not read).
  */
-function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode): number {
+function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode, ranked: boolean): number {
   const role = shape.roles[0]!;
   const locality = shape.placement.gpuLocality && role.resources.gpus > 0;
+  const enough = ranked ? role.count : 1;
   let most = 0;
   for (const c of classes) {
     most = Math.max(most, mostMembers(c, role.resources, locality, memo, most));
-    if (most >= role.count) return 0;
+    if (most >= enough) return 0;
   }
   return most <= 0 ? -1 : Math.ceil(role.count / most) - 1;
 }
