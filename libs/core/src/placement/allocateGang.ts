@@ -148,10 +148,9 @@ function bestDomain(index: HostIndex, jobId: string, shape: GangShape, domains: 
   for (let at = 0; at < domains.length; at++) {
     const domain = domains[at]!;
     if (domainShare(sums, domain.classes, need) < 1) continue;
-    // only `pack` without ptile ranks plans: the others need just whether one member fits here
-    const firstPlan = firstPlanBound(index, shape, domain.classes, memo, packed);
+    const firstPlan = firstPlanBound(index, shape, domain.classes, memo);
     if (firstPlan < 0 || !laterRolesMayFit(index, shape, domain.classes, memo)) continue;
-    const candidate = { domain, at, firstPlan };
+    const candidate = { domain, at, firstPlan: packed ? firstPlan : 0 };
     if (candidate.firstPlan > 0) later.push(candidate);
     else if (!tryDomain(search, candidate)) return search.best;
   }
@@ -198,17 +197,15 @@ function tryDomain(search: DomainSearch, { domain, at, firstPlan }: DomainCandid
 /**
  * The least plan index the gang's first role could take on these classes under `pack` without
  * ptile (plan h - 1 puts up to ⌈count / h⌉ members on one host, and no host takes more members
- * than `mostMembers` allows), or -1 when no host there takes one member of it. Without `ranked`
- * it is 0 as soon as one host may take a member (the plan index is then not read).
+ * than `mostMembers` allows), or -1 when no host there takes one member of it.
  */
-function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode, ranked: boolean): number {
+function firstPlanBound(index: HostIndex, shape: GangShape, classes: readonly HostClass[], memo: MemoMode): number {
   const role = shape.roles[0]!;
   const locality = shape.placement.gpuLocality && role.resources.gpus > 0;
-  const enough = ranked ? role.count : 1;
   let most = 0;
   for (const c of classes) {
     most = Math.max(most, mostMembers(c, role.resources, locality, memo, most));
-    if (most >= enough) return 0;
+    if (most >= role.count) return 0;
   }
   return most <= 0 ? -1 : Math.ceil(role.count / most) - 1;
 }
