@@ -234,8 +234,6 @@ function allocatePreferred(
   memo: MemoMode,
 ): Statement | null {
   const everywhere = (): Statement | null => {
-    // no placement exists when the free capacity of every candidate class together cannot hold the gang
-    if (domainShare(index.classFree(), classes, gangTotals(shape)) < 1) return null;
     const stmt = new Statement(index, jobId);
     if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;
     stmt.discard();
@@ -253,7 +251,10 @@ function allocatePreferred(
     stmt.discard();
   }
   if (best !== null) return best.stmt;
-  return severalDomains(index, jobId, shape, groups, counters, avoid, memo) ?? everywhere();
+  const several = severalDomains(index, jobId, shape, groups, counters, avoid, memo);
+  if (several !== null) return several;
+  // no placement exists when the free capacity of every candidate class together cannot hold the gang
+  return domainShare(index.classFree(), classes, gangTotals(shape)) < 1 ? null : everywhere();
 }
 
 // All the gang on one host is a placement its plans allow: pack (each role's first plan, roles
