@@ -234,6 +234,8 @@ function allocatePreferred(
   memo: MemoMode,
 ): Statement | null {
   const everywhere = (): Statement | null => {
+    // no placement exists when the free capacity of every candidate class together cannot hold the gang
+    if (domainShare(index.classFree(), classes, gangTotals(shape)) < 1) return null;
     const stmt = new Statement(index, jobId);
     if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;
     stmt.discard();
@@ -251,10 +253,7 @@ function allocatePreferred(
     stmt.discard();
   }
   if (best !== null) return best.stmt;
-  const several = severalDomains(index, jobId, shape, groups, counters, avoid, memo);
-  if (several !== null) return several;
-  // no placement exists when the free capacity of every candidate class together cannot hold the gang
-  return domainShare(index.classFree(), classes, gangTotals(shape)) < 1 ? null : everywhere();
+  return severalDomains(index, jobId, shape, groups, counters, avoid, memo) ?? everywhere();
 }
 
 // All the gang on one host is a placement its plans allow: pack (each role's first plan, roles
