@@ -234,8 +234,6 @@ function allocatePreferred(
   memo: MemoMode,
 ): Statement | null {
   const everywhere = (): Statement | null => {
-    // no placement exists when the free capacity of every candidate class together cannot hold the gang
-    if (domainShare(index.classFree(), classes, gangTotals(shape)) < 1) return null;
     const stmt = new Statement(index, jobId);
     if (placeGang(index, stmt, shape, classes, counters, avoid, memo, null, null)) return stmt;
     stmt.discard();

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { NodeSpec, PlacementSpec, RoleSpec, TopologySpec } from '../contract/types.ts';
-import { allocateGang, allocatorCounters } from './allocateGang.ts';
+import { allocateGang } from './allocateGang.ts';
 import { gangShape } from './gangShape.ts';
 import { HostCounter } from './hostCounter.ts';
 import { HostIndex } from './hostIndex.ts';
@@ -76,17 +76,5 @@ describe('topology domains', () => {
     expect(index.classFree()[4 * index.cls[0]! + 2]).toBe(1);
     stmt.discard();
     expect([...index.classFree()]).toEqual(sums);
-  });
-
-  test('preferred: a gang larger than the free capacity of every candidate host together searches no host; one that needs every rack is placed', () => {
-    const sources = [spec('a1', 'r1', 3), spec('b1', 'r1', 3), spec('a2', 'r2', 3), spec('b2', 'r2', 3)]
-      .map((s) => ({ spec: s, usedCpu: 0, usedMemoryMb: 0, usedSlots: 0, gpusUsed: [] }));
-    const index = new HostIndex(sources);
-    const counters = allocatorCounters();
-    const spread = { ...gang(13), placement: { policy: 'spread', gpuLocality: false, topology: { key: 'rack', mode: 'preferred' } } satisfies PlacementSpec };
-    expect(allocateGang(index, 'j', gangShape(spread), index.classes, counters)).toBeNull();
-    expect(counters.hostSearches).toBe(0);
-    const stmt = allocateGang(index, 'j', gangShape(gang(12, { key: 'rack', mode: 'preferred' })), index.classes, counters)!;
-    expect(stmt.held.map((d) => index.ids[d.host])).toEqual(['a1', 'b1', 'a2', 'b2']);
   });
 });
