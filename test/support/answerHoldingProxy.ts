@@ -1,6 +1,7 @@
 // A TCP proxy on loopback that holds back the server's answers for a while: a request whose answer
 // is lost or late (a loaded machine, a slow link) after the server applied it, made on cue.
-import { startLoopbackProxy } from './loopbackProxy.ts';
+import { createConnection, createServer } from 'node:net';
+import type { Socket } from 'node:net';
 
 /** A proxy to one port that holds the server's bytes from one client publish to another. */
 export interface AnswerHoldingProxy {
@@ -17,8 +18,11 @@ export interface AnswerHoldingProxy {
  * the server sends that client (the answer included) until the client publishes on `releaseOn`.
  */
 export async function startAnswerHoldingProxy(targetPort: number, subjects: { holdFrom: string; releaseOn: string }): Promise<AnswerHoldingProxy> {
+  const open = new Set<Socket>();
   let holds = 0;
-  const proxy = await startLoopbackProxy(targetPort, (inbound, outbound) => {
+  const server = createServer((inbound) => {
+    const outbound = createConnection({ host: '127.0.0.1', port: targetPort });
+    open.add(inbound).add(outbound);
     let held: Buffer[] | null = null;
     // the end of what the client sent last, so that a subject cut across two chunks is still seen
     let tail = '';
@@ -43,6 +47,27 @@ export async function startAnswerHoldingProxy(targetPort: number, subjects: { ho
       if (held === null) inbound.write(chunk);
       else held.push(chunk);
     });
+    for (const [from, to] of [
+      [inbound, outbound],
+      [outbound, inbound],
+    ] as const) {
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        open.delete(from);
+        to.destroy();
+      });
+    }
   });
-  return { port: proxy.port, holds: () => holds, close: () => proxy.close() };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
+  return {
+    port: address.port,
+    holds: () => holds,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
