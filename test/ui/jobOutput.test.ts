@@ -74,10 +74,12 @@ describe("a gang's attempt, failure and output in the dashboard", () => {
     await restart.waitFor();
     expect(await restart.textContent()).toContain('member 1 on box exited 7: restarting whole as attempt 1, not before');
     await story.locator('[data-output] [data-member="1"][data-attempt="1"]').first().waitFor();
+    // member 1's stdout and stderr lines may reach the page in either order (a loaded CI machine
+    // delivered the stderr batch first): the tail is read once it holds both
+    await story.locator('[data-output]', { hasText: '1 | hello from 1 attempt 1' }).waitFor();
     const output = await story.locator('[data-output]').textContent();
     expect(output).toContain('0 | hello from 0 attempt 1');
     expect(output).toContain('1 | member 1 gives up');
-    // member 1's stdout line came in a batch before its stderr one: the tail has both
     expect(output).toContain('1 | hello from 1 attempt 1');
     expect(await story.locator('[data-output] .stderr').first().textContent()).toBe('1 | member 1 gives up\n');
     await story.locator('[data-attempt="1"] [data-last-failure="1"]').waitFor();
