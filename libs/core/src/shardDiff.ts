@@ -4,7 +4,7 @@
 // same entries, and everything below it too. A part that is not frozen (a draft's, a bulk
 // replay's) may still change in place: it is read every time and never remembered. The indices
 // kept across sessions walk their tables through here, so that rule is written once.
-import { SHARD_LEAF_DEPTH } from './shard.ts';
+import { SHARD_FANOUT, SHARD_LEAF_DEPTH } from './shard.ts';
 
 /** A level or a leaf of a sharded table, or nothing at its place. */
 export type ShardPart = readonly unknown[] | null | undefined;
@@ -33,7 +33,7 @@ function diffPart(a: ShardPart, b: ShardPart, depth: number, shard: number, leaf
     return frozen;
   }
   const n = Math.max(a?.length ?? 0, b?.length ?? 0);
-  for (let i = 0; i < n; i++) frozen = diffPart(a?.[i] as ShardPart, b?.[i] as ShardPart, depth + 1, (shard << 4) | i, leaf) && frozen;
+  for (let i = 0; i < n; i++) frozen = diffPart(a?.[i] as ShardPart, b?.[i] as ShardPart, depth + 1, shard * SHARD_FANOUT + i, leaf) && frozen;
   return frozen;
 }
 
@@ -107,7 +107,7 @@ class PartWalk<V> {
         const known = reused(this.memo, child, near, this.fold);
         if (known !== undefined) this.fold.add(value, known);
         else {
-          this.fold.add(value, this.fresh(child, near, depth + 1, (shard << 4) | i));
+          this.fold.add(value, this.fresh(child, near, depth + 1, shard * SHARD_FANOUT + i));
           frozen &&= this.frozen;
         }
       }

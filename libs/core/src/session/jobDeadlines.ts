@@ -1,4 +1,4 @@
-import { SHARD_LEAF_DEPTH, leafGet } from '../shard.ts';
+import { SHARD_FANOUT, SHARD_LEAF_DEPTH, leafGet } from '../shard.ts';
 import type { ShardLeaf, Sharded } from '../shard.ts';
 import { PartMemo, foldParts } from '../shardDiff.ts';
 import type { PartFold, ShardPart } from '../shardDiff.ts';
@@ -60,7 +60,7 @@ export class JobDeadlines {
     }
     for (let i = 0; i < ids.length; i++) {
       const child = ids[i];
-      if (child !== null && child !== undefined) this.collectDue(child as unknown[], jobs?.[i] as ShardPart, depth + 1, (shard << 4) | i, at, out);
+      if (child !== null && child !== undefined) this.collectDue(child as unknown[], jobs?.[i] as ShardPart, depth + 1, shard * SHARD_FANOUT + i, at, out);
     }
   }
 }
