@@ -15,8 +15,8 @@ export interface FeedEntry {
 
 /** The stored snapshots an audit compares with replay, and what it passed over. */
 export interface FeedSnapshots {
-  /** The log sequences the stored snapshots are at (where the replay's state is hashed). */
-  seqs: number[];
+  /** The stored snapshots: their names and the log sequences they are at (where the replay's state is hashed). */
+  stored: { name: string; seq: number }[];
   /** The snapshots, each with what is wrong with its own bytes, read while the log is replayed; and notes on those not checked. */
   checks: Promise<{ checks: SnapshotCheck[]; notes: string[] }>;
   notes: string[];
@@ -29,8 +29,8 @@ export interface AuditFeed {
   lastSeq: number | null;
   /** The bytes MUSTER_LOG holds when the audit starts (null offline). */
   logBytes: number | null;
-  /** The log from sequence 1, in order. */
-  entries(): AsyncIterable<FeedEntry>;
+  /** The log from sequence `fromSeq` (default 1), in order. */
+  entries(fromSeq?: number): AsyncIterable<FeedEntry>;
   /** Opens the inputs from a sequence on, in batches; null when there are none to read. */
   openInputs: ((fromSeq: number) => AsyncIterator<readonly Input[]>) | null;
   snapshots(): Promise<FeedSnapshots>;
@@ -50,7 +50,7 @@ async function busFeed(bus: Bus): Promise<AuditFeed> {
     logBytes: info.bytes,
     // bulk reads with plain pull consumers (pullBatches): a third less CPU than the ordered
     // consumers' readers on tens of thousands of small messages; inputs without msg ids
-    entries: () => pullLogEntries(bus),
+    entries: (fromSeq = 1) => pullLogEntries(bus, { fromSeq }),
     openInputs: (fromSeq) => pullInputBatches(bus, { fromSeq }),
     snapshots: () => storedSnapshots(bus),
     decisions: (signal) => pullDecisionBatches(bus, { signal }),
@@ -62,12 +62,12 @@ async function storedSnapshots(bus: Bus): Promise<FeedSnapshots> {
   try {
     infos = await listSnapshots(bus);
   } catch (err) {
-    return { seqs: [], checks: Promise.resolve({ checks: [], notes: [] }), skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
+    return { stored: [], checks: Promise.resolve({ checks: [], notes: [] }), skipped: 0, notes: [`snapshots not checked: the snapshot store could not be read (${(err as Error).message})`] };
   }
   const current = infos.filter((s) => s.schema === STATE_SCHEMA);
   const skipped = infos.length - current.length;
   const notes = skipped > 0 ? [`${skipped} snapshot(s) of another state schema were passed over (rebuild ignores them too)`] : [];
-  return { seqs: current.map((s) => s.seq), checks: verified(bus, current), skipped, notes };
+  return { stored: current.map((s) => ({ name: s.name, seq: s.seq })), checks: verified(bus, current), skipped, notes };
 }
 
 // each snapshot's own bytes checked against its record (the replay is compared with the record too)
@@ -96,8 +96,8 @@ function offlineFeed(history: OfflineHistory): AuditFeed {
   return {
     lastSeq: history.lastSeq ?? null,
     logBytes: null,
-    entries: async function* () {
-      for await (const entry of history.transactions) yield entry;
+    entries: async function* (fromSeq = 1) {
+      for await (const entry of history.transactions) if (entry.seq >= fromSeq) yield entry;
     },
     openInputs: inputs === null ? null : (fromSeq) => inputsFrom(inputs, fromSeq),
     snapshots: () => {
@@ -108,7 +108,7 @@ function offlineFeed(history: OfflineHistory): AuditFeed {
         hash: s.hash,
         problem: s.state !== undefined && canonicalHash(s.state) !== s.hash ? `snapshot ${i} at ${s.seq}: its state does not hash to its recorded ${s.hash}` : null,
       }));
-      return Promise.resolve({ seqs: snapshots.map((s) => s.seq), checks: Promise.resolve({ checks, notes: [] }), skipped: 0, notes: [] });
+      return Promise.resolve({ stored: checks.map((c) => ({ name: c.name, seq: c.seq })), checks: Promise.resolve({ checks, notes: [] }), skipped: 0, notes: [] });
     },
     decisions: null,
   };

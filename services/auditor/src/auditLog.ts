@@ -1,14 +1,15 @@
-import { isBusError } from '@muster/bus';
 import { openFeed } from './auditFeed.ts';
+import type { AuditFeed, FeedSnapshots } from './auditFeed.ts';
 import type { AuditOptions, AuditReport, DecisionsStreamReport } from './auditReport.ts';
 import type { AuditSource } from './auditSource.ts';
 import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
-import { WorkerShare, useWorker } from './parallelAudit.ts';
+import { RangeShare, splitPoint, useWorker } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
+import { replayEntries } from './replayEntries.ts';
 import { isOfflineHistory } from './auditSource.ts';
-import type { WorkerResult } from './workerProtocol.ts';
+import type { RangeResult } from './workerProtocol.ts';
 
 /**
  * Audits a log (MUSTER_LOG through a bus, or an offline history): replays it with the
@@ -28,15 +29,10 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   const toSeq = Math.min(opts.toSeq ?? Number.POSITIVE_INFINITY, feed.lastSeq ?? Number.POSITIVE_INFINITY);
   // the snapshots are listed first and read while the log is replayed
   const stored = await feed.snapshots();
-  const snapshots = new Set(stored.seqs);
+  const snapshots = new Set(stored.stored.map((s) => s.seq));
 
-  // Over NATS a worker thread folds the same log and takes re-derivations over while it keeps up;
-  // it compares MUSTER_DECISIONS too (at its own pace) when the caller says how it connects.
-  const parallel = !isOfflineHistory(source) && useWorker(opts.parallel, feed.logBytes);
-  const connection = parallel ? (opts.connection ?? null) : null;
-  const share = parallel ? WorkerShare.start(fromSeq, connection) : null;
-  const decisions = feed.decisions === null || connection !== null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
-  const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions, helper: share });
+  const decisions = feed.decisions === null ? null : new DecisionsCheck(fromSeq, (f) => auditor.fail(f.seq, f.check, f.message));
+  const auditor = new LogAuditor({ fromSeq, openInputs: feed.openInputs, snapshots, decisions });
   const stop = new AbortController();
   const reading = decisions === null || feed.decisions === null ? Promise.resolve() : readAll(feed.decisions(stop.signal), (batch) => {
     for (const m of batch) decisions.fromStream(m);
@@ -44,44 +40,48 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   // a reader that fails is awaited below; until then its rejection must not go unhandled
   reading.catch(() => undefined);
   const meter = opts.onProgress === undefined ? null : new ProgressMeter(Math.max(fromSeq, Math.min(toSeq, feed.lastSeq ?? toSeq)), opts.onProgress);
+  const tick = (seq: number): boolean => {
+    meter?.tick(seq);
+    return false;
+  };
 
-  // the read stopped at a transaction it could not fold or at a broken chain (each a failure already)
-  let readFailed = false;
+  // Over NATS a worker thread audits the log after a stored snapshot near the middle, from that
+  // snapshot's state, while this thread audits the log up to it; its findings are taken once this
+  // replay reached the snapshot with the same state (else this thread audits the rest itself).
+  let share = laterRange(source, feed, stored, fromSeq, toSeq, opts);
+  const notes: string[] = [];
+  let later: RangeResult | null = null;
+  let end;
   try {
-    for await (const entry of feed.entries()) {
-      if (entry.seq > toSeq) break;
-      try {
-        await auditor.transaction(entry.seq, entry.tx, entry.payload);
-      } catch (err) {
-        // a read that failed (reading the inputs: a timeout, a lost connection) is not the log's fault
-        if (!threwFolding(err)) throw err;
-        // folding threw (the core met a state it cannot have made): say so, and judge what was read
-        auditor.fail(entry.seq, 'structure', `the audit cannot go on past log ${entry.seq}: folding it threw (${(err as Error).message})`);
-        readFailed = true;
-        break;
+    end = await replayEntries(auditor, feed.entries(), toSeq, async (seq) => tick(seq) || (share !== null && seq === share.range.seq && (await splits(auditor, share, stored))));
+    if (end === 'stopped') {
+      const taken = await share!.take();
+      if ('failed' in taken) {
+        notes.push(`the audit's worker failed (${taken.failed}): the log after ${share!.range.seq} was audited on the main thread`);
+        end = await replayEntries(auditor, feed.entries(share!.range.seq + 1), toSeq, tick);
+      } else {
+        later = taken;
       }
-      if (share !== null) await share.backpressure();
-      meter?.tick(entry.seq);
+    } else {
+      share?.abandon();
     }
+    share = null;
   } catch (err) {
-    // a message that is not a transaction ends the read: the chain is broken there
-    if (!isBusError(err) || err.seq === undefined) {
-      stop.abort();
-      share?.abort();
-      await auditor.finish();
-      throw err;
-    }
-    auditor.breakChain({ seq: err.seq, message: err.message });
-    readFailed = true;
+    stop.abort();
+    share?.abort();
+    await auditor.finish();
+    throw err;
   }
-  share?.end();
   await auditor.finish();
+  const lastChecked = auditor.lastSeq;
+  if (later !== null) auditor.merge(later);
   meter?.done(auditor.lastSeq);
   // a read served by a copy behind its stream (a NATS node whose copy stopped catching up) ends
   // early and would audit a prefix as if it were the whole log
-  const end = Math.min(toSeq, feed.lastSeq ?? 0);
-  if (!readFailed && auditor.lastSeq < end) {
-    auditor.fail(auditor.lastSeq + 1, 'structure', `the read of the log ended at ${auditor.lastSeq}, but MUSTER_LOG's last sequence was ${end} when the audit began: the copy it was read from is behind its stream (a NATS node whose copy stopped catching up); audit again`);
+  const readFailed = end === 'failed' || (later?.readFailed ?? false);
+  const last = Math.min(toSeq, feed.lastSeq ?? 0);
+  if (!readFailed && auditor.lastSeq < last) {
+    auditor.fail(auditor.lastSeq + 1, 'structure', `the read of the log ended at ${auditor.lastSeq}, but MUSTER_LOG's last sequence was ${last} when the audit began: the copy it was read from is behind its stream (a NATS node whose copy stopped catching up); audit again`);
   }
 
   const verified = await stored.checks;
@@ -90,35 +90,47 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
   let decisionsStream: DecisionsStreamReport = { available: false, checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
   if (decisions !== null) {
     await reading;
-    decisionsStream = decisions.finish(auditor.lastSeq);
+    decisionsStream = decisions.finish(lastChecked);
+    if (later !== null) decisionsStream = addUp(decisionsStream, later.decisionsStream);
   }
-  // the main thread hashes the state while the worker finishes its share
-  const stateHash = auditor.hash();
-  if (share !== null) {
-    const part = await share.finish();
-    merge(auditor, part);
-    if (part.decisionsStream !== null) decisionsStream = part.decisionsStream;
-  }
-  return report(auditor, { stateHash, fromSeq, stored: [...stored.notes, ...verified.notes], skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
+  const stateHash = later?.stateHash ?? auditor.hash();
+  return report(auditor, { stateHash, fromSeq, stored: [...stored.notes, ...verified.notes, ...notes], skipped: stored.skipped, decisionsStream, hasInputs: feed.openInputs !== null, started });
 }
 
-/** Adds what the worker of a parallel audit found to the main thread's findings. */
-function merge(auditor: LogAuditor, part: WorkerResult): void {
-  const counts: Record<string, number> = auditor.counts;
-  for (const [key, value] of Object.entries(part.counts)) counts[key] = (counts[key] ?? 0) + value;
-  auditor.failures.merge(part.failures, part.failureCount);
-  auditor.divergences.offer(part.divergence);
-  auditor.timings.ingestMs += part.ingestMs;
-  auditor.timings.decideMs += part.decideMs;
+/** Starts the audit of the log after a stored snapshot on a worker, when the audit runs over NATS in parallel and a snapshot lies inside the range. */
+function laterRange(source: AuditSource, feed: AuditFeed, stored: FeedSnapshots, fromSeq: number, toSeq: number, opts: AuditOptions): RangeShare | null {
+  if (isOfflineHistory(source) || opts.connection === undefined || !Number.isFinite(toSeq) || !useWorker(opts.parallel, feed.logBytes)) return null;
+  const seq = splitPoint(stored.stored.map((s) => s.seq), fromSeq, toSeq);
+  if (seq === null) return null;
+  const snapshot = stored.stored.find((s) => s.seq === seq)!;
+  const others = stored.stored.filter((s) => s.seq > seq).map((s) => s.seq);
+  return RangeShare.start({ snapshot: snapshot.name, seq, toSeq, snapshots: others, connection: opts.connection });
 }
 
 /**
- * Whether an error thrown while auditing a transaction came from folding it (the core's own
- * errors: plain, type and range errors) rather than from reading (nats.js names its errors, e.g.
- * TimeoutError, RequestError; the bus's carry a code).
+ * Whether the audit stops at the split (the worker's range is taken): the replay can be handed on
+ * here, and the snapshot the worker starts from has bytes that hash to its record, which is the
+ * replayed state's hash. Otherwise the worker's range is abandoned.
  */
-function threwFolding(err: unknown): boolean {
-  return err instanceof Error && !isBusError(err) && (err.name === 'Error' || err.name === 'TypeError' || err.name === 'RangeError') && !('code' in err);
+async function splits(auditor: LogAuditor, share: RangeShare, stored: FeedSnapshots): Promise<boolean> {
+  const { seq, snapshot } = share.range;
+  const hash = auditor.snapshotHash(seq);
+  const ok = auditor.splitsHere() && (await stored.checks).checks.some((c) => c.name === snapshot && c.seq === seq && c.problem === null && c.hash === hash);
+  if (!ok) share.abandon();
+  return ok;
+}
+
+/** The decisions stream's report of two ranges in one. */
+function addUp(a: DecisionsStreamReport, b: DecisionsStreamReport): DecisionsStreamReport {
+  return {
+    available: a.available && b.available,
+    checked: a.checked + b.checked,
+    missing: a.missing + b.missing,
+    mismatched: a.mismatched + b.mismatched,
+    inFlight: a.inFlight + b.inFlight,
+    unexpected: a.unexpected + b.unexpected,
+    duplicated: a.duplicated + b.duplicated,
+  };
 }
 
 async function readAll<T>(items: AsyncIterable<T>, each: (item: T) => void): Promise<void> {

@@ -18,19 +18,19 @@ export interface AuditOptions {
   /** Called a few times a second on long replays. */
   onProgress?(p: AuditProgress): void;
   /**
-   * Over NATS, fold the log a second time on a worker thread, which re-derives sessions and inputs
-   * while it keeps up with the main thread and compares MUSTER_DECISIONS. Each re-derivation is
-   * made once, on one thread or the other; the checks and the report are the same either way.
-   * `true`: always (a worker is started when none is kept from an earlier audit); `false`: never;
-   * left out: with a worker kept from an earlier audit of this process, or when MUSTER_LOG holds
-   * `PARALLEL_LOG_BYTES` or more (starting a worker costs 1-1.5 s of CPU, more than it saves on a
-   * smaller log on two cores). Ignored offline.
+   * Over NATS, audit the log in two ranges at once: a worker thread audits the log after the
+   * stored snapshot nearest the middle of the range, from that snapshot's state, while the main
+   * thread audits the log up to it. The worker's findings are taken only when the main thread's
+   * replay reaches the snapshot with the state it records (its hash, and its own bytes hashing to
+   * its record) and nothing open (a session, a checkpoint mark, GPUs or rendezvous ports held
+   * otherwise than the state says) crosses it; else, or when the worker fails, the main thread
+   * audits the rest itself. The report is the same either way. Needs `connection` and a snapshot
+   * inside the range. `true`: always (a worker is started when none is kept from an earlier audit);
+   * `false`: never; left out: with a worker kept from an earlier audit of this process, or when
+   * MUSTER_LOG holds `PARALLEL_LOG_BYTES` or more. Ignored offline.
    */
   parallel?: boolean;
-  /**
-   * How the worker of a parallel audit connects to read MUSTER_DECISIONS on a connection of its
-   * own: the options the caller's bus was connected with. Left out, the main thread reads them.
-   */
+  /** How the worker of a parallel audit connects (the options the caller's bus was connected with); left out, the audit runs on one thread. */
   connection?: ConnectOptions;
 }
 

@@ -18,6 +18,12 @@ export class ChainVerifier {
   private expectedSeq = 1;
   private previous: { tx: Transaction; payloadHash: string } | null = null;
 
+  /** Starts after transaction `seq` as stored (an audit of a later range): the next one must follow and link to it. */
+  startAfter(seq: number, tx: Transaction, payload?: Uint8Array): void {
+    this.previous = link(tx, payload);
+    this.expectedSeq = seq + 1;
+  }
+
   /**
    * Checks the next transaction. The hash of a transaction is taken first of its stored bytes
    * (`payload`, when read from NATS) or else of `JSON.stringify(tx)`, natively: a canonical writer's
@@ -27,7 +33,7 @@ export class ChainVerifier {
   check(seq: number, tx: Transaction, payload?: Uint8Array): ChainBreak | null {
     const previous = this.previous;
     const expectedSeq = this.expectedSeq;
-    this.previous = { tx, payloadHash: createHash('sha256').update(payload ?? JSON.stringify(tx)).digest('hex') };
+    this.previous = link(tx, payload);
     this.expectedSeq = seq + 1;
     if (seq > expectedSeq) {
       const missing = seq - expectedSeq === 1 ? `transaction ${expectedSeq} is missing` : `transactions ${expectedSeq}..${seq - 1} are missing`;
@@ -45,4 +51,9 @@ export class ChainVerifier {
       message: `transaction ${seq} records prev ${shortHash(tx.prev)} but transaction ${seq - 1} hashes to ${shortHash(wanted)}: ${seq - 1} was altered, or ${seq} does not follow it`,
     };
   }
+}
+
+// a transaction and the SHA-256 of its stored bytes (or of its JSON text), which the next one's prev names
+function link(tx: Transaction, payload: Uint8Array | undefined): { tx: Transaction; payloadHash: string } {
+  return { tx, payloadHash: createHash('sha256').update(payload ?? JSON.stringify(tx)).digest('hex') };
 }

@@ -16,20 +16,26 @@ export class DecisionsCheck {
   // the last message read, in the order a leader publishes (log sequence, event, node)
   private lastPublished: PublishOrder | null = null;
   private readonly counts = { checked: 0, missing: 0, mismatched: 0, inFlight: 0, unexpected: 0, duplicated: 0 };
+  // messages stored twice, judged at the end (those after the last sequence audited are not)
+  private readonly twice: { logSeq: number | null; msg: StoredDecision }[] = [];
 
+  /**
+   * `fromSeq`: the first log sequence judged; `unsequenced`: whether messages that name no log
+   * sequence are judged here (false in the later range of a parallel audit: the first range's).
+   */
   constructor(
     private readonly fromSeq: number,
     private readonly onFailure: (f: Failure) => void,
+    private readonly unsequenced = true,
   ) {}
 
   /** One message read from the stream. */
   fromStream(msg: StoredDecision): void {
     this.lastPublished = laterPublished(this.lastPublished, msg.msgId);
     const logSeq = decisionLogSeq(msg);
-    if (logSeq !== null && logSeq < this.fromSeq) return;
+    if (logSeq === null ? !this.unsequenced : logSeq < this.fromSeq) return;
     if (this.matched.has(msg.msgId) || this.stored.has(msg.msgId)) {
-      this.counts.duplicated++;
-      this.fail(logSeq ?? 0, `${msg.msgId} is stored twice on MUSTER_DECISIONS (stream sequence ${msg.seq}): a decision was published again outside the dedupe window`);
+      this.twice.push({ logSeq, msg });
       return;
     }
     const derived = this.expected.get(msg.msgId);
@@ -56,6 +62,12 @@ export class DecisionsCheck {
 
   /** Settles what is left once both sides are read; stream messages for sequences after `lastSeq` are not judged. */
   finish(lastSeq: number): DecisionsStreamReport {
+    for (const { logSeq, msg } of this.twice) {
+      if (logSeq !== null && logSeq > lastSeq) continue;
+      this.counts.duplicated++;
+      this.fail(logSeq ?? 0, `${msg.msgId} is stored twice on MUSTER_DECISIONS (stream sequence ${msg.seq}): a decision was published again outside the dedupe window`);
+    }
+    this.twice.length = 0;
     for (const m of this.expected.values()) {
       // not before the last message read in publishing order: not published yet (a live leader
       // publishes a big transaction over several calls), not missing

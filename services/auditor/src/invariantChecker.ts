@@ -1,4 +1,4 @@
-import { runningSizeIssues, shardGet } from '@muster/core';
+import { runningSizeIssues, shardEntriesSorted, shardGet } from '@muster/core';
 import type { SchedulerEvent, State } from '@muster/core';
 import type { InvariantRule, Violation } from './auditReport.ts';
 
@@ -112,6 +112,44 @@ export class InvariantChecker {
           break;
       }
     }
+  }
+
+  /**
+   * Starts from the holdings `state` records, for an audit of a range that begins at a snapshot:
+   * the GPUs of every member not released and the rendezvous port of every gang that holds one.
+   */
+  seed(state: State): void {
+    this.holders.clear();
+    this.ports.clear();
+    this.portOf.clear();
+    for (const [id, job] of shardEntriesSorted(state.jobs)) {
+      for (const m of job.members) {
+        if (m === null || m.released || m.gpuIds.length === 0) continue;
+        let held = this.holders.get(m.node);
+        if (held === undefined) this.holders.set(m.node, (held = new Map()));
+        for (const gpu of m.gpuIds) held.set(gpu, id);
+      }
+      if (job.rendezvous !== undefined) {
+        let held = this.ports.get(job.rendezvous.node);
+        if (held === undefined) this.ports.set(job.rendezvous.node, (held = new Map()));
+        held.set(job.rendezvous.port, id);
+        this.portOf.set(id, { node: job.rendezvous.node, port: job.rendezvous.port });
+      }
+    }
+  }
+
+  /** The GPUs and rendezvous ports this checker holds as taken, in one canonical text (to compare a replay's with `seed`'s reading of its state). */
+  holdings(): string {
+    const text = (table: Map<string, Map<number, string>>): string[] =>
+      [...table].flatMap(([node, held]) => [...held].map(([n, job]) => `${node}/${n}=${job}`)).sort();
+    return JSON.stringify([text(this.holders), text(this.ports)]);
+  }
+
+  /** Adds what the checker of the range after this one found. */
+  merge(later: { checked: number; count: number; violations: readonly Violation[] }): void {
+    this.checked += later.checked;
+    this.count += later.count;
+    for (const v of later.violations) if (this.violations.length < LISTED) this.violations.push(v);
   }
 
   /** Checks every node and job the transaction touched, in the state after it. */

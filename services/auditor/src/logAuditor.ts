@@ -5,11 +5,11 @@ import type { CheckName } from './auditReport.ts';
 import type { ChainBreak } from './chainVerifier.ts';
 import { ChainVerifier } from './chainVerifier.ts';
 import { CheckpointCheck } from './checkpointCheck.ts';
+import type { DeferredCheckpoint } from './checkpointCheck.ts';
 import type { DecisionsCheck } from './decisionsCheck.ts';
 import type { DivergenceReport } from './divergenceReport.ts';
 import { checkFact } from './factCheck.ts';
 import { checkElection, checkStamp } from './fencingCheck.ts';
-import type { HandedWork, Helper } from './helper.ts';
 import { checkIngest } from './ingestCheck.ts';
 import { IngestGroups } from './ingestGroups.ts';
 import { InvariantChecker } from './invariantChecker.ts';
@@ -18,11 +18,20 @@ import { SessionCheck } from './sessionCheck.ts';
 import type { SnapshotCheck } from './snapshotCheck.ts';
 import { checkSnapshots } from './snapshotCheck.ts';
 import { StateHasher } from './stateHasher.ts';
+import type { RangeResult } from './workerProtocol.ts';
+
+/** Where an auditor of a later range starts: the state after transaction `seq` (a stored snapshot's), and that transaction as stored, which the next one links to. */
+export interface RangeStart {
+  state: State;
+  seq: number;
+  tx: Transaction;
+  payload?: Uint8Array;
+}
 
 /** What a `LogAuditor` reads besides the log. */
 export interface LogAuditorDeps {
-  /** A helper thread to hand re-derivations to when it has room (transactions read from NATS only). */
-  helper?: Helper | null;
+  /** Where it starts, when not at the log's beginning (the later range of a parallel audit). */
+  start?: RangeStart;
   /** First sequence to check; earlier transactions are folded (and chained) only. */
   fromSeq: number;
   /** Opens the inputs from a MUSTER_IN sequence on (in batches), or null when no inputs are available. */
@@ -63,19 +72,22 @@ export class LogAuditor {
   readonly divergences: DivergenceReport = this.rederiver.divergences;
   private readonly chain = new ChainVerifier();
   private readonly sessions: SessionCheck;
-  private readonly checkpoints = new CheckpointCheck(this.findings, this.hasher);
+  private readonly checkpoints: CheckpointCheck;
   private readonly inputs: IngestGroups;
   // the replayed state's hash at each stored snapshot's sequence
   private readonly snapshotHashes = new Map<number, string>();
 
-  /** `helped`: this auditor is a helper thread's, which only folds and makes the re-derivations handed to it (`handed`). */
-  constructor(
-    private readonly deps: LogAuditorDeps,
-    helped = false,
-  ) {
-    // a helper leaves what is wrong with the log's structure to the main thread
-    this.sessions = new SessionCheck(this.findings, this.rederiver, !helped);
+  constructor(private readonly deps: LogAuditorDeps) {
+    this.sessions = new SessionCheck(this.findings, this.rederiver);
     this.inputs = new IngestGroups(deps.openInputs, this.findings);
+    const start = deps.start;
+    this.checkpoints = new CheckpointCheck(this.findings, this.hasher, start?.seq ?? 0);
+    if (start !== undefined) {
+      this.state = start.state;
+      this.lastSeq = start.seq;
+      this.chain.startAfter(start.seq, start.tx, start.payload);
+      this.invariants.seed(start.state);
+    }
   }
 
   /** Folds and checks the next transaction of the log (`payload`: its stored bytes, when read from NATS). */
@@ -85,10 +97,7 @@ export class LogAuditor {
     const audited = seq >= this.deps.fromSeq;
     this.invariants.beforeTransaction(seq, audited, this.state, tx.events);
     this.lastSeq = seq;
-    // the helper folds every transaction; it is handed each one as soon as what it takes over is known
-    const helper = payload === undefined ? null : (this.deps.helper ?? null);
     if (!audited) {
-      helper?.hand(seq, payload!, null);
       this.foldWhole(seq, tx);
       this.checkpoints.noteMark(tx, this.state);
       this.snapshotAt(seq);
@@ -98,38 +107,55 @@ export class LogAuditor {
     this.counts.events += tx.events.length;
     checkStamp(seq, tx, this.state, this.findings);
     this.sessions.settle(seq, tx);
-    if (tx.kind === 'ingest') {
-      await this.ingest(seq, tx, helper, payload);
-    } else if (tx.kind === 'session') {
-      // a session goes to the helper whole (it compares its later parts with what it derived)
-      const handed = helper !== null && this.sessions.handsTo(helper, tx);
-      helper?.hand(seq, payload!, handed ? { kind: 'session' } : null);
-      this.session(seq, tx, !handed);
-    } else {
-      helper?.hand(seq, payload!, null);
-      this.checkOther(seq, tx);
-    }
+    if (tx.kind === 'ingest') await this.ingest(seq, tx);
+    else if (tx.kind === 'session') this.session(seq, tx);
+    else this.checkOther(seq, tx);
     this.invariants.afterTransaction(this.state);
     this.compareDecisions(seq, tx);
     this.snapshotAt(seq);
   }
 
   /**
-   * A helper's share of the next transaction: folded, the re-derivation handed to it made (a
-   * session started or continued, inputs), and its decision messages compared when it was given
-   * the decisions stream; everything else is the main thread's.
+   * Whether the audit of what follows may start from the state now (a stored snapshot's, once it
+   * hashes the same): no session is open, and the GPUs and rendezvous ports the invariants hold as
+   * taken are those the state records.
    */
-  handed(seq: number, tx: Transaction, work: HandedWork | null): void {
-    this.lastSeq = seq;
-    if (seq < this.deps.fromSeq) {
-      this.foldWhole(seq, tx);
-      return;
-    }
-    this.sessions.settle(seq, tx);
-    if (tx.kind === 'session') this.session(seq, tx, work?.kind === 'session');
-    else if (tx.kind === 'ingest' && work?.kind === 'ingest') this.state = checkIngest(seq, tx, work.groups, this.state, this.rederiver, this.timings);
-    else this.foldWhole(seq, tx);
-    this.compareDecisions(seq, tx);
+  splitsHere(): boolean {
+    if (this.sessions.isOpen()) return false;
+    const fromState = new InvariantChecker();
+    fromState.seed(this.state);
+    return fromState.holdings() === this.invariants.holdings();
+  }
+
+  /** The Checkpoints this auditor of a later range left to the range before it. */
+  deferredCheckpoints(): DeferredCheckpoint[] {
+    return this.checkpoints.deferred;
+  }
+
+  /** The replayed state's hash at stored snapshot sequence `seq`, once reached. */
+  snapshotHash(seq: number): string | undefined {
+    return this.snapshotHashes.get(seq);
+  }
+
+  /** The replayed state's hash at each stored snapshot reached, by sequence. */
+  snapshotHashList(): [number, string][] {
+    return [...this.snapshotHashes];
+  }
+
+  /** Adds what the audit of the range after this one found (its worker's result). */
+  merge(later: RangeResult): void {
+    const counts: Record<string, number> = this.counts;
+    for (const [key, value] of Object.entries(later.counts)) counts[key] = (counts[key] ?? 0) + value;
+    this.failures.merge(later.failures, later.failureCount);
+    this.divergences.offer(later.divergence);
+    this.invariants.merge(later.invariants);
+    this.checkpoints.checkDeferred(later.deferredCheckpoints);
+    this.chainBreak ??= later.chainBreak;
+    this.lastSeq = later.lastSeq;
+    for (const [seq, hash] of later.snapshotHashes) this.snapshotHashes.set(seq, hash);
+    this.timings.decideMs += later.timings.decideMs;
+    this.timings.ingestMs += later.timings.ingestMs;
+    this.timings.hashMs += later.timings.hashMs;
   }
 
   /** Ends the replay: a session still open was cut short by the end of the log; stops reading inputs. */
@@ -183,21 +209,16 @@ export class LogAuditor {
     }
   }
 
-  // `derive`: whether this thread re-derives the session, if the transaction starts one
-  private session(seq: number, tx: Transaction, derive: boolean): void {
-    const after = this.sessions.part(seq, tx, this.state, derive);
+  private session(seq: number, tx: Transaction): void {
+    const after = this.sessions.part(seq, tx, this.state);
     if (after === null) this.foldWhole(seq, tx);
     else this.state = after;
   }
 
-  // The main thread reads and groups the inputs, and checks that each is ingested once, in order;
-  // the re-derivation is the helper's when it has room.
-  private async ingest(seq: number, tx: Transaction, helper: Helper | null, payload: Uint8Array | undefined): Promise<void> {
+  // reads and groups the inputs, checks that each is ingested once, in order, and re-derives them
+  private async ingest(seq: number, tx: Transaction): Promise<void> {
     const groups = await this.inputs.of(seq, tx, this.state.lastInputSeq);
-    const handed = helper !== null && groups.some((g) => g.input !== null) && helper.hasRoom();
-    helper?.hand(seq, payload!, handed ? { kind: 'ingest', groups } : null);
-    if (handed) this.foldWhole(seq, tx);
-    else this.state = checkIngest(seq, tx, groups, this.state, this.rederiver, this.timings);
+    this.state = checkIngest(seq, tx, groups, this.state, this.rederiver, this.timings);
   }
 
   // the decision messages transaction `seq` leads to, each job and node looked up in the state after it

@@ -1,6 +1,5 @@
 import type { State, Transaction } from '@muster/core';
 import type { AuditFindings } from './auditFindings.ts';
-import type { Helper } from './helper.ts';
 import type { Rederivation, Rederiver } from './rederiver.ts';
 
 /** A session being checked, with its later parts still to come when it has more than one. */
@@ -8,7 +7,7 @@ interface OpenSession {
   session: number;
   parts: number;
   next: number;
-  /** The re-derivation; null when another thread re-derives this session (or the core threw). */
+  /** The re-derivation; null when the core threw (reported). */
   derived: Rederivation | null;
   /** The stamp of its first part, which the turn stamped every part with. */
   at: number;
@@ -25,11 +24,9 @@ interface OpenSession {
 export class SessionCheck {
   private open: OpenSession | null = null;
 
-  /** `reportsStructure`: false for a helper, whose main thread reports (and counts) the structure of sessions. */
   constructor(
     private readonly findings: AuditFindings,
     private readonly rederiver: Rederiver,
-    private readonly reportsStructure: boolean,
   ) {}
 
   /**
@@ -40,7 +37,6 @@ export class SessionCheck {
     const open = this.open;
     if (open === null || (tx.kind === 'session' && tx.session === open.session && tx.part === open.next)) return;
     this.open = null;
-    if (!this.reportsStructure) return;
     if (tx.kind === 'election') {
       this.findings.counts.sessionsCutShort++;
       return;
@@ -48,32 +44,30 @@ export class SessionCheck {
     this.findings.fail(seq, 'session', `session ${open.session} stopped after part ${open.next - 1} of ${open.parts}, and transaction ${seq} (${tx.kind}) follows instead of part ${open.next} or a LeaderElected`);
   }
 
-  /** Whether `helper` takes session part `tx` over (after `settle`): a new session when it has room, or the rest of one it took. */
-  handsTo(helper: Helper, tx: Transaction): boolean {
-    return this.open === null ? tx.part === 1 && helper.hasRoom() : this.open.derived === null;
+  /** Whether a session has parts still to come. */
+  isOpen(): boolean {
+    return this.open !== null;
   }
 
   /**
-   * Checks session part `tx` against `state`, the state before it (`derive`: whether this thread
-   * re-derives the session, if `tx` starts one); folding it is the caller's, unless this returns
-   * the state after it: the re-derivation's, at its last part, when every part was its own.
+   * Checks session part `tx` against `state`, the state before it (a session is re-derived at its
+   * first part); folding it is the caller's, unless this returns the state after it: the
+   * re-derivation's, at its last part, when every part was its own.
    */
-  part(seq: number, tx: Transaction, state: State, derive: boolean): State | null {
+  part(seq: number, tx: Transaction, state: State): State | null {
     const open = this.open;
-    // the structure of sessions is checked (and counted) by the thread that checks everything else
-    const structure = this.reportsStructure;
     let session: OpenSession;
     if (open !== null) {
-      if (structure && tx.parts !== open.parts) this.findings.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
+      if (tx.parts !== open.parts) this.findings.fail(seq, 'session', `part ${tx.part} of session ${tx.session} announces ${tx.parts} parts, part 1 announced ${open.parts}`);
       session = open;
       open.next++;
       if (open.next > open.parts) this.open = null;
     } else if (tx.part !== 1) {
-      if (structure) this.findings.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
+      this.findings.fail(seq, 'session', `transaction ${seq} is part ${tx.part} of session ${tx.session}, whose earlier parts are not before it`);
       return null;
     } else {
-      if (structure) this.findings.counts.sessions++;
-      const derived = derive ? this.rederive(seq, tx, state) : null;
+      this.findings.counts.sessions++;
+      const derived = this.rederive(seq, tx, state);
       session = { session: tx.session, parts: tx.parts, next: 2, derived, at: tx.at, term: tx.term, same: true };
       if (tx.parts > 1) this.open = session;
     }
@@ -88,7 +82,7 @@ export class SessionCheck {
 
   /** Ends the log: a session still open was cut short by its end. */
   finish(): void {
-    if (this.open !== null && this.reportsStructure) this.findings.counts.sessionsCutShort++;
+    if (this.open !== null) this.findings.counts.sessionsCutShort++;
     this.open = null;
   }
 
