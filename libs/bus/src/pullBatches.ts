@@ -45,11 +45,12 @@ export async function* pullInputBatches(bus: Bus, opts: BatchReadOptions = {}): 
   }
 }
 
-/** `readDecisionBatches` through `pullBatches`: the same messages, with msg ids and log sequences. */
-export async function* pullDecisionBatches(bus: Bus, opts: BatchReadOptions = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+/** `readDecisionBatches` through `pullBatches`: the same messages, with msg ids and log sequences (and their bodies as stored, `withBytes`). */
+export async function* pullDecisionBatches(bus: Bus, opts: BatchReadOptions & { withBytes?: boolean } = {}): AsyncGenerator<StoredDecision[], void, undefined> {
+  const withBytes = opts.withBytes ?? false;
   for await (const batch of pullBatches(bus, DECISIONS_STREAM, opts)) {
     const out = new Array<StoredDecision>(batch.length);
-    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!.msg);
+    for (let i = 0; i < batch.length; i++) out[i] = decisionOf(batch[i]!.seq, batch[i]!.msg, withBytes);
     yield out;
   }
 }

@@ -15,6 +15,8 @@ export interface StoredDecision {
   logSeq: number | null;
   /** The body as UTF-8 text. */
   data: string;
+  /** The body as stored, when the reader was asked to keep it (`pullDecisionBatches` with `withBytes`). */
+  bytes?: Uint8Array;
 }
 
 // decision messages are small: many per pull request
@@ -36,8 +38,8 @@ export async function* readDecisionBatches(bus: Bus, opts: BatchReadOptions = {}
   }
 }
 
-/** A message of MUSTER_DECISIONS at stream sequence `seq` (a JetStream or a core message), decoded. */
-export function decisionOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'headers'>): StoredDecision {
+/** A message of MUSTER_DECISIONS at stream sequence `seq` (a JetStream or a core message), decoded (its body kept as stored too, `withBytes`). */
+export function decisionOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'headers'>, withBytes = false): StoredDecision {
   const headers = m.headers;
   const logSeq = Number(headers?.get(LOG_SEQ_HEADER) ?? '');
   return {
@@ -46,5 +48,6 @@ export function decisionOf(seq: number, m: Pick<Msg, 'subject' | 'data' | 'heade
     msgId: headers?.get('Nats-Msg-Id') ?? '',
     logSeq: Number.isInteger(logSeq) && logSeq > 0 ? logSeq : null,
     data: decoder.decode(m.data),
+    ...(withBytes ? { bytes: m.data } : {}),
   };
 }

@@ -53,7 +53,7 @@ async function busFeed(bus: Bus): Promise<AuditFeed> {
     entries: (fromSeq = 1) => pullLogEntries(bus, { fromSeq }),
     openInputs: (fromSeq) => pullInputBatches(bus, { fromSeq }),
     snapshots: () => storedSnapshots(bus),
-    decisions: (signal) => pullDecisionBatches(bus, { signal }),
+    decisions: (signal) => pullDecisionBatches(bus, { signal, withBytes: true }),
   };
 }
 

@@ -65,7 +65,7 @@ class RangeRun {
       decisions,
     });
     const reading = (async () => {
-      for await (const batch of pullDecisionBatches(bus, { signal })) for (const m of batch) decisions.fromStream(m);
+      for await (const batch of pullDecisionBatches(bus, { signal, withBytes: true })) for (const m of batch) decisions.fromStream(m);
     })();
     // a reader that fails is awaited below; until then its rejection must not go unhandled
     reading.catch(() => undefined);
