@@ -18,18 +18,19 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A logger at info whose lines at error and above are kept in `errors`. */
-function capturing(errors: string[]): pino.Logger {
+/** A logger at debug whose lines at error and above are kept in `errors`, and the streams it could not check in `unchecked` (said if the test fails). */
+function capturing(errors: string[], unchecked: string[]): pino.Logger {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString().split('\n').filter((l) => l !== '')) {
-        const entry = JSON.parse(line) as { level: number; msg: string };
+        const entry = JSON.parse(line) as { level: number; msg: string; stream?: string; err?: { message?: string } };
         if (entry.level >= 50) errors.push(entry.msg);
+        if (entry.msg === 'a stream could not be checked') unchecked.push(`${entry.stream}: ${entry.err?.message}`);
       }
       done();
     },
   });
-  return pino({ level: 'info' }, sink);
+  return pino({ level: 'debug' }, sink);
 }
 
 describe('the lease bucket deleted under running replicas', () => {
@@ -41,7 +42,8 @@ describe('the lease bucket deleted under running replicas', () => {
     const bus = await connect({ servers: server.url, name: 'test' });
     cleanups.push(() => bus.close());
     const errors: string[] = [];
-    const start = (id: string): Promise<SchedulerHandle> => startScheduler({ natsUrl: server.url, id, logger: capturing(errors), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0, streamCheckMs: 500 });
+    const unchecked: string[] = [];
+    const start = (id: string): Promise<SchedulerHandle> => startScheduler({ natsUrl: server.url, id, logger: capturing(errors, unchecked), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0, streamCheckMs: 500 });
     const s1 = await start('s1');
     cleanups.push(() => s1.stop());
     await eventually(() => s1.role() === 'leader', 10_000, 's1 leading');
@@ -49,7 +51,9 @@ describe('the lease bucket deleted under running replicas', () => {
     cleanups.push(() => s2.stop());
 
     await admin.deleteStream(LEASE_STREAM);
-    await eventually(async () => (await streamInfo(bus, LEASE_STREAM).catch(() => null)) !== null || null, 15_000, 'the bucket created again');
+    await eventually(async () => (await streamInfo(bus, LEASE_STREAM).catch(() => null)) !== null || null, 15_000, 'the bucket created again').catch((err: Error) => {
+      throw new Error(`${err.message}; streams the replicas could not check meanwhile: ${unchecked.slice(-6).join(' | ') || 'none'}`);
+    });
     // the replica says so once its create is answered, which can come after this test's look sees the bucket
     await eventually(() => errors.some((m) => m.includes(`${LEASE_STREAM} was missing: created it again`)) || null, 15_000, 'the ALARM that it was created again');
 

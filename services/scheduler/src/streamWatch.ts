@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
-import { ensureStreams } from '@muster/bus';
-import type { Bus } from '@muster/bus';
+import { ensureStreams, streamDefinitions } from '@muster/bus';
+import type { Bus, StreamDefinition } from '@muster/bus';
+
+// the longest a look waits for one stream the cluster cannot place yet (as ensureStreams at start)
+const PLACEMENT_WAIT_MS = 20_000;
 
 /**
  * Keeps muster's streams and buckets in place while a replica runs: every `everyMs` it applies
@@ -8,6 +11,9 @@ import type { Bus } from '@muster/bus';
  * or a stream deleted under a running cluster, or lost with a NATS node's store, is created again
  * by the running replicas, not only when one starts. A stream created again is said at error: what
  * it held is gone (a new MUSTER_LOG is a log that lost every write, which the replicas refuse).
+ * Each stream is looked at on its own: one the cluster cannot place or that does not answer is
+ * tried again for at most `everyMs` (the next look tries again), and one that fails does not stop
+ * the others.
  */
 export class StreamWatch {
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -21,6 +27,7 @@ export class StreamWatch {
     private readonly replicas: number,
     private readonly everyMs: number,
     private readonly log: Logger,
+    private readonly definitions: readonly StreamDefinition[] = streamDefinitions,
   ) {}
 
   /** Looks every `everyMs` until stopped (0: never). */
@@ -31,21 +38,25 @@ export class StreamWatch {
     }, this.everyMs);
   }
 
-  /** Applies the definitions once, saying what was missing or changed. */
+  /** Applies the definitions once, each on its own, saying what was missing or changed. */
   async check(): Promise<void> {
-    try {
-      // said as each is done: a later stream's failure (a timeout under load) must not hide a bucket created again
-      await ensureStreams(this.bus, {
-        replicas: this.replicas,
-        signal: this.stopping.signal,
-        onEnsured: (r) => {
-          if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
-          else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
-        },
-      });
-    } catch (err) {
-      // NATS away, a stream without quorum or still not placed: the next look tries again
-      this.log.debug({ err }, 'the streams could not be checked');
+    for (const def of this.definitions) {
+      if (this.stopped) return;
+      try {
+        await ensureStreams(this.bus, {
+          replicas: this.replicas,
+          definitions: [def],
+          placementWaitMs: Math.min(this.everyMs, PLACEMENT_WAIT_MS),
+          signal: this.stopping.signal,
+          onEnsured: (r) => {
+            if (r.action === 'created') this.log.error({ stream: r.name, kind: r.kind }, `ALARM: ${r.kind} ${r.name} was missing: created it again (what it held is gone)`);
+            else if (r.action === 'updated') this.log.warn({ stream: r.name, kind: r.kind }, `${r.kind} ${r.name} had other settings: applied its definition again`);
+          },
+        });
+      } catch (err) {
+        // NATS away, a stream without quorum or still not placed: the next look tries again
+        this.log.debug({ err, stream: def.config.name }, 'a stream could not be checked');
+      }
     }
   }
 

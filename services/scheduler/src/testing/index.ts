@@ -4,3 +4,4 @@ export { ApiServer } from '../apiServer.ts';
 export { AppendPipeline } from '../appendPipeline.ts';
 export { InputReader } from '../inputReader.ts';
 export { LeaseThread } from '../leaseThread.ts';
+export { StreamWatch } from '../streamWatch.ts';
