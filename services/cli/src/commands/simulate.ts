@@ -9,6 +9,7 @@ import { natsTarget, withNatsOptions } from '../natsOptions.ts';
 import type { NatsFlags } from '../natsOptions.ts';
 import { readUserFile } from '../readJsonFile.ts';
 import { LineWriter } from '../lineWriter.ts';
+import { OutputClosed, writeStdoutSync } from '../stdoutSync.ts';
 
 interface SimulateFlags extends NatsFlags {
   fromLog?: boolean;
@@ -56,29 +57,35 @@ export function simulateCommand(): Command {
       const { payloadHash, nativeStateHash } = await import('@muster/bus');
       const { ByteScratch } = await import('@muster/core');
       const hashes = { digest: payloadHash, stateHash: (state: State) => nativeStateHash(state, new ByteScratch()) };
-      // lines are written as the run makes them, in chunks: a long run holds none of its output
-      const out = new LineWriter((text) => process.stdout.write(text));
+      // lines are written as the run makes them, in chunks, at once (waiting while a pipe is full):
+      // a long run holds none of its output
+      const out = new LineWriter(writeStdoutSync);
       const options = { transactions: false, hashes, onLine: (line: string) => out.line(line), ...(policy === undefined ? {} : { policy }) };
-      let result;
-      let what: string;
-      if (file !== undefined) {
-        what = file;
-        result = runScenarioText(readUserFile(file), options);
-      } else if (flags.swf !== undefined) {
-        what = flags.swf;
-        const trace = swfWorkload(readUserFile(flags.swf), swfOptions(flags));
-        if (!trace.ok) throw new CliError(EXIT.usage, 'bad-trace', `${what}: ${trace.error}`);
-        for (const note of trace.notes) process.stderr.write(`muster: note: ${note}\n`);
-        result = runScenario(trace.scenario, options);
-      } else {
-        const recorded = await workloadFromLog(flags);
-        for (const note of recorded.notes) process.stderr.write(`muster: note: ${note}\n`);
-        if (flags.saveWorkload !== undefined) saveWorkload(flags.saveWorkload, recorded);
-        what = 'the workload from the log';
-        result = runScenario(recorded.scenario, options);
+      try {
+        let result;
+        let what: string;
+        if (file !== undefined) {
+          what = file;
+          result = runScenarioText(readUserFile(file), options);
+        } else if (flags.swf !== undefined) {
+          what = flags.swf;
+          const trace = swfWorkload(readUserFile(flags.swf), swfOptions(flags));
+          if (!trace.ok) throw new CliError(EXIT.usage, 'bad-trace', `${what}: ${trace.error}`);
+          for (const note of trace.notes) process.stderr.write(`muster: note: ${note}\n`);
+          result = runScenario(trace.scenario, options);
+        } else {
+          const recorded = await workloadFromLog(flags);
+          for (const note of recorded.notes) process.stderr.write(`muster: note: ${note}\n`);
+          if (flags.saveWorkload !== undefined) saveWorkload(flags.saveWorkload, recorded);
+          what = 'the workload from the log';
+          result = runScenario(recorded.scenario, options);
+        }
+        if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${what}: ${result.error}`);
+        out.flush();
+      } catch (err) {
+        // the reader went away (`| head`): it has what it wanted
+        if (!(err instanceof OutputClosed)) throw err;
       }
-      if (!result.ok) throw new CliError(EXIT.usage, 'bad-scenario', `${what}: ${result.error}`);
-      out.flush();
     });
 }
 
