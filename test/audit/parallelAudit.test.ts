@@ -9,6 +9,7 @@ import { startNatsServer } from '@muster/stack';
 import type { NatsServerHandle } from '@muster/stack';
 import { PARALLEL_LOG_BYTES } from '@muster/auditor';
 import { lastSplit, splitPoint, useWorker } from '@muster/auditor/testing';
+import { comparable } from './comparableReport.ts';
 import { copyLog, golden, rechain } from './histories.ts';
 
 // Over NATS the audit splits the log at a stored snapshot: a worker thread audits the log after it
@@ -98,12 +99,6 @@ function closedSeqs(log: readonly LoggedTransaction[]): number[] {
 function splitSeq(log: readonly LoggedTransaction[]): number {
   const middle = log.length / 2;
   return closedSeqs(log).reduce((best, seq) => (Math.abs(seq - middle) < Math.abs(best - middle) ? seq : best));
-}
-
-/** The report without what depends on timing. */
-function comparable(report: AuditReport): Omit<AuditReport, 'ms' | 'timings'> {
-  const { ms: _ms, timings: _timings, ...rest } = report;
-  return rest;
 }
 
 /** Audits on one thread and split at the snapshot, and expects the same report, the worker's range taken. */
