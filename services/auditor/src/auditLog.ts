@@ -5,7 +5,7 @@ import type { AuditSource } from './auditSource.ts';
 import { AuditorError } from './auditorError.ts';
 import { DecisionsCheck } from './decisionsCheck.ts';
 import { LogAuditor } from './logAuditor.ts';
-import { RangeShare, splitPoint, useWorker } from './parallelAudit.ts';
+import { RangeShare, lastSplit, splitPoint, useWorker } from './parallelAudit.ts';
 import { ProgressMeter } from './progressMeter.ts';
 import { replayEntries } from './replayEntries.ts';
 import { isOfflineHistory } from './auditSource.ts';
@@ -99,6 +99,7 @@ export async function auditLog(source: AuditSource, opts: AuditOptions = {}): Pr
 
 /** Starts the audit of the log after a stored snapshot on a worker, when the audit runs over NATS in parallel and a snapshot lies inside the range. */
 function laterRange(source: AuditSource, feed: AuditFeed, stored: FeedSnapshots, fromSeq: number, toSeq: number, opts: AuditOptions): RangeShare | null {
+  Object.assign(lastSplit, { seq: null, taken: false, reachedMs: 0, waitedMs: 0 });
   if (isOfflineHistory(source) || opts.connection === undefined || !Number.isFinite(toSeq) || !useWorker(opts.parallel, feed.logBytes)) return null;
   const seq = splitPoint(stored.stored.map((s) => s.seq), fromSeq, toSeq);
   if (seq === null) return null;

@@ -23,7 +23,7 @@ export function useWorker(parallel: boolean | undefined, logBytes: number | null
   return (idle !== null && idle.threadId !== -1) || (logBytes ?? 0) >= PARALLEL_LOG_BYTES;
 }
 
-/** Where the last parallel audit of this process split the log, whether its worker's range was taken, when the main thread reached the split and how long it then waited for the worker (ms) (for tests and benchmarks). */
+/** Where the last audit of this process split the log (null: it did not), whether its worker's range was taken, when the main thread reached the split and how long it then waited for the worker (ms) (for tests and benchmarks). */
 export const lastSplit: { seq: number | null; taken: boolean; reachedMs: number; waitedMs: number } = { seq: null, taken: false, reachedMs: 0, waitedMs: 0 };
 
 /**
