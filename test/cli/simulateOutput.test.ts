@@ -3,7 +3,7 @@
 // that never yields held its whole output in memory when piped (`| tail -1`: 455 MB peak against
 // 310 MB to a file on the 10,000-job trace). A reader slower than the run gets every byte, in
 // order; a reader that goes away (`| head`) ends the run at once, exit 0, nothing on stderr.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,4 +47,26 @@ describe('muster simulate on a pipe', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout.length).toBeLessThan(full.stdout.length / 10);
   }, 120_000);
+});
+
+describe('the synchronous writer on a non-blocking pipe', () => {
+  it('waits out EAGAIN while the reader stops, and loses or reorders nothing', async () => {
+    // process.stdout touched first: on a pipe that makes fd 1 non-blocking, so a full pipe answers EAGAIN
+    const writer = new URL('../../services/cli/dist/stdoutSync.js', import.meta.url).href;
+    const script = `void process.stdout.writable; const { writeStdoutSync } = await import(${JSON.stringify(writer)}); for (let i = 0; i < 64; i++) writeStdoutSync(String(i).padStart(8, '0').repeat(8192) + '\\n');`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.pause();
+    await new Promise((r) => setTimeout(r, 1_000));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = Buffer.concat(chunks).toString().trimEnd().split('\n');
+    expect(lines).toHaveLength(64);
+    lines.forEach((l, i) => expect(l).toBe(String(i).padStart(8, '0').repeat(8192)));
+  }, 60_000);
 });
