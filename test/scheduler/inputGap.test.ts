@@ -2,13 +2,13 @@
 // from it), so a reader that delivers past one was served from a copy with a hole. It reads the
 // missing inputs again, and only after gapConfirmMs takes them as lost, with an alarm, and goes on.
 // Real nats-server; the gap is real too: a MUSTER_IN made without deny_delete, one input deleted.
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { InputReader } from '@muster/scheduler/testing';
 import { startTestBus } from '../support/natsBus.ts';
 import type { TestBus } from '../support/natsBus.ts';
 import { eventually } from '../support/schedulerProcess.ts';
+import { capturingLogger } from '../support/capturedLog.ts';
+import type { LogLine } from '../support/capturedLog.ts';
 
 describe('an input reader given inputs past a gap', () => {
   let bus: TestBus;
@@ -25,15 +25,9 @@ describe('an input reader given inputs past a gap', () => {
   it('reads the missing inputs again, and takes them as lost only after gapConfirmMs, with an alarm', async () => {
     for (let i = 1; i <= 5; i++) await bus.admin.publish('muster.in.submit', JSON.stringify({ id: `j${i}` }));
     await bus.admin.deleteMessage('MUSTER_IN', 3);
-    const lines: { level: number; msg: string; from?: number; to?: number }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-        done();
-      },
-    });
+    const lines: LogLine[] = [];
     const stop = new AbortController();
-    const reader = new InputReader({ bus: bus.bus, log: pino({ level: 'warn' }, sink), signal: stop.signal, onInput: () => undefined, gapConfirmMs: 2_000 }, 1);
+    const reader = new InputReader({ bus: bus.bus, log: capturingLogger('warn', (l) => lines.push(l)), signal: stop.signal, onInput: () => undefined, gapConfirmMs: 2_000 }, 1);
     const running = reader.run();
     const taken: number[] = [];
     try {

@@ -1,8 +1,6 @@
 // A lease bucket deleted under a running cluster: the running replicas create it again (said at
 // error), and failover works again; before, it stayed gone until a replica restarted, and a standby
 // never took over from a leader that stopped. Two in-process replicas on one real nats-server.
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, it } from 'vitest';
 import { bucketStream, connect, streamInfo } from '@muster/bus';
 import { startScheduler } from '@muster/scheduler';
@@ -10,6 +8,7 @@ import type { SchedulerHandle } from '@muster/scheduler';
 import { NatsAdmin } from '../support/natsAdmin.ts';
 import { startNatsServer } from '../support/natsServer.ts';
 import { eventually } from '../support/schedulerProcess.ts';
+import { capturingLogger } from '../support/capturedLog.ts';
 
 const LEASE_STREAM = bucketStream.kv('muster_leader');
 
@@ -17,21 +16,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A logger at debug whose lines at error and above are kept in `errors`, and the streams it could not check in `unchecked` (said if the test fails). */
-function capturing(errors: string[], unchecked: string[]): pino.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter((l) => l !== '')) {
-        const entry = JSON.parse(line) as { level: number; msg: string; stream?: string; err?: { message?: string } };
-        if (entry.level >= 50) errors.push(entry.msg);
-        if (entry.msg === 'a stream could not be checked') unchecked.push(`${entry.stream}: ${entry.err?.message}`);
-      }
-      done();
-    },
-  });
-  return pino({ level: 'debug' }, sink);
-}
 
 describe('the lease bucket deleted under running replicas', () => {
   it('is created again by them, said at error, and a standby takes over from a leader that stops', async () => {
@@ -43,7 +27,12 @@ describe('the lease bucket deleted under running replicas', () => {
     cleanups.push(() => bus.close());
     const errors: string[] = [];
     const unchecked: string[] = [];
-    const start = (id: string): Promise<SchedulerHandle> => startScheduler({ natsUrl: server.url, id, logger: capturing(errors, unchecked), leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0, streamCheckMs: 500 });
+    // the lines at error and above, and the streams a look could not check (said if the test fails)
+    const logger = capturingLogger('debug', (line) => {
+      if (line.level >= 50) errors.push(line.msg);
+      if (line.msg === 'a stream could not be checked') unchecked.push(`${String(line.stream)}: ${String((line.err as { message?: string } | undefined)?.message)}`);
+    });
+    const start = (id: string): Promise<SchedulerHandle> => startScheduler({ natsUrl: server.url, id, logger, leaseMs: 300, heartbeatTimeoutMs: 0, snapshotEvery: 0, streamCheckMs: 500 });
     const s1 = await start('s1');
     cleanups.push(() => s1.stop());
     await eventually(() => s1.role() === 'leader', 10_000, 's1 leading');

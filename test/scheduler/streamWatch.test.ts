@@ -4,14 +4,14 @@
 // that failed or did not answer ended the look, and a look waited up to 20 s for a stream the
 // cluster could not place before it got to the rest (a CI run saw the deleted lease bucket not
 // created again within 15 s).
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bucketStream, connect, ensureStreams, streamDefinitions, streamInfo } from '@muster/bus';
 import type { StreamDefinition } from '@muster/bus';
 import { StreamWatch } from '@muster/scheduler/testing';
 import { NatsAdmin } from '../support/natsAdmin.ts';
 import { startNatsServer } from '../support/natsServer.ts';
+import { capturingLogger } from '../support/capturedLog.ts';
+import type { LogLine } from '../support/capturedLog.ts';
 
 const LEASE_STREAM = bucketStream.kv('muster_leader');
 
@@ -19,17 +19,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A logger at debug whose lines are kept in `lines` (level and message). */
-function capturing(lines: { level: number; msg: string; stream?: string }[]): pino.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter((l) => l !== '')) lines.push(JSON.parse(line) as { level: number; msg: string; stream?: string });
-      done();
-    },
-  });
-  return pino({ level: 'debug' }, sink);
-}
 
 describe("a running replica's look at the streams", () => {
   it('creates the lease bucket again though a stream before it fails, and says which failed', async () => {
@@ -45,8 +34,8 @@ describe("a running replica's look at the streams", () => {
     const input = streamDefinitions.find((d) => d.config.name === 'MUSTER_IN')!;
     const overlapping: StreamDefinition = { kind: 'stream', config: { ...input.config, name: 'MUSTER_IN_COPY' } };
     const lease = streamDefinitions.find((d) => d.config.name === LEASE_STREAM)!;
-    const lines: { level: number; msg: string; stream?: string }[] = [];
-    const watch = new StreamWatch(bus, 1, 500, capturing(lines), [overlapping, lease]);
+    const lines: LogLine[] = [];
+    const watch = new StreamWatch(bus, 1, 500, capturingLogger('debug', (l) => lines.push(l)), [overlapping, lease]);
     await watch.check();
     await watch.stop();
 
