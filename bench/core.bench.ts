@@ -148,12 +148,12 @@ interface TimedSession {
   setupMs: number;
 }
 
-// The machine may be shared (CI, other work): a session is deterministic, so it is run `REPEATS`
-// times on the same state and each attempt keeps its fastest run, which filters out time spent
-// descheduled or in another process's favour; totals are the fastest run's.
 // the deadlines a leader's turn context keeps from one turn to the next
 const deadlines = new Deadlines();
 
+// The machine may be shared (CI, other work): a session is deterministic, so it is run `REPEATS`
+// times on the same state and each attempt keeps its fastest run, which filters out time spent
+// descheduled or in another process's favour; totals are the fastest run's.
 function timedSession(state: State, at: number): TimedSession {
   let best: TimedSession | null = null;
   // the index a leader's turn context keeps from one session to the next

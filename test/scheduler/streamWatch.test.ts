@@ -5,30 +5,26 @@
 // cluster could not place before it got to the rest (a CI run saw the deleted lease bucket not
 // created again within 15 s).
 import { afterEach, describe, expect, it } from 'vitest';
-import { bucketStream, connect, ensureStreams, streamDefinitions, streamInfo } from '@muster/bus';
+import { bucketStream, streamDefinitions, streamInfo } from '@muster/bus';
 import type { StreamDefinition } from '@muster/bus';
 import { StreamWatch } from '@muster/scheduler/testing';
-import { NatsAdmin } from '../support/natsAdmin.ts';
-import { startNatsServer } from '../support/natsServer.ts';
 import { capturingLogger } from '../support/capturedLog.ts';
 import type { LogLine } from '../support/capturedLog.ts';
+import { startTestBus } from '../support/natsBus.ts';
+import type { TestBus } from '../support/natsBus.ts';
 
 const LEASE_STREAM = bucketStream.kv('muster_leader');
 
-const cleanups: (() => Promise<void> | void)[] = [];
+let running: TestBus | null = null;
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await running?.stop();
+  running = null;
 });
 
 describe("a running replica's look at the streams", () => {
   it('creates the lease bucket again though a stream before it fails, and says which failed', async () => {
-    const server = await startNatsServer();
-    cleanups.push(() => server.stop());
-    const bus = await connect({ servers: server.url, name: 'test' });
-    cleanups.push(() => bus.close());
-    await ensureStreams(bus, { replicas: 1 });
-    const admin = await NatsAdmin.connect(server.url);
-    cleanups.push(() => admin.close());
+    running = await startTestBus();
+    const { bus, admin } = running;
     await admin.deleteStream(LEASE_STREAM);
 
     const input = streamDefinitions.find((d) => d.config.name === 'MUSTER_IN')!;

@@ -19,11 +19,11 @@ export class CheckpointCheck {
   /** Checkpoints of a later range naming no state it holds (see `DeferredCheckpoint`). */
   readonly deferred: DeferredCheckpoint[] = [];
 
-  /** `startSeq`: the sequence a later range starts after (0: the log's beginning). */
+  /** `laterRange`: this check is a later range's, which starts after the log's beginning. */
   constructor(
     private readonly findings: AuditFindings,
     private readonly hasher: StateHasher,
-    private readonly startSeq = 0,
+    private readonly laterRange = false,
   ) {}
 
   /** Checks checkpoint transaction `seq` against `state`, the state before it (folding it, then `noteMark`, is the caller's). */
@@ -35,7 +35,7 @@ export class CheckpointCheck {
       }
       const named = checkpointedState(event, state, this.marked);
       // with no mark of its own, a later range cannot tell what the mark before its start says
-      if (named === null && this.marked === null && this.startSeq > 0) this.deferred.push({ seq, event, after: state.seq });
+      if (named === null && this.marked === null && this.laterRange) this.deferred.push({ seq, event, after: state.seq });
       else this.checkOne(seq, event, named, state.seq);
     }
   }

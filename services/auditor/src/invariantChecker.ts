@@ -1,4 +1,4 @@
-import { runningSizeIssues, shardEntriesSorted, shardGet } from '@muster/core';
+import { runningSizeIssues, shardGet, shardLeaves } from '@muster/core';
 import type { SchedulerEvent, State } from '@muster/core';
 import type { InvariantRule, Violation } from './auditReport.ts';
 
@@ -122,18 +122,21 @@ export class InvariantChecker {
     this.holders.clear();
     this.ports.clear();
     this.portOf.clear();
-    for (const [id, job] of shardEntriesSorted(state.jobs)) {
-      for (const m of job.members) {
-        if (m === null || m.released || m.gpuIds.length === 0) continue;
-        let held = this.holders.get(m.node);
-        if (held === undefined) this.holders.set(m.node, (held = new Map()));
-        for (const gpu of m.gpuIds) held.set(gpu, id);
-      }
-      if (job.rendezvous !== undefined) {
-        let held = this.ports.get(job.rendezvous.node);
-        if (held === undefined) this.ports.set(job.rendezvous.node, (held = new Map()));
-        held.set(job.rendezvous.port, id);
-        this.portOf.set(id, { node: job.rendezvous.node, port: job.rendezvous.port });
+    for (const [, leaf] of shardLeaves(state.jobs)) {
+      for (const job of leaf) {
+        const id = job.spec.id;
+        for (const m of job.members) {
+          if (m === null || m.released || m.gpuIds.length === 0) continue;
+          let held = this.holders.get(m.node);
+          if (held === undefined) this.holders.set(m.node, (held = new Map()));
+          for (const gpu of m.gpuIds) held.set(gpu, id);
+        }
+        if (job.rendezvous !== undefined) {
+          let held = this.ports.get(job.rendezvous.node);
+          if (held === undefined) this.ports.set(job.rendezvous.node, (held = new Map()));
+          held.set(job.rendezvous.port, id);
+          this.portOf.set(id, { node: job.rendezvous.node, port: job.rendezvous.port });
+        }
       }
     }
   }

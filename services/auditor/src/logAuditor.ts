@@ -81,7 +81,7 @@ export class LogAuditor {
     this.sessions = new SessionCheck(this.findings, this.rederiver);
     this.inputs = new IngestGroups(deps.openInputs, this.findings);
     const start = deps.start;
-    this.checkpoints = new CheckpointCheck(this.findings, this.hasher, start?.seq ?? 0);
+    this.checkpoints = new CheckpointCheck(this.findings, this.hasher, start !== undefined);
     if (start !== undefined) {
       this.state = start.state;
       this.lastSeq = start.seq;

@@ -88,7 +88,8 @@ export class RangeShare {
     // a kept worker that has died since (threadId -1) is replaced
     const worker = idle !== null && idle.threadId !== -1 ? idle : new Worker(WORKER_ENTRY);
     idle = null;
-    Object.assign(lastSplit, { seq: range.seq, taken: false, reachedMs: 0, waitedMs: 0 });
+    // (the audit cleared the rest of lastSplit before it chose the range)
+    lastSplit.seq = range.seq;
     const share = new RangeShare(worker, range);
     worker.postMessage({ type: 'start', range });
     return share;

@@ -44,12 +44,8 @@ function fitsEmpty(index: HostIndex, shape: GangShape, classes: readonly HostCla
   // numbers, up to what the gang could use) answer alike, so each kind of domain is tried once
   const tried = new Set<string>();
   for (const d of topologyGroups(index, classes, topology.key).domains) {
-    const kinds = new Map<string, number>();
-    for (const c of d.classes) {
-      const k = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
-      kinds.set(k, Math.min(copies, (kinds.get(k) ?? 0) + c.hosts.length));
-    }
-    const signature = JSON.stringify([...kinds].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
+    const kinds = emptyKinds(index, d.classes).map((k): [string, number] => [k.key, Math.min(copies, k.hosts)]);
+    const signature = JSON.stringify(kinds.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
     if (tried.has(signature)) continue;
     tried.add(signature);
     if (fitsEmptyCopy(index, plain, d.classes, copies)) return true;
@@ -85,8 +81,9 @@ function emptyCopy(index: HostIndex, classes: readonly HostClass[], copies: numb
   return new HostIndex(sources, null, index.memo);
 }
 
-/** Hosts of one kind (capacity and GPUs, labels aside) among some classes: one class standing for them, and their number. */
+/** Hosts of one kind (capacity and GPUs, labels aside) among some classes: its class key without labels, one class standing for them, and their number. */
 export interface EmptyKind {
+  key: string;
   cls: HostClass;
   hosts: number;
 }
@@ -101,7 +98,7 @@ function emptyKinds(index: HostIndex, classes: readonly HostClass[]): readonly E
     for (const c of classes) {
       const key = index.memo.hostClassKey(index.memo.strippedSpec(c.spec));
       const kind = byKey.get(key);
-      if (kind === undefined) byKey.set(key, { cls: c, hosts: c.hosts.length });
+      if (kind === undefined) byKey.set(key, { key, cls: c, hosts: c.hosts.length });
       else kind.hosts += c.hosts.length;
     }
     kinds = [...byKey.values()];

@@ -1,4 +1,4 @@
-import { SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
+import { SHARD_FANOUT, SHARD_LEAF_DEPTH, leafGet, shardEntriesSorted, shardGet, shardLeaf, shardLeaves } from '../shard.ts';
 import type { NodeState, State } from '../state.ts';
 import type { OfflineHosts } from './hostCounter.ts';
 import type { HostSource } from './hostClass.ts';
@@ -103,7 +103,7 @@ function partLabels(jobs: State['jobs'], part: readonly unknown[], depth: number
     for (let i = 0; i < part.length; i++) {
       const child = part[i];
       if (child === null || child === undefined) continue;
-      for (const name of partLabels(jobs, child as unknown[], depth + 1, (shard << 4) | i, byPart, memo)) names.add(name);
+      for (const name of partLabels(jobs, child as unknown[], depth + 1, shard * SHARD_FANOUT + i, byPart, memo)) names.add(name);
     }
   }
   const labels = [...names];

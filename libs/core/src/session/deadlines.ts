@@ -89,27 +89,12 @@ function earlier(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
-/** `Deadlines.next` of `deadlines` (default: a fresh one, which reads every table whole; a driver passes its turn context's). */
-export function nextDeadline(state: State, deadlines: Deadlines = new Deadlines()): number | null {
-  return deadlines.next(state);
+/** `Deadlines.next` read afresh (every table whole): for a caller with no turn context; a driver asks its context's. */
+export function nextDeadline(state: State): number | null {
+  return new Deadlines().next(state);
 }
 
-/** `Deadlines.nextDue` of `deadlines` (default: a fresh one; a driver passes its turn context's). */
-export function nextDue(state: State, deadlines: Deadlines = new Deadlines()): number | null {
-  return deadlines.nextDue(state);
-}
-
-/** `Deadlines.nextGuardExpiry` of `deadlines` (default: a fresh one; a driver passes its turn context's). */
-export function nextGuardExpiry(state: State, deadlines: Deadlines = new Deadlines()): number | null {
-  return deadlines.nextGuardExpiry(state);
-}
-
-/** `Deadlines.nextRestart` of `deadlines` (default: a fresh one; a driver passes its turn context's). */
-export function nextRestart(state: State, deadlines: Deadlines = new Deadlines()): number | null {
-  return deadlines.nextRestart(state);
-}
-
-/** `Deadlines.needsSession` of `deadlines` (default: a fresh one; a driver passes its turn context's). */
-export function needsSession(state: State, at: number, dueBy: number = at, deadlines: Deadlines = new Deadlines()): boolean {
-  return deadlines.needsSession(state, at, dueBy);
+/** `Deadlines.needsSession` read afresh (every table whole): for a caller with no turn context; a driver asks its context's. */
+export function needsSession(state: State, at: number, dueBy: number = at): boolean {
+  return new Deadlines().needsSession(state, at, dueBy);
 }

@@ -1,5 +1,5 @@
 // Scheduling sessions: runSession, needsSession, nextDeadline, explain (DESIGN.md §5).
-export { Deadlines, needsSession, nextDeadline, nextDue, nextGuardExpiry, nextRestart } from './deadlines.ts';
+export { Deadlines, needsSession, nextDeadline } from './deadlines.ts';
 export { explain } from './explain.ts';
 export type { AlternativeLook, Explanation } from './explain.ts';
 export { runSession, sessionSteps } from './runSession.ts';
